@@ -1,0 +1,100 @@
+/*
+ * GPU model: everything later stages need to know about one GPU, resolved from
+ * models/<gpu>.ini (with includes and --set overrides applied). A plain struct, so
+ * the memory and timing stages read fields directly; it is filled and checked only
+ * by gf_gpu_load (gpu/model.c). Units: bytes, cycles of the core clock, Hz.
+ *
+ * Prefix: gf_gpu_.
+ */
+#ifndef GF_GPU_GPU_H
+#define GF_GPU_GPU_H
+
+#include <stdint.h>
+
+#include "gpuforecast/gpuforecast.h"
+
+#define GF_MAX_CARVEOUTS 16
+
+typedef enum gf_coalesce_mode {
+    GF_COALESCE_SECTOR = 0, /* Volta+: 8-thread groups, 32 B sectors (MODEL.md §2) */
+    GF_COALESCE_FERMI = 1   /* 128 B lines per 32 threads; one line = 4 sector accesses */
+} gf_coalesce_mode;
+
+typedef enum gf_dram_page_policy { GF_PAGE_OPEN = 0, GF_PAGE_CLOSED = 1 } gf_dram_page_policy;
+typedef enum gf_dram_scheduler { GF_SCHED_FRFCFS = 0, GF_SCHED_FCFS = 1 } gf_dram_scheduler;
+typedef enum gf_warp_sched { GF_WARP_SCHED_GTO = 0, GF_WARP_SCHED_LRR = 1 } gf_warp_sched;
+
+typedef struct gf_cache_model {
+    uint64_t size;          /* bytes (L1: filled from the carveout choice at run time) */
+    unsigned line;          /* bytes, 128 */
+    unsigned sector;        /* bytes, 32 */
+    unsigned ways;          /* 0 = fully associative */
+    unsigned latency;       /* cycles, unloaded hit latency */
+    unsigned mshrs;         /* outstanding misses (per SM for L1, per slice for L2) */
+    unsigned banks;         /* L1: data banks (shared memory banks = 32) */
+    double bytes_per_cycle; /* L1: per SM; L2: per slice */
+} gf_cache_model;
+
+typedef struct gf_gpu {
+    char name[64];          /* model file stem, e.g. "titanv" */
+    char marketing[96];     /* "NVIDIA TITAN V" */
+    char arch[16];          /* "pascal", "volta", ...: selects models/isa/<arch>.csv */
+    unsigned compute_capability; /* 61, 70, 75, 80, 86, 90 */
+
+    unsigned num_sms;
+    double core_clock_hz, l2_clock_hz, dram_clock_hz;
+
+    /* SM */
+    unsigned subcores_per_sm;
+    unsigned fp32_lanes, int32_lanes, fp64_lanes, sfu_lanes, tensor_units, lsu_lanes; /* per sub-core */
+    unsigned max_threads_per_sm, max_warps_per_sm, max_blocks_per_sm;
+    unsigned max_threads_per_block;
+    unsigned regs_per_sm, max_regs_per_thread;
+    unsigned reg_alloc_unit;       /* registers, per-warp allocation granularity (256) */
+    unsigned warp_alloc_unit;      /* warps allocated in multiples of this (1 or 2/4) */
+    uint64_t unified_l1_shmem;     /* bytes of the unified L1/shared array (0 = not unified) */
+    uint64_t shmem_per_sm;         /* max shared memory per SM (largest carveout) */
+    uint64_t shmem_per_block;      /* max per block */
+    unsigned shmem_alloc_unit;     /* bytes */
+    unsigned ncarveouts;
+    uint64_t carveouts[GF_MAX_CARVEOUTS]; /* allowed shared-memory sizes, ascending */
+    unsigned shmem_banks;          /* 32 */
+    unsigned shmem_latency;
+
+    gf_warp_sched warp_scheduler;
+    gf_coalesce_mode coalescer;
+
+    gf_cache_model l1;             /* l1.size from carveout: unified - shmem carveout */
+    int l1_caches_global;          /* 0 on Pascal GTX 1080: global loads go to L2 (LDG.E.CG) */
+    uint64_t l1_size_fixed;        /* non-unified L1 size (Pascal), 0 when unified */
+    gf_cache_model l2;             /* l2.size = whole GPU; l2.mshrs, bytes_per_cycle per slice */
+    unsigned l2_slices;
+    unsigned l2_hash;              /* 0 = linear interleave, 1 = XOR hash (MODEL.md §3) */
+    double noc_bytes_per_cycle;    /* whole GPU, core clock */
+
+    /* DRAM */
+    char dram_type[16];
+    unsigned dram_channels, dram_banks, dram_bus_bits;
+    double dram_data_rate;         /* transfers per second per pin */
+    double dram_bandwidth;         /* peak bytes/s, whole GPU */
+    unsigned dram_latency;         /* cycles (core), unloaded, beyond L2 */
+    unsigned dram_row_bytes;
+    unsigned tRCD, tRP, tCL, tRAS; /* DRAM clock cycles */
+    gf_dram_page_policy dram_page_policy;
+    gf_dram_scheduler dram_scheduler;
+
+    unsigned kernel_launch_cycles, block_launch_cycles;
+} gf_gpu;
+
+/* Loads models/<name>.ini or a path to an .ini. models_dir may be NULL (then the
+ * GF_MODELS_DIR environment variable, the build tree's models/, and the install
+ * directory are tried). overrides: n strings "key=value" applied after the file.
+ * Errors name the file and line, or the --set argument. */
+gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
+                      const char *const *overrides, unsigned noverrides,
+                      gf_gpu *out, gf_error *err);
+
+/* Where the models directory was found (for messages and listing). */
+const char *gf_gpu_models_dir(const char *models_dir);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * The one counter table every command reports from (MODEL.md §5). Each counter has a
+ * Nsight Compute-style name, a unit, its nvprof alias (when one exists), a one-line
+ * meaning, and whether gpuforecast predicts it (model output) or counts it exactly
+ * from the trace. A result row is a plain array of doubles indexed by gf_counter_id;
+ * NAN means "not available for this kernel".
+ *
+ * Prefix: gf_counter_, gf_report_.
+ */
+#ifndef GF_REPORT_COUNTERS_H
+#define GF_REPORT_COUNTERS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpuforecast/gpuforecast.h"
+
+typedef enum gf_counter_id {
+    /* time */
+    GF_C_GPC_CYCLES_ELAPSED = 0,     /* gpc__cycles_elapsed.max */
+    GF_C_SM_CYCLES_ACTIVE,           /* sm__cycles_active.avg */
+    GF_C_TIME_NS,                    /* gpu__time_duration.sum */
+    GF_C_INST_EXECUTED,              /* smsp__inst_executed.sum (warp instructions) */
+    GF_C_THREAD_INST_EXECUTED,       /* smsp__thread_inst_executed.sum */
+    GF_C_IPC,                        /* sm__inst_executed.avg.per_cycle_active */
+    GF_C_WARPS_ACTIVE_PCT,           /* sm__warps_active.avg.pct_of_peak_sustained_active */
+    GF_C_THEORETICAL_OCCUPANCY_PCT,  /* sm__maximum_warps_per_active_cycle_pct */
+    GF_C_PIPE_ALU_PCT, GF_C_PIPE_FMA_PCT, GF_C_PIPE_FP64_PCT, GF_C_PIPE_SFU_PCT,
+    GF_C_PIPE_TENSOR_PCT, GF_C_PIPE_LSU_PCT,
+    GF_C_L2_BW_PCT,                  /* lts__t_sectors.avg.pct_of_peak_sustained_elapsed */
+    GF_C_DRAM_BW_PCT,                /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
+    /* L1: global loads / stores */
+    GF_C_L1_GLD_REQUESTS,            /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */
+    GF_C_L1_GLD_SECTORS,             /* l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum */
+    GF_C_L1_GLD_SECTOR_HITS,         /* ..._lookup_hit.sum */
+    GF_C_L1_GLD_TAG_HITS,            /* tag hits (sector may still miss): gpuforecast-only */
+    GF_C_L1_GST_REQUESTS, GF_C_L1_GST_SECTORS, GF_C_L1_GST_SECTOR_HITS,
+    /* L1: local loads / stores */
+    GF_C_L1_LLD_REQUESTS, GF_C_L1_LLD_SECTORS, GF_C_L1_LLD_SECTOR_HITS,
+    GF_C_L1_LST_REQUESTS, GF_C_L1_LST_SECTORS, GF_C_L1_LST_SECTOR_HITS,
+    GF_C_L1_ATOM_REQUESTS, GF_C_L1_ATOM_SECTORS,
+    GF_C_L1_SECTOR_HIT_RATE,         /* l1tex__t_sector_hit_rate.pct */
+    GF_C_L1_GLD_HIT_RATE,            /* global_hit_rate-like: global load sector hit % */
+    /* shared memory */
+    GF_C_SHMEM_LD_REQUESTS, GF_C_SHMEM_ST_REQUESTS,
+    GF_C_SHMEM_WAVEFRONTS,           /* l1tex__data_pipe_lsu_wavefronts_mem_shared.sum */
+    GF_C_SHMEM_BANK_CONFLICTS,       /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum */
+    /* L2 */
+    GF_C_L2_READ_SECTORS,            /* lts__t_sectors_srcunit_tex_op_read.sum */
+    GF_C_L2_WRITE_SECTORS,           /* lts__t_sectors_srcunit_tex_op_write.sum */
+    GF_C_L2_ATOM_SECTORS,            /* lts__t_sectors_srcunit_tex_op_atom.sum + red */
+    GF_C_L2_READ_SECTOR_HITS,        /* lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum */
+    GF_C_L2_WRITE_SECTOR_HITS,       /* lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum */
+    GF_C_L2_SECTOR_HIT_RATE,         /* lts__t_sector_hit_rate.pct */
+    GF_C_L2_READ_HIT_RATE,           /* l2_tex_read_hit_rate (nvprof) */
+    /* DRAM */
+    GF_C_DRAM_SECTORS_READ,          /* dram__sectors_read.sum */
+    GF_C_DRAM_SECTORS_WRITE,         /* dram__sectors_write.sum */
+    GF_C_DRAM_BYTES_READ,            /* dram__bytes_read.sum */
+    GF_C_DRAM_BYTES_WRITE,           /* dram__bytes_write.sum */
+    GF_C_COUNT
+} gf_counter_id;
+
+typedef enum gf_counter_kind {
+    GF_COUNTER_PREDICTED = 0, /* model output (depends on the GPU model) */
+    GF_COUNTER_COUNTED = 1    /* exact count from the trace (coalescer, instruction mix) */
+} gf_counter_kind;
+
+typedef enum gf_counter_unit {
+    GF_UNIT_COUNT = 0, GF_UNIT_CYCLES, GF_UNIT_NS, GF_UNIT_PCT, GF_UNIT_RATIO,
+    GF_UNIT_SECTORS, GF_UNIT_BYTES, GF_UNIT_REQUESTS, GF_UNIT_INSTS
+} gf_counter_unit;
+
+typedef struct gf_counter_def {
+    gf_counter_id id;
+    const char *name;         /* Nsight Compute style */
+    const char *nvprof;       /* nvprof metric/event name, or NULL */
+    gf_counter_unit unit;
+    gf_counter_kind kind;
+    int is_rate;              /* percentage or ratio: MAE in validation, not MAPE */
+    const char *meaning;
+} gf_counter_def;
+
+const gf_counter_def *gf_counter_def_of(gf_counter_id id);
+/* Looks a counter up by its Nsight Compute or nvprof name; NULL if unknown. */
+const gf_counter_def *gf_counter_find(const char *name);
+const char *gf_counter_unit_name(gf_counter_unit u);
+
+/* One kernel's results. */
+typedef struct gf_kernel_row {
+    char name[512];
+    long id;
+    char gpu[64];
+    double v[GF_C_COUNT];     /* NAN = not available */
+} gf_kernel_row;
+
+/* A report: kernels in trace order plus application totals (sums of counts, cycles
+ * summed in launch order, rates recomputed). Owns its rows. */
+typedef struct gf_report {
+    gf_kernel_row *rows;
+    size_t nrows, cap;
+} gf_report;
+
+void gf_report_init(gf_report *r);
+void gf_report_free(gf_report *r);
+/* Appends a row with every value NAN; returns it (NULL on exhaustion). */
+gf_kernel_row *gf_report_add(gf_report *r, const char *name, long id, const char *gpu);
+#endif

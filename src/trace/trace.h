@@ -1,0 +1,98 @@
+/*
+ * Streaming reader of Accel-Sim NVBit traces (MODEL.md §1).
+ *
+ * A trace is a list of commands (MemcpyHtoD or a kernel) read from a kernelslist.g,
+ * a directory holding one, or a single kernel-N.traceg. Each kernel is then read as
+ * thread block -> warp -> instruction, one instruction at a time, so memory stays
+ * bounded by what the caller keeps. Files may be plain, gzip or xz (detected by magic
+ * bytes). Opcodes are interned into small integers shared by the whole process
+ * (see trace/opcode.h) so later stages compare integers, not strings.
+ *
+ * Prefix: gf_trace_ (list of commands), gf_kreader_ (one kernel file).
+ */
+#ifndef GF_TRACE_TRACE_H
+#define GF_TRACE_TRACE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "gpuforecast/gpuforecast.h"
+
+#define GF_WARP_SIZE 32
+#define GF_MAX_DST 4
+#define GF_MAX_SRC 8
+#define GF_REG_ZERO 255 /* RZ / R255: reads zero, writes are dropped; not a dependency */
+
+/* One warp instruction, fully decoded. addr[] holds one address per lane; only lanes
+ * whose bit is set in mask are meaningful, the others are 0. */
+typedef struct gf_inst {
+    uint64_t pc;
+    uint32_t mask;          /* active lanes */
+    uint16_t opcode;        /* interned full opcode string, e.g. "LDG.E.128" */
+    uint16_t base_opcode;   /* interned base (text before the first '.'), e.g. "LDG" */
+    uint8_t ndst, nsrc;
+    uint16_t dst[GF_MAX_DST];  /* register numbers (R7 -> 7); predicates/uniform regs
+                                  are kept with an offset, see trace/opcode.h */
+    uint16_t src[GF_MAX_SRC];
+    uint32_t mem_width;     /* bytes per lane from the trace; 0 = not a memory access */
+    uint64_t addr[GF_WARP_SIZE];
+} gf_inst;
+
+/* Kernel header (-key = value lines). Unknown keys are kept in extra[]. */
+typedef struct gf_kernel_info {
+    char name[512];
+    long id;
+    unsigned grid[3], block[3];
+    unsigned long shmem;        /* bytes of dynamic+static shared memory per block */
+    unsigned nregs;
+    unsigned binary_version;    /* e.g. 61, 70, 80 */
+    long stream_id;
+    uint64_t shmem_base, local_base; /* 0 when the header lacks them */
+    int has_shmem_base, has_local_base;
+    int tracer_version;         /* 0 = unversioned (before 3): per-line tb/warp prefix */
+    char nvbit_version[32];
+    unsigned nextra;
+    struct { char key[64]; char value[256]; } extra[32];
+} gf_kernel_info;
+
+typedef enum gf_command_kind { GF_CMD_MEMCPY_HTOD = 1, GF_CMD_KERNEL = 2 } gf_command_kind;
+
+typedef struct gf_command {
+    gf_command_kind kind;
+    uint64_t addr, bytes;   /* MemcpyHtoD */
+    char path[1024];        /* kernel: resolved path of the file on disk */
+    long line;              /* line in kernelslist.g (0 for a lone .traceg) */
+} gf_command;
+
+typedef struct gf_trace gf_trace;       /* opaque: the command list */
+typedef struct gf_kreader gf_kreader;   /* opaque: one kernel file being read */
+
+/* Opens TRACE (directory with kernelslist.g, a kernelslist.g, or one .traceg[.gz|.xz]).
+ * On success *out is owned by the caller: free with gf_trace_free. Kernel files that the
+ * list names must exist (with .gz/.xz tried as well); a missing one is an error naming
+ * the list and its line. */
+gf_status gf_trace_open(const char *path, gf_trace **out, gf_error *err);
+void gf_trace_free(gf_trace *t);              /* NULL is fine */
+size_t gf_trace_command_count(const gf_trace *t);
+const gf_command *gf_trace_command(const gf_trace *t, size_t i);
+
+/* Opens one kernel file and parses its header. *out owned by caller (gf_kreader_close). */
+gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err);
+void gf_kreader_close(gf_kreader *r);         /* NULL is fine */
+const gf_kernel_info *gf_kreader_info(const gf_kreader *r);
+
+/* Iteration. Each returns GF_OK with the item, GF_END when the enclosing level has no
+ * more items, or an error. Call order: next_block, then next_warp until GF_END, and
+ * within a warp next_inst until GF_END (exactly `insts = n` instructions; fewer lines
+ * than declared is a parse error). Skipping the rest of a warp or block is allowed:
+ * the reader discards unread lines. */
+gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err);
+gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
+                               gf_error *err);
+gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
+
+/* Position for messages: file path and current line number. */
+const char *gf_kreader_path(const gf_kreader *r);
+long gf_kreader_line(const gf_kreader *r);
+
+#endif
