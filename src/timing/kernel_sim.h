@@ -1,0 +1,69 @@
+/*
+ * One kernel through the per-SM issue model (MODEL.md §4).
+ *
+ * Blocks are read from the trace one at a time and handed to the next SM with a free
+ * slot, as the hardware block scheduler does; only resident blocks are held in memory
+ * (at most one wave). Each SM is a small discrete-event model: four sub-cores (warp slot
+ * w issues on sub-core w % subcores), at most one issue per sub-core per cycle, in-order
+ * issue per warp, a register scoreboard on the trace's destination and source registers,
+ * per-unit issue intervals and latencies from models/isa, BAR.SYNC across a block, EXIT.
+ * SMs advance in global time order, so the memory hierarchy sees accesses interleaved as
+ * they would issue; each memory instruction takes the unloaded latency of the level that
+ * serves its slowest sector (gf_hier_access), plus the L1/LSU stage time.
+ *
+ * Bandwidth and queueing are NOT simulated here: the result records how sensitive time
+ * is to memory latency (memory-stall cycles) so timing/queueing.c can solve the
+ * time <-> utilisation <-> latency fixed point cheaply, also from a saved profile.
+ *
+ * Prefix: gf_ksim_.
+ */
+#ifndef GF_TIMING_KERNEL_SIM_H
+#define GF_TIMING_KERNEL_SIM_H
+
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "gpu/isa.h"
+#include "gpu/occupancy.h"
+#include "memory/hierarchy.h"
+#include "trace/trace.h"
+
+typedef struct gf_ksim_options {
+    gf_warp_sched scheduler;        /* GTO or LRR */
+    gf_unknown_policy unknown;      /* unknown opcode: error or ALU fallback */
+    /* Called once per opcode that fell back to ALU (may be NULL). */
+    void (*warn_unknown)(void *ctx, const char *opcode, const char *file, long line);
+    void *warn_ctx;
+} gf_ksim_options;
+
+/* What the issue model measured for one kernel, at unloaded memory latencies. Plain data
+ * so a profile file can store it. */
+typedef struct gf_ksim_result {
+    gf_occupancy occ;
+    uint64_t blocks, warps;
+    uint64_t warp_insts, thread_insts;
+    uint64_t unit_busy[GF_UNIT_COUNT];  /* sub-core cycles each unit class was occupied */
+    uint64_t sm_cycles_max;             /* slowest SM, from first issue to last retire */
+    double sm_cycles_avg;               /* mean over SMs that ran at least one block */
+    unsigned sms_used;
+    uint64_t critical_sm;               /* index of the slowest SM */
+    uint64_t crit_mem_stall_cycles;     /* slowest SM: cycles no warp could issue while one
+                                           waited for a memory result */
+    uint64_t crit_l1_miss_sectors;      /* slowest SM: sectors that went past L1 */
+    uint64_t max_l1_miss_sectors_sm;    /* most sectors past L1 on any SM (MSHR bound) */
+    uint64_t max_lsu_cycles_sm;         /* most L1/shared pipeline cycles on any SM */
+    double mean_miss_latency;           /* unloaded latency of accesses past L1, cycles */
+    double warp_cycles_resident;        /* sum over SMs of resident warps x cycles */
+    uint64_t mem_insts;                 /* global/local/atomic warp instructions */
+    uint64_t l2_sectors, dram_sectors;  /* from the per-access outcomes */
+    uint64_t dram_row_hits, dram_row_accesses; /* open-page row-buffer locality of the
+                                                 DRAM sector stream, per (channel, bank) */
+} gf_ksim_result;
+
+/* Runs kernel `r` (header already read) on `gpu`. The hierarchy must be created for
+ * the same gpu; this calls gf_hier_begin_kernel with the carveout's L1 size, and the
+ * caller calls gf_hier_end_kernel afterwards for the memory counters. */
+gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,
+                      const gf_ksim_options *opt, gf_ksim_result *out, gf_error *err);
+
+#endif

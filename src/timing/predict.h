@@ -1,0 +1,47 @@
+/*
+ * The predictor: joins the trace, the GPU model, the memory hierarchy, the issue model
+ * and the queueing model into one report row per kernel (MODEL.md §4–§5).
+ *
+ * Kernels run in trace order, one after another, whatever their CUDA stream: the trace
+ * does not say which launches overlapped, so concurrent kernels are not modelled (their
+ * cycles add up). MemcpyHtoD commands warm the L2 before the kernels that follow.
+ *
+ * Prefix: gf_predict_.
+ */
+#ifndef GF_TIMING_PREDICT_H
+#define GF_TIMING_PREDICT_H
+
+#include "gpu/gpu.h"
+#include "memory/hierarchy.h"
+#include "report/counters.h"
+#include "timing/kernel_sim.h"
+#include "timing/queueing.h"
+
+typedef struct gf_predict_options {
+    gf_ksim_options ksim;
+    gf_hier_mode mode;          /* reuse-distance model (default) or exact oracle */
+    const char *models_dir;     /* NULL: default search (gpu/gpu.h) */
+} gf_predict_options;
+
+/* Everything needed to re-evaluate one kernel for other model parameters without the
+ * trace (see timing/profile.c). Plain data. */
+typedef struct gf_kernel_summary {
+    char name[512];
+    long id;
+    gf_ksim_result ks;
+    double mem[GF_C_COUNT];     /* memory counters from the hierarchy */
+} gf_kernel_summary;
+
+/* Fills a report row from a summary for gpu: runs the queueing model and derives the
+ * time, occupancy and utilisation counters. q may be NULL. */
+gf_status gf_predict_evaluate(const gf_gpu *gpu, const gf_kernel_summary *k,
+                              gf_kernel_row *row, gf_queue_result *q, gf_error *err);
+
+/* Predicts every kernel of the trace at path. Rows are appended to out (caller owns
+ * it). When summaries is not NULL, *summaries receives a malloc'd array of one summary
+ * per kernel (caller frees) and *nsummaries its length. */
+gf_status gf_predict_trace(const char *path, const gf_gpu *gpu, const gf_predict_options *opt,
+                           gf_report *out, gf_kernel_summary **summaries, size_t *nsummaries,
+                           gf_error *err);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * Queueing and bandwidth (MODEL.md §4): turns the issue model's unloaded time into
+ * predicted cycles by solving the fixed point time <-> utilisation <-> latency.
+ *
+ *   T = max( T0 + S * Q(T),                          latency path, S exposed misses
+ *            Lmiss-bound of the L1 MSHRs (Little),   per SM
+ *            Lmiss-bound of the L2 MSHRs (Little) )  per slice
+ *   Q(T) = W_L2(rho_L2(T)) + f_dram * W_DRAM(rho_DRAM(T)),  M/D/1 waits per slice/channel
+ *   rho_X(T) = bytes_X / (T * capacity_X)
+ *
+ * g(T) = T - F(T) is increasing on T > T_bw (the bandwidth floor where a rho reaches 1),
+ * so a bracketing root finder (GSL Brent) finds the unique root. Inputs are plain
+ * numbers so a saved profile can be re-evaluated for other model parameters.
+ *
+ * Prefix: gf_queue_.
+ */
+#ifndef GF_TIMING_QUEUEING_H
+#define GF_TIMING_QUEUEING_H
+
+#include "gpu/gpu.h"
+
+typedef enum gf_limiter {
+    GF_LIM_ISSUE = 0, GF_LIM_LATENCY, GF_LIM_L1, GF_LIM_L2, GF_LIM_DRAM, GF_LIM_MSHR,
+    GF_LIM_COUNT
+} gf_limiter;
+
+typedef struct gf_queue_input {
+    double t0;                  /* slowest SM at unloaded latency, core cycles */
+    double mem_stall;           /* its cycles stalled on memory results */
+    double mean_miss_latency;   /* unloaded latency of accesses past L1 */
+    double issue_util;          /* warp insts / (SMs x sub-cores x t0) */
+    double lsu_cycles_max_sm;   /* L1/shared pipeline cycles of the busiest SM */
+    double miss_sectors_max_sm; /* sectors past L1 on the busiest SM */
+    double l2_sectors;          /* all L2 sector accesses (read + write + atomic) */
+    double dram_read_sectors, dram_write_sectors;
+    double dram_row_hit_rate;   /* open-page row-buffer hit rate of the DRAM stream */
+} gf_queue_input;
+
+typedef struct gf_queue_result {
+    double cycles;              /* predicted SM active cycles of the slowest SM */
+    double queue_delay;         /* mean added latency per access past L1, cycles */
+    double l2_util, dram_util;  /* achieved utilisation of peak at the solution */
+    double dram_efficiency;     /* fraction of peak DRAM bandwidth usable */
+    double l2_bound, dram_bound, mshr_bound; /* cycles each resource alone needs */
+    gf_limiter limiter;
+} gf_queue_result;
+
+gf_status gf_queue_solve(const gf_gpu *gpu, const gf_queue_input *in, gf_queue_result *out,
+                         gf_error *err);
+/* Fraction of peak DRAM bandwidth usable at a row-buffer hit rate (page policy and
+ * scheduler of the model). */
+double gf_queue_dram_efficiency(const gf_gpu *gpu, double row_hit_rate);
+const char *gf_limiter_name(gf_limiter l);
+
+#endif
