@@ -30,6 +30,7 @@ typedef struct gf_kernel_summary {
     long id;
     gf_ksim_result ks;
     double mem[GF_C_COUNT];     /* memory counters from the hierarchy */
+    gf_hier_kernel_profile hp;  /* reuse histograms, for what-if cache sizes */
 } gf_kernel_summary;
 
 /* Fills a report row from a summary for gpu: runs the queueing model and derives the

@@ -1,0 +1,40 @@
+/*
+ * Options shared by the commands that run the model on a trace (predict, memory,
+ * profile, sweep): --gpu, --set, --models, --exact, --scheduler, --unknown-opcode,
+ * --format, -o, --quiet.
+ */
+#ifndef GF_CLI_CLI_MODEL_H
+#define GF_CLI_CLI_MODEL_H
+
+#include "cli/cli.h"
+#include "gpu/gpu.h"
+#include "timing/predict.h"
+#include "util/error.h"
+
+typedef struct gf_model_args {
+    const char *gpu_name;
+    const char *models_dir;
+    gf_setlist sets;
+    gf_format format;
+    const char *output;
+    int quiet;
+    gf_predict_options popt;
+    const char *positional[8];
+    unsigned npositional;
+} gf_model_args;
+
+/* Parses argv. Returns -1 on success (continue), or an exit code (0 after --help, 2 on
+ * a usage error, already printed). help is printed for --help. extra_long / extra_handler
+ * let a command add options: the handler returns 0 when it took the option, 2 on a
+ * usage error. */
+int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
+                        int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
+                        const char *const *extra_names);
+/* Loads the GPU model with the --set overrides; prints the error and returns 1 on
+ * failure, 0 on success. */
+int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu);
+void gf_model_args_free(gf_model_args *a);
+/* Writes a report to a.output atomically in a.format; returns the exit code. */
+int gf_model_args_write_report(const gf_model_args *a, const gf_report *r);
+
+#endif

@@ -1,0 +1,826 @@
+/*
+ * Per-SM discrete-event issue model for one kernel (see kernel_sim.h for the rules).
+ *
+ * Layout: a block read from the trace becomes a compact array of instruction records
+ * per warp (16 bytes each, registers in a side pool, coalesced sectors in a per-block
+ * pool) so a whole wave fits in memory even for large kernels. Each SM steps only at
+ * cycles where something can happen: when no warp can issue, it jumps to the earliest
+ * cycle one can. SMs are kept in a heap ordered by (time, SM index), which makes the
+ * global interleaving of memory accesses deterministic.
+ */
+#include "timing/kernel_sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/coalesce.h"
+#include "trace/opcode.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
+
+typedef struct sinst {
+    uint8_t unit, kind, ndst, nsrc;
+    uint16_t latency, interval;
+    uint32_t aux;  /* K_MEM: offset of its record in the block pool; K_SHARED: wavefronts */
+    uint32_t regs; /* first register in the warp's register pool (dst then src) */
+} sinst;
+
+/* Memory record in the block pool, followed by nsectors uint64 sectors then uint32
+ * byte masks. */
+typedef struct memrec {
+    uint8_t space, dir, bypass, pad;
+    uint16_t nsectors, nlines;
+} memrec;
+
+enum warp_state { W_RUN = 0, W_BAR, W_DONE };
+
+struct sblock;
+
+typedef struct swarp {
+    sinst *insts;
+    uint16_t *regs;
+    uint32_t n, cap, nregs, regcap, pc;
+    uint64_t uid;
+    unsigned subcore;
+    int state;
+    uint64_t next_issue;
+    uint64_t *ready;       /* GF_REG_COUNT cycles at which each register is readable */
+    uint8_t *ready_is_mem; /* 1 when that value comes from a memory load */
+    struct sblock *block;
+} swarp;
+
+typedef struct sblock {
+    swarp *warps;
+    unsigned nwarps, live, arrived, slot;
+    uint64_t start;
+    uint8_t *pool;
+    size_t poollen, poolcap;
+} sblock;
+
+typedef struct ssm {
+    sblock **slots;
+    unsigned resident;
+    uint64_t now;
+    uint64_t *unit_free;   /* subcores x GF_UNIT_COUNT */
+    uint64_t lsu_free;
+    int *last;             /* per sub-core: index of the last warp issued */
+    uint64_t first_issue, last_done;
+    int started;
+    uint64_t mem_stall, miss_sectors, lsu_cycles;
+} ssm;
+
+typedef struct sim {
+    const gf_gpu *gpu;
+    gf_isa *isa;
+    gf_hier *hier;
+    const gf_ksim_options *opt;
+    gf_kreader *r;
+    const gf_kernel_info *ki;
+    unsigned nsub, bps, warps_per_block;
+    ssm *sms;
+    unsigned *heap; /* SM indices, min-heap on (now, index) */
+    unsigned heapn;
+    int trace_done;
+    uint64_t next_uid;
+    gf_ksim_result *res;
+    double miss_latency_sum;
+    uint64_t miss_accesses;
+    uint8_t warned[GF_OPCODE_MAX];
+    sblock *spare; /* one finished block kept for reuse of its buffers */
+    uint64_t *open_row; /* per (channel, bank): row + 1 of the open page, 0 = none */
+} sim;
+
+/* ---------------------------------------------------------------- block reading */
+
+static gf_status block_reserve_pool(sblock *b, size_t extra, gf_error *err, const sim *s)
+{
+    void *p = b->pool;
+    if (gf_grow(&p, &b->poolcap, b->poollen + extra, 1) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory holding a thread block");
+    b->pool = p;
+    return GF_OK;
+}
+
+static gf_status warp_push(swarp *w, const sinst *in, const uint16_t *regs, unsigned nregs,
+                           const sim *s, gf_error *err)
+{
+    void *p = w->insts;
+    size_t cap = w->cap;
+    if (gf_grow(&p, &cap, (size_t)w->n + 1, sizeof(sinst)) != 0)
+        goto nomem;
+    w->insts = p;
+    w->cap = (uint32_t)cap;
+    p = w->regs;
+    cap = w->regcap;
+    if (gf_grow(&p, &cap, (size_t)w->nregs + nregs + 1, sizeof(uint16_t)) != 0)
+        goto nomem;
+    w->regs = p;
+    w->regcap = (uint32_t)cap;
+    w->insts[w->n] = *in;
+    w->insts[w->n].regs = w->nregs;
+    memcpy(w->regs + w->nregs, regs, nregs * sizeof(uint16_t));
+    w->nregs += nregs;
+    w->n++;
+    return GF_OK;
+nomem:
+    return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                        "out of memory holding a thread block");
+}
+
+static int in_window(uint64_t a, int has_base, uint64_t base)
+{
+    /* Windows are 16 MiB wide: far more than any block's shared or any thread's local
+     * memory, far less than the distance to the next allocation (refdata headers). */
+    return has_base && a >= base && a - base < (1ull << 24);
+}
+
+/* Generic LD/ST: shared or local when the address falls in the window the trace header
+ * gives, or when it is a small address (local addresses look like 0xFFFC44 —
+ * pptgpu-ampere-shared-local-memory.txt); global otherwise (MODEL.md §1). */
+static gf_mem_space resolve_generic(const sim *s, uint64_t a)
+{
+    if (in_window(a, s->ki->has_shmem_base, s->ki->shmem_base))
+        return GF_SPACE_SHARED;
+    if (in_window(a, s->ki->has_local_base, s->ki->local_base) || a < (1ull << 24))
+        return GF_SPACE_LOCAL;
+    return GF_SPACE_GLOBAL;
+}
+
+static unsigned first_lane(uint32_t mask)
+{
+    return (unsigned)__builtin_ctz(mask);
+}
+
+static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
+{
+    const gf_isa_entry *e;
+    int warned = 0;
+    gf_status st = gf_isa_lookup(s->isa, in->opcode, s->opt->unknown, &e, &warned, err);
+    if (st != GF_OK) {
+        /* The ISA layer names the opcode; add where it was met. */
+        if (err) {
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%.500s in kernel %.400s", err->message, s->ki->name);
+            gf_error_set(err, st, gf_kreader_path(s->r), gf_kreader_line(s->r), "%s", msg);
+        }
+        return st;
+    }
+    if (warned && s->opt->warn_unknown && !s->warned[in->opcode]) {
+        s->warned[in->opcode] = 1;
+        s->opt->warn_unknown(s->opt->warn_ctx, gf_opcode_name(in->opcode),
+                             gf_kreader_path(s->r), gf_kreader_line(s->r));
+    }
+    sinst si = {0};
+    si.unit = (uint8_t)e->unit;
+    si.latency = (uint16_t)(e->latency > 65535 ? 65535 : e->latency);
+    si.interval = (uint16_t)(e->interval ? (e->interval > 65535 ? 65535 : e->interval) : 1);
+    si.ndst = in->ndst;
+    si.nsrc = in->nsrc;
+    si.kind = K_ALU;
+    if (e->is_exit)
+        si.kind = K_EXIT;
+    else if (e->is_barrier)
+        si.kind = K_BAR;
+    else if (e->space != GF_SPACE_NONE && e->space != GF_SPACE_CONST && in->mem_width &&
+             in->mask) {
+        gf_mem_space space = e->space;
+        if (space == GF_SPACE_GENERIC)
+            space = resolve_generic(s, in->addr[first_lane(in->mask)]);
+        unsigned width = in->mem_width ? in->mem_width : e->width;
+        if (space == GF_SPACE_SHARED || space == GF_SPACE_SHARED_ATOMIC) {
+            unsigned conflicts = 0;
+            unsigned wf = gf_shmem_wavefronts(in->addr, in->mask, width, s->gpu->shmem_banks,
+                                              &conflicts);
+            gf_hier_shared(s->hier, wf, conflicts, e->dir == GF_DIR_STORE);
+            si.kind = K_SHARED;
+            si.aux = wf ? wf : 1;
+        } else {
+            gf_coalesced c;
+            gf_coalesce(in->addr, in->mask, width, s->gpu->coalescer, &c);
+            size_t need = sizeof(memrec) + c.nsectors * (sizeof(uint64_t) + sizeof(uint32_t));
+            need = (need + 7) & ~(size_t)7;
+            if ((st = block_reserve_pool(b, need, err, s)) != GF_OK)
+                return st;
+            if (b->poollen > UINT32_MAX - need)
+                return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
+                                    gf_kreader_line(s->r),
+                                    "thread block has more than 4 GiB of memory accesses");
+            memrec *m = (memrec *)(b->pool + b->poollen);
+            m->space = (uint8_t)(space == GF_SPACE_TEXTURE ? GF_SPACE_GLOBAL : space);
+            m->dir = (uint8_t)e->dir;
+            m->bypass = (uint8_t)e->bypass_l1;
+            m->nsectors = (uint16_t)c.nsectors;
+            m->nlines = (uint16_t)c.nlines;
+            uint8_t *q = (uint8_t *)(m + 1);
+            memcpy(q, c.sector, c.nsectors * sizeof(uint64_t));
+            memcpy(q + c.nsectors * sizeof(uint64_t), c.bytes, c.nsectors * sizeof(uint32_t));
+            si.kind = K_MEM;
+            si.aux = (uint32_t)b->poollen;
+            b->poollen += need;
+        }
+    }
+    uint16_t regs[GF_MAX_DST + GF_MAX_SRC];
+    unsigned nr = 0;
+    for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
+        regs[nr++] = in->dst[i];
+    for (unsigned i = 0; i < in->nsrc && i < GF_MAX_SRC; i++)
+        regs[nr++] = in->src[i];
+    si.ndst = (uint8_t)(in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST);
+    si.nsrc = (uint8_t)(in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC);
+    s->res->warp_insts++;
+    s->res->thread_insts += (uint64_t)__builtin_popcount(in->mask);
+    return warp_push(w, &si, regs, nr, s, err);
+}
+
+static void block_reset(sblock *b)
+{
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        b->warps[i].n = b->warps[i].nregs = b->warps[i].pc = 0;
+        b->warps[i].state = W_RUN;
+    }
+    b->poollen = 0;
+    b->live = b->arrived = 0;
+}
+
+static void block_free(sblock *b)
+{
+    if (!b)
+        return;
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        free(b->warps[i].insts);
+        free(b->warps[i].regs);
+        free(b->warps[i].ready);
+        free(b->warps[i].ready_is_mem);
+    }
+    free(b->warps);
+    free(b->pool);
+    free(b);
+}
+
+/* Reads the next thread block of the trace into a block (reusing s->spare's buffers).
+ * *out = NULL at the end of the kernel. */
+static gf_status read_block(sim *s, sblock **out, gf_error *err)
+{
+    *out = NULL;
+    if (s->trace_done)
+        return GF_OK;
+    unsigned tb[3];
+    gf_status st = gf_kreader_next_block(s->r, tb, err);
+    if (st == GF_END) {
+        s->trace_done = 1;
+        return GF_OK;
+    }
+    if (st != GF_OK)
+        return st;
+    sblock *b = s->spare;
+    s->spare = NULL;
+    if (!b) {
+        b = calloc(1, sizeof *b);
+        if (!b)
+            goto nomem;
+        b->warps = calloc(s->warps_per_block, sizeof *b->warps);
+        if (!b->warps) {
+            free(b);
+            goto nomem;
+        }
+        b->nwarps = s->warps_per_block;
+    }
+    block_reset(b);
+    unsigned count = 0;
+    for (;;) {
+        unsigned wid;
+        uint32_t n;
+        st = gf_kreader_next_warp(s->r, &wid, &n, err);
+        if (st == GF_END)
+            break;
+        if (st != GF_OK)
+            goto fail;
+        if (wid >= s->warps_per_block) {
+            st = gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                              "warp %u outside a block of %u warps (block dim %ux%ux%u)", wid,
+                              s->warps_per_block, s->ki->block[0], s->ki->block[1],
+                              s->ki->block[2]);
+            goto fail;
+        }
+        swarp *w = &b->warps[wid];
+        if (w->state == W_DONE || w->n) {
+            st = gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                              "warp %u appears twice in one thread block", wid);
+            goto fail;
+        }
+        if (!w->ready) {
+            w->ready = calloc(GF_REG_COUNT, sizeof *w->ready);
+            w->ready_is_mem = calloc(GF_REG_COUNT, 1);
+            if (!w->ready || !w->ready_is_mem)
+                goto nomem_block;
+        }
+        gf_inst in;
+        while ((st = gf_kreader_next_inst(s->r, &in, err)) == GF_OK)
+            if ((st = decode_inst(s, b, w, &in, err)) != GF_OK)
+                goto fail;
+        if (st != GF_END)
+            goto fail;
+        w->state = W_RUN;
+        count++;
+    }
+    /* Warps the trace does not list (none of their threads ran) count as finished. */
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        swarp *w = &b->warps[i];
+        w->block = b;
+        w->pc = 0;
+        w->uid = s->next_uid++;
+        if (w->n == 0)
+            w->state = W_DONE;
+        else
+            b->live++;
+    }
+    s->res->blocks++;
+    s->res->warps += count;
+    *out = b;
+    return GF_OK;
+nomem_block:
+    st = gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                      "out of memory holding a thread block");
+fail:
+    block_free(b);
+    return st;
+nomem:
+    return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                        "out of memory holding a thread block");
+}
+
+/* ---------------------------------------------------------------- SM heap */
+
+static int heap_less(const sim *s, unsigned a, unsigned b)
+{
+    return s->sms[a].now < s->sms[b].now || (s->sms[a].now == s->sms[b].now && a < b);
+}
+
+static void heap_push(sim *s, unsigned sm)
+{
+    unsigned i = s->heapn++;
+    s->heap[i] = sm;
+    while (i && heap_less(s, s->heap[i], s->heap[(i - 1) / 2])) {
+        unsigned p = (i - 1) / 2, t = s->heap[p];
+        s->heap[p] = s->heap[i];
+        s->heap[i] = t;
+        i = p;
+    }
+}
+
+static unsigned heap_pop(sim *s)
+{
+    unsigned top = s->heap[0];
+    s->heap[0] = s->heap[--s->heapn];
+    unsigned i = 0;
+    for (;;) {
+        unsigned l = 2 * i + 1, r = l + 1, m = i;
+        if (l < s->heapn && heap_less(s, s->heap[l], s->heap[m]))
+            m = l;
+        if (r < s->heapn && heap_less(s, s->heap[r], s->heap[m]))
+            m = r;
+        if (m == i)
+            break;
+        unsigned t = s->heap[m];
+        s->heap[m] = s->heap[i];
+        s->heap[i] = t;
+        i = m;
+    }
+    return top;
+}
+
+/* ---------------------------------------------------------------- issue */
+
+static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t)
+{
+    ssm *sm = &s->sms[smi];
+    sm->slots[slot] = b;
+    sm->resident++;
+    b->slot = slot;
+    b->start = t;
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        swarp *w = &b->warps[i];
+        /* Warp slots are allocated per block slot, as gpgpu-sim does; warp slot
+         * w issues on sub-core w % subcores (accelsim-subcore-frontend-memory-pipeline). */
+        w->subcore = (slot * s->warps_per_block + i) % s->nsub;
+        w->next_issue = t;
+        memset(w->ready, 0, GF_REG_COUNT * sizeof *w->ready);
+        memset(w->ready_is_mem, 0, GF_REG_COUNT);
+    }
+}
+
+/* Earliest cycle warp w could issue its next instruction; *mem_wait says whether the
+ * binding constraint is a value still coming from memory. */
+static uint64_t warp_earliest(const ssm *sm, const swarp *w, int *mem_wait)
+{
+    const sinst *in = &w->insts[w->pc];
+    uint64_t t = w->next_issue;
+    *mem_wait = 0;
+    const uint16_t *regs = w->regs + in->regs;
+    for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
+        uint16_t r = regs[i];
+        if (r == GF_REG_ZERO || r >= GF_REG_COUNT)
+            continue;
+        if (w->ready[r] > t) {
+            t = w->ready[r];
+            *mem_wait = w->ready_is_mem[r];
+        }
+    }
+    uint64_t u = sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit];
+    if (u > t) {
+        t = u;
+        *mem_wait = 0;
+    }
+    if ((in->kind == K_MEM || in->kind == K_SHARED) && sm->lsu_free > t) {
+        t = sm->lsu_free;
+        *mem_wait = 0;
+    }
+    return t;
+}
+
+static unsigned level_latency(const gf_gpu *g, gf_level lv)
+{
+    switch (lv) {
+    case GF_LEVEL_L1: return g->l1.latency;
+    case GF_LEVEL_L2: return g->l2.latency;
+    case GF_LEVEL_DRAM: return g->l2.latency + g->dram_latency;
+    }
+    return g->l2.latency;
+}
+
+static void release_barrier(sblock *b, uint64_t t)
+{
+    if (b->arrived < b->live)
+        return;
+    for (unsigned i = 0; i < b->nwarps; i++)
+        if (b->warps[i].state == W_BAR) {
+            b->warps[i].state = W_RUN;
+            if (b->warps[i].next_issue < t + 1)
+                b->warps[i].next_issue = t + 1;
+        }
+    b->arrived = 0;
+}
+
+/* Row-buffer locality of the DRAM stream (MODEL.md §4: DRAM efficiency depends on it).
+ * Address map: 256 B chunks interleave across channels, then banks, then rows of
+ * dram_row_bytes per bank — the usual linear map; the real one hashes channel bits
+ * (multi2sim-gpu-memory-subsystem.txt §4), which this does not model. The hierarchy
+ * reports how many of an access's sectors reached DRAM, not which: the first ones are
+ * taken, which matters only for partly cached requests. */
+static void track_rows(sim *s, const gf_coalesced *c, unsigned n)
+{
+    const gf_gpu *g = s->gpu;
+    unsigned ch = g->dram_channels ? g->dram_channels : 1;
+    unsigned nb = g->dram_banks ? g->dram_banks : 1;
+    uint64_t row_bytes = g->dram_row_bytes ? g->dram_row_bytes : 2048;
+    for (unsigned i = 0; i < n && i < c->nsectors; i++) {
+        uint64_t chunk = (c->sector[i] << 5) >> 8;
+        uint64_t channel = chunk % ch, rest = chunk / ch;
+        uint64_t bank = rest % nb;
+        uint64_t row = (rest / nb) * 256 / row_bytes;
+        uint64_t *slot = &s->open_row[channel * nb + bank];
+        s->res->dram_row_accesses++;
+        if (*slot == row + 1)
+            s->res->dram_row_hits++;
+        *slot = row + 1;
+    }
+}
+
+static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
+{
+    ssm *sm = &s->sms[smi];
+    const gf_gpu *g = s->gpu;
+    const sinst *in = &w->insts[w->pc++];
+    uint64_t done = t + in->latency;
+    int from_mem = 0;
+    sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
+    s->res->unit_busy[in->unit] += in->interval;
+    if (!sm->started) {
+        sm->started = 1;
+        sm->first_issue = t;
+    }
+    if (in->kind == K_MEM) {
+        sblock *b = w->block;
+        const memrec *m = (const memrec *)(b->pool + in->aux);
+        const uint8_t *q = (const uint8_t *)(m + 1);
+        gf_coalesced c;
+        c.nsectors = m->nsectors;
+        c.nlines = m->nlines;
+        c.requests = 1;
+        memcpy(c.sector, q, m->nsectors * sizeof(uint64_t));
+        memcpy(c.bytes, q + m->nsectors * sizeof(uint64_t), m->nsectors * sizeof(uint32_t));
+        gf_access_outcome o;
+        gf_hier_access(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
+                       m->bypass, &c, &o);
+        /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
+        double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
+        uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);
+        if (stage < 1)
+            stage = 1;
+        sm->lsu_free = t + stage;
+        sm->lsu_cycles += stage;
+        unsigned past_l1 = o.sectors - o.l1_hits;
+        sm->miss_sectors += past_l1;
+        s->res->l2_sectors += past_l1;
+        s->res->dram_sectors += o.dram_sectors;
+        if (o.dram_sectors)
+            track_rows(s, &c, o.dram_sectors);
+        s->res->mem_insts++;
+        unsigned lat = level_latency(g, o.worst);
+        if (o.worst != GF_LEVEL_L1) {
+            s->miss_latency_sum += lat;
+            s->miss_accesses++;
+        }
+        done = t + stage + lat;
+        from_mem = 1;
+    } else if (in->kind == K_SHARED) {
+        uint64_t stage = in->aux;
+        sm->lsu_free = t + stage;
+        sm->lsu_cycles += stage;
+        done = t + stage + g->shmem_latency;
+    }
+    const uint16_t *regs = w->regs + in->regs;
+    for (unsigned i = 0; i < in->ndst; i++) {
+        uint16_t r = regs[i];
+        if (r == GF_REG_ZERO || r >= GF_REG_COUNT)
+            continue;
+        w->ready[r] = done;
+        w->ready_is_mem[r] = (uint8_t)from_mem;
+    }
+    if (done > sm->last_done)
+        sm->last_done = done;
+    w->next_issue = t + 1;
+    sblock *b = w->block;
+    if (in->kind == K_EXIT || w->pc >= w->n) {
+        /* A warp whose trace ends without EXIT finishes after its last instruction. */
+        w->state = W_DONE;
+        b->live--;
+        release_barrier(b, t);
+    } else if (in->kind == K_BAR) {
+        w->state = W_BAR;
+        b->arrived++;
+        release_barrier(b, t);
+    }
+}
+
+/* Retires finished blocks of SM smi at time t and refills its slots from the trace. */
+static gf_status refill(sim *s, unsigned smi, uint64_t t, gf_error *err)
+{
+    ssm *sm = &s->sms[smi];
+    for (unsigned k = 0; k < s->bps; k++) {
+        sblock *b = sm->slots[k];
+        if (b && b->live == 0) {
+            uint64_t end = t > sm->last_done ? t : sm->last_done;
+            s->res->warp_cycles_resident += (double)b->nwarps * (double)(end - b->start);
+            sm->slots[k] = NULL;
+            sm->resident--;
+            if (!s->spare)
+                s->spare = b;
+            else
+                block_free(b);
+        }
+        if (!sm->slots[k] && !s->trace_done) {
+            sblock *nb;
+            gf_status st = read_block(s, &nb, err);
+            if (st != GF_OK)
+                return st;
+            if (nb)
+                place_block(s, smi, k, nb, t + s->gpu->block_launch_cycles);
+        }
+    }
+    return GF_OK;
+}
+
+/* One step of SM smi at its current time: issue on every sub-core that can, then
+ * compute the next time anything can happen. Returns 0 when the SM has nothing left. */
+static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
+{
+    ssm *sm = &s->sms[smi];
+    uint64_t t = sm->now;
+    uint64_t next = UINT64_MAX;
+    int next_mem = 0, issued_any = 0;
+    for (unsigned sc = 0; sc < s->nsub; sc++) {
+        swarp *pick = NULL;
+        int pick_idx = -1;
+        /* Candidates in age order: slot order, warp order. GTO keeps the last warp while
+         * it can issue, else the oldest ready; LRR starts after the last one issued. */
+        unsigned total = s->bps * s->warps_per_block;
+        unsigned start = 0;
+        if (s->opt->scheduler == GF_WARP_SCHED_LRR && sm->last[sc] >= 0)
+            start = (unsigned)sm->last[sc] + 1;
+        if (s->opt->scheduler == GF_WARP_SCHED_GTO && sm->last[sc] >= 0) {
+            unsigned li = (unsigned)sm->last[sc];
+            sblock *b = sm->slots[li / s->warps_per_block];
+            if (b) {
+                swarp *w = &b->warps[li % s->warps_per_block];
+                if (w->state == W_RUN && w->subcore == sc) {
+                    int mw;
+                    uint64_t e = warp_earliest(sm, w, &mw);
+                    if (e <= t) {
+                        pick = w;
+                        pick_idx = (int)li;
+                    }
+                }
+            }
+        }
+        for (unsigned k = 0; !pick && k < total; k++) {
+            unsigned idx = (start + k) % total;
+            sblock *b = sm->slots[idx / s->warps_per_block];
+            if (!b)
+                continue;
+            swarp *w = &b->warps[idx % s->warps_per_block];
+            if (w->state != W_RUN || w->subcore != sc)
+                continue;
+            int mw;
+            uint64_t e = warp_earliest(sm, w, &mw);
+            if (e <= t) {
+                pick = w;
+                pick_idx = (int)idx;
+            } else if (e < next) {
+                next = e;
+                next_mem = mw;
+            }
+        }
+        if (pick) {
+            issue(s, smi, pick, t);
+            sm->last[sc] = pick_idx;
+            issued_any = 1;
+        }
+    }
+    gf_status st = refill(s, smi, t, err);
+    if (st != GF_OK)
+        return st;
+    if (issued_any) {
+        next = t + 1;
+    } else if (next != UINT64_MAX) {
+        if (next_mem)
+            sm->mem_stall += next - t;
+    }
+    if (sm->resident == 0) {
+        *alive = 0;
+        return GF_OK;
+    }
+    if (next == UINT64_MAX) {
+        /* Nothing was ready this cycle and the scan saw no future candidate: either a
+         * block was just placed (its warps start after the launch overhead) or every
+         * warp waits at a barrier its block can never release. */
+        for (unsigned k = 0; k < s->bps; k++)
+            if (sm->slots[k])
+                for (unsigned i = 0; i < s->warps_per_block; i++) {
+                    swarp *w = &sm->slots[k]->warps[i];
+                    int mw;
+                    if (w->state != W_RUN)
+                        continue;
+                    uint64_t e = warp_earliest(sm, w, &mw);
+                    if (e < next)
+                        next = e > t ? e : t + 1;
+                }
+        if (next == UINT64_MAX) {
+            int pending = 0;
+            for (unsigned k = 0; k < s->bps; k++)
+                if (sm->slots[k] && sm->slots[k]->live == 0)
+                    pending = 1;
+            if (!pending)
+                return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), 0,
+                                    "kernel %s: warps wait at a barrier that the rest of "
+                                    "their block never reaches",
+                                    s->ki->name);
+            next = t + 1;
+        }
+    }
+    sm->now = next;
+    *alive = 1;
+    return GF_OK;
+}
+
+/* ---------------------------------------------------------------- driver */
+
+static void sim_free(sim *s)
+{
+    if (s->sms)
+        for (unsigned i = 0; i < s->gpu->num_sms; i++) {
+            if (s->sms[i].slots)
+                for (unsigned k = 0; k < s->bps; k++)
+                    block_free(s->sms[i].slots[k]);
+            free(s->sms[i].slots);
+            free(s->sms[i].unit_free);
+            free(s->sms[i].last);
+        }
+    free(s->sms);
+    free(s->heap);
+    free(s->open_row);
+    block_free(s->spare);
+}
+
+gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,
+                      const gf_ksim_options *opt, gf_ksim_result *out, gf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const gf_kernel_info *ki = gf_kreader_info(r);
+    unsigned long long threads = (unsigned long long)ki->block[0] * ki->block[1] * ki->block[2];
+    unsigned long long blocks = (unsigned long long)ki->grid[0] * ki->grid[1] * ki->grid[2];
+    if (threads == 0 || threads > 4096)
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), 0,
+                            "kernel %s: block dim (%u,%u,%u) is not a valid block", ki->name,
+                            ki->block[0], ki->block[1], ki->block[2]);
+    gf_status st = gf_occupancy_compute(gpu, (unsigned)threads, ki->nregs, ki->shmem, blocks,
+                                        &out->occ, err);
+    if (st != GF_OK) {
+        char msg[sizeof err->message];
+        snprintf(msg, sizeof msg, "kernel %.300s cannot run on %.60s: %.500s", ki->name, gpu->name,
+                 err ? err->message : "");
+        return gf_error_set(err, st, gf_kreader_path(r), 0, "%s", msg);
+    }
+    if ((st = gf_hier_begin_kernel(hier, out->occ.l1_size, err)) != GF_OK)
+        return st;
+
+    sim *s = calloc(1, sizeof *s);
+    if (!s)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(r), 0, "out of memory");
+    s->gpu = gpu;
+    s->isa = isa;
+    s->hier = hier;
+    s->opt = opt;
+    s->r = r;
+    s->ki = ki;
+    s->res = out;
+    s->nsub = gpu->subcores_per_sm ? gpu->subcores_per_sm : 1;
+    s->bps = out->occ.blocks_per_sm;
+    s->warps_per_block = (unsigned)((threads + GF_WARP_SIZE - 1) / GF_WARP_SIZE);
+    s->sms = gf_calloc(gpu->num_sms, sizeof *s->sms);
+    s->heap = gf_calloc(gpu->num_sms, sizeof *s->heap);
+    s->open_row = gf_calloc((size_t)(gpu->dram_channels ? gpu->dram_channels : 1) *
+                                (gpu->dram_banks ? gpu->dram_banks : 1),
+                            sizeof *s->open_row);
+    if (!s->sms || !s->heap || !s->open_row)
+        goto nomem;
+    for (unsigned i = 0; i < gpu->num_sms; i++) {
+        ssm *sm = &s->sms[i];
+        sm->slots = gf_calloc(s->bps, sizeof *sm->slots);
+        sm->unit_free = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_free);
+        sm->last = gf_calloc(s->nsub, sizeof *sm->last);
+        if (!sm->slots || !sm->unit_free || !sm->last)
+            goto nomem;
+        for (unsigned k = 0; k < s->nsub; k++)
+            sm->last[k] = -1;
+    }
+    /* First wave: the block scheduler hands blocks out breadth-first, one per SM in
+     * turn, until every SM is full or the grid runs out. */
+    uint64_t t0 = gpu->block_launch_cycles;
+    for (unsigned k = 0; k < s->bps && !s->trace_done; k++)
+        for (unsigned i = 0; i < gpu->num_sms && !s->trace_done; i++) {
+            sblock *b;
+            if ((st = read_block(s, &b, err)) != GF_OK)
+                goto fail;
+            if (b)
+                place_block(s, i, k, b, t0);
+        }
+    for (unsigned i = 0; i < gpu->num_sms; i++)
+        if (s->sms[i].resident) {
+            s->sms[i].now = t0;
+            heap_push(s, i);
+        }
+    while (s->heapn) {
+        unsigned smi = heap_pop(s);
+        int alive;
+        if ((st = step(s, smi, &alive, err)) != GF_OK)
+            goto fail;
+        if (alive)
+            heap_push(s, smi);
+    }
+    /* Summaries. */
+    double sum = 0;
+    for (unsigned i = 0; i < gpu->num_sms; i++) {
+        ssm *sm = &s->sms[i];
+        if (!sm->started)
+            continue;
+        uint64_t c = sm->last_done - sm->first_issue + gpu->block_launch_cycles;
+        out->sms_used++;
+        sum += (double)c;
+        if (c > out->sm_cycles_max) {
+            out->sm_cycles_max = c;
+            out->critical_sm = i;
+            out->crit_mem_stall_cycles = sm->mem_stall;
+            out->crit_l1_miss_sectors = sm->miss_sectors;
+        }
+        if (sm->miss_sectors > out->max_l1_miss_sectors_sm)
+            out->max_l1_miss_sectors_sm = sm->miss_sectors;
+        if (sm->lsu_cycles > out->max_lsu_cycles_sm)
+            out->max_lsu_cycles_sm = sm->lsu_cycles;
+    }
+    out->sm_cycles_avg = out->sms_used ? sum / out->sms_used : 0;
+    out->mean_miss_latency = s->miss_accesses ? s->miss_latency_sum / (double)s->miss_accesses
+                                              : (double)gpu->l2.latency;
+    sim_free(s);
+    free(s);
+    return GF_OK;
+nomem:
+    st = gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(r), 0, "out of memory");
+fail:
+    sim_free(s);
+    free(s);
+    return st;
+}

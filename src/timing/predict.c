@@ -1,0 +1,162 @@
+#include "timing/predict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/isa.h"
+#include "trace/trace.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+static double pct(double num, double den)
+{
+    return den > 0 ? 100.0 * num / den : NAN;
+}
+
+gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_kernel_row *row,
+                              gf_queue_result *qout, gf_error *err)
+{
+    const gf_ksim_result *ks = &k->ks;
+    const double *m = k->mem;
+    for (int i = 0; i < GF_C_COUNT; i++)
+        if (!isnan(m[i]))
+            row->v[i] = m[i];
+    unsigned nsub = g->subcores_per_sm ? g->subcores_per_sm : 1;
+    gf_queue_input in = {0};
+    in.t0 = (double)ks->sm_cycles_max;
+    in.mem_stall = (double)ks->crit_mem_stall_cycles;
+    in.mean_miss_latency = ks->mean_miss_latency;
+    in.issue_util = ks->sms_used && in.t0 > 0
+                        ? (double)ks->warp_insts / ((double)ks->sms_used * nsub * in.t0)
+                        : 0;
+    in.lsu_cycles_max_sm = (double)ks->max_lsu_cycles_sm;
+    in.miss_sectors_max_sm = (double)ks->max_l1_miss_sectors_sm;
+    double l2r = isnan(m[GF_C_L2_READ_SECTORS]) ? 0 : m[GF_C_L2_READ_SECTORS];
+    double l2w = isnan(m[GF_C_L2_WRITE_SECTORS]) ? 0 : m[GF_C_L2_WRITE_SECTORS];
+    double l2a = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];
+    in.l2_sectors = l2r + l2w + l2a;
+    in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];
+    in.dram_write_sectors = isnan(m[GF_C_DRAM_SECTORS_WRITE]) ? 0 : m[GF_C_DRAM_SECTORS_WRITE];
+    in.dram_row_hit_rate = ks->dram_row_accesses
+                               ? (double)ks->dram_row_hits / (double)ks->dram_row_accesses
+                               : 1.0;
+    gf_queue_result q;
+    gf_status st = gf_queue_solve(g, &in, &q, err);
+    if (st != GF_OK)
+        return st;
+    if (qout)
+        *qout = q;
+    double T = ks->sm_cycles_max ? q.cycles : 0;
+    double scale = in.t0 > 0 ? T / in.t0 : 1.0;
+    double active_sum = ks->sm_cycles_avg * ks->sms_used * scale; /* sum over SMs */
+    double elapsed = T + g->kernel_launch_cycles;
+    row->v[GF_C_GPC_CYCLES_ELAPSED] = elapsed;
+    row->v[GF_C_SM_CYCLES_ACTIVE] = g->num_sms ? active_sum / g->num_sms : NAN;
+    row->v[GF_C_TIME_NS] = g->core_clock_hz > 0 ? elapsed / g->core_clock_hz * 1e9 : NAN;
+    row->v[GF_C_INST_EXECUTED] = (double)ks->warp_insts;
+    row->v[GF_C_THREAD_INST_EXECUTED] = (double)ks->thread_insts;
+    row->v[GF_C_IPC] = active_sum > 0 ? (double)ks->warp_insts / (active_sum / ks->sms_used) /
+                                            ks->sms_used
+                                      : NAN;
+    row->v[GF_C_WARPS_ACTIVE_PCT] =
+        pct(ks->warp_cycles_resident / (ks->sm_cycles_avg * ks->sms_used), g->max_warps_per_sm);
+    row->v[GF_C_THEORETICAL_OCCUPANCY_PCT] = 100.0 * ks->occ.occupancy;
+    double subcycles = active_sum * nsub;
+    row->v[GF_C_PIPE_ALU_PCT] = pct((double)ks->unit_busy[GF_UNIT_ALU], subcycles);
+    row->v[GF_C_PIPE_FMA_PCT] = pct((double)ks->unit_busy[GF_UNIT_FMA], subcycles);
+    row->v[GF_C_PIPE_FP64_PCT] = pct((double)ks->unit_busy[GF_UNIT_FP64], subcycles);
+    row->v[GF_C_PIPE_SFU_PCT] = pct((double)ks->unit_busy[GF_UNIT_SFU], subcycles);
+    row->v[GF_C_PIPE_TENSOR_PCT] = pct((double)ks->unit_busy[GF_UNIT_TENSOR], subcycles);
+    row->v[GF_C_PIPE_LSU_PCT] = pct((double)ks->unit_busy[GF_UNIT_LSU], subcycles);
+    row->v[GF_C_L2_BW_PCT] = 100.0 * q.l2_util;
+    row->v[GF_C_DRAM_BW_PCT] = 100.0 * q.dram_util;
+    return GF_OK;
+}
+
+typedef struct summary_vec {
+    gf_kernel_summary *items;
+    size_t n, cap;
+} summary_vec;
+
+static gf_status run_kernel(const char *file, const gf_gpu *gpu, gf_isa **isa,
+                            gf_hier *hier, const gf_predict_options *opt, gf_report *out,
+                            summary_vec *sv, gf_error *err)
+{
+    gf_kreader *r = NULL;
+    gf_status st = gf_kreader_open(file, &r, err);
+    if (st != GF_OK)
+        return st;
+    const gf_kernel_info *ki = gf_kreader_info(r);
+    if (!*isa && (st = gf_isa_load(gpu->arch, opt->models_dir, isa, err)) != GF_OK) {
+        gf_kreader_close(r);
+        return st;
+    }
+    gf_kernel_summary *k = calloc(1, sizeof *k);
+    if (!k) {
+        gf_kreader_close(r);
+        return gf_error_set(err, GF_ERR_NOMEM, file, 0, "out of memory");
+    }
+    snprintf(k->name, sizeof k->name, "%s", ki->name);
+    k->id = ki->id;
+    for (int i = 0; i < GF_C_COUNT; i++)
+        k->mem[i] = NAN;
+    st = gf_ksim_run(r, gpu, *isa, hier, &opt->ksim, &k->ks, err);
+    gf_kreader_close(r);
+    if (st == GF_OK) {
+        gf_hier_end_kernel(hier, k->mem);
+        k->hp = *gf_hier_profile(hier);
+        gf_kernel_row *row = gf_report_add(out, k->name, k->id, gpu->name);
+        if (!row)
+            st = gf_error_set(err, GF_ERR_NOMEM, file, 0, "out of memory");
+        else
+            st = gf_predict_evaluate(gpu, k, row, NULL, err);
+    }
+    if (st == GF_OK && sv) {
+        void *p = sv->items;
+        if (gf_grow(&p, &sv->cap, sv->n + 1, sizeof *sv->items) != 0)
+            st = gf_error_set(err, GF_ERR_NOMEM, file, 0, "out of memory");
+        else {
+            sv->items = p;
+            sv->items[sv->n++] = *k;
+        }
+    }
+    free(k);
+    return st;
+}
+
+gf_status gf_predict_trace(const char *path, const gf_gpu *gpu, const gf_predict_options *opt,
+                           gf_report *out, gf_kernel_summary **summaries, size_t *nsummaries,
+                           gf_error *err)
+{
+    gf_trace *t = NULL;
+    gf_hier *hier = NULL;
+    gf_isa *isa = NULL;
+    summary_vec sv = {0};
+    gf_status st = gf_trace_open(path, &t, err);
+    if (st != GF_OK)
+        return st;
+    if ((st = gf_hier_create(gpu, opt->mode, &hier, err)) != GF_OK)
+        goto done;
+    for (size_t i = 0; i < gf_trace_command_count(t); i++) {
+        const gf_command *c = gf_trace_command(t, i);
+        if (c->kind == GF_CMD_MEMCPY_HTOD) {
+            gf_hier_memcpy(hier, c->addr, c->bytes);
+            continue;
+        }
+        st = run_kernel(c->path, gpu, &isa, hier, opt, out, summaries ? &sv : NULL, err);
+        if (st != GF_OK)
+            goto done;
+    }
+done:
+    if (st == GF_OK && summaries) {
+        *summaries = sv.items;
+        *nsummaries = sv.n;
+    } else {
+        free(sv.items);
+    }
+    gf_isa_free(isa);
+    gf_hier_free(hier);
+    gf_trace_free(t);
+    return st;
+}

@@ -1,0 +1,398 @@
+/*
+ * Profile files: build (run the expensive part once), save/load (zlib + CRC-32,
+ * versioned), check against a model, evaluate (cheap; sweeps call it thousands of
+ * times). See profile.h for what a profile depends on.
+ */
+#include "timing/profile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zlib.h>
+
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+static const char magic[8] = "GFPROF\n";
+
+typedef gf_kernel_summary kentry;
+
+struct gf_profile {
+    gf_gpu gpu;
+    size_t n;
+    kentry *k;
+};
+
+/* ------------------------------------------------------------------ dependencies */
+
+/* Model fields a profile depends on (profile.h). Each is compared as raw bytes. */
+typedef struct dep_field {
+    const char *key;
+    size_t offset, size;
+} dep_field;
+
+#define DEP(key, field) {key, offsetof(gf_gpu, field), sizeof(((gf_gpu *)0)->field)}
+static const dep_field deps[] = {
+    DEP("arch", arch),
+    DEP("compute_capability", compute_capability),
+    DEP("sm.count", num_sms),
+    DEP("sm.subcores", subcores_per_sm),
+    DEP("sm.max_threads", max_threads_per_sm),
+    DEP("sm.max_warps", max_warps_per_sm),
+    DEP("sm.max_blocks", max_blocks_per_sm),
+    DEP("sm.max_threads_per_block", max_threads_per_block),
+    DEP("sm.registers", regs_per_sm),
+    DEP("sm.reg_alloc_unit", reg_alloc_unit),
+    DEP("sm.warp_alloc_unit", warp_alloc_unit),
+    DEP("sm.unified_l1_shmem", unified_l1_shmem),
+    DEP("sm.shmem_per_sm", shmem_per_sm),
+    DEP("sm.shmem_per_block", shmem_per_block),
+    DEP("sm.shmem_alloc_unit", shmem_alloc_unit),
+    DEP("sm.carveouts", carveouts),
+    DEP("shmem.banks", shmem_banks),
+    DEP("shmem.latency", shmem_latency),
+    DEP("sm.warp_scheduler", warp_scheduler),
+    DEP("l1.coalescer", coalescer),
+    DEP("l1.line", l1.line),
+    DEP("l1.sector", l1.sector),
+    DEP("l1.ways", l1.ways),
+    DEP("l1.latency", l1.latency),
+    DEP("l1.bytes_per_cycle", l1.bytes_per_cycle),
+    DEP("l1.caches_global", l1_caches_global),
+    DEP("l1.size", l1_size_fixed),
+    DEP("l2.line", l2.line),
+    DEP("l2.sector", l2.sector),
+    DEP("l2.latency", l2.latency),
+    DEP("l2.slices", l2_slices),
+    DEP("l2.hash", l2_hash),
+    DEP("dram.latency", dram_latency),
+    DEP("sm.block_launch_cycles", block_launch_cycles),
+};
+
+gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err)
+{
+    for (size_t i = 0; i < sizeof deps / sizeof deps[0]; i++) {
+        const char *a = (const char *)&p->gpu + deps[i].offset;
+        const char *b = (const char *)gpu + deps[i].offset;
+        if (memcmp(a, b, deps[i].size) != 0)
+            return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                                "the profile was made with a different '%s' (model %s, "
+                                "profile %s): profile the trace again for this model",
+                                deps[i].key, gpu->name, p->gpu.name);
+    }
+    return GF_OK;
+}
+
+/* ------------------------------------------------------------------ build */
+
+gf_status gf_profile_build(const char *trace, const gf_gpu *gpu, const gf_predict_options *opt,
+                           gf_profile **out, gf_error *err)
+{
+    gf_profile *p = calloc(1, sizeof *p);
+    if (!p)
+        return gf_error_set(err, GF_ERR_NOMEM, trace, 0, "out of memory");
+    p->gpu = *gpu;
+    gf_report rep;
+    gf_report_init(&rep);
+    gf_kernel_summary *sums = NULL;
+    size_t n = 0;
+    gf_status st = gf_predict_trace(trace, gpu, opt, &rep, &sums, &n, err);
+    gf_report_free(&rep);
+    if (st != GF_OK) {
+        free(p);
+        return st;
+    }
+    p->k = sums;
+    p->n = n;
+    *out = p;
+    return GF_OK;
+}
+
+void gf_profile_free(gf_profile *p)
+{
+    if (!p)
+        return;
+    free(p->k);
+    free(p);
+}
+
+size_t gf_profile_kernel_count(const gf_profile *p)
+{
+    return p->n;
+}
+
+const gf_gpu *gf_profile_gpu(const gf_profile *p)
+{
+    return &p->gpu;
+}
+
+/* ------------------------------------------------------------------ evaluate */
+
+static unsigned ways_of(const gf_cache_model *c)
+{
+    return c->ways;
+}
+
+/* L2 size or associativity differ from the profiled model: re-derive L2 hits and DRAM
+ * reads from the histograms (memory/hierarchy.h gf_hier_rates_for), keeping what the
+ * cache model cannot see (MemcpyHtoD warming, partial-sector fetches) as an offset,
+ * and move the issue model's time by the change in mean miss latency times its
+ * measured exposure (crit stall cycles / mean miss latency). */
+static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu *gpu)
+{
+    if (base->l2.size == gpu->l2.size && base->l2.ways == gpu->l2.ways)
+        return;
+    const gf_hier_kernel_profile *hp = &k->hp;
+    unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
+    uint64_t line = gpu->l2.line ? gpu->l2.line : 128;
+    uint64_t lines = gpu->l2.size / line / slices;
+    gf_hier_rates was, now;
+    gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, hp->l2_lines, hp->l2_ways, &was);
+    gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, lines, ways_of(&gpu->l2), &now);
+    double *m = k->mem;
+    double d_dram = now.dram_read_sectors - was.dram_read_sectors;
+    if (!isnan(m[GF_C_DRAM_SECTORS_READ])) {
+        m[GF_C_DRAM_SECTORS_READ] = fmax(0, m[GF_C_DRAM_SECTORS_READ] + d_dram);
+        m[GF_C_DRAM_BYTES_READ] = 32.0 * m[GF_C_DRAM_SECTORS_READ];
+    }
+    double dr = now.l2_hits[GF_HIER_L2_READ] - was.l2_hits[GF_HIER_L2_READ];
+    double dw = now.l2_hits[GF_HIER_L2_WRITE] - was.l2_hits[GF_HIER_L2_WRITE];
+    if (!isnan(m[GF_C_L2_READ_SECTOR_HITS]))
+        m[GF_C_L2_READ_SECTOR_HITS] = fmax(0, m[GF_C_L2_READ_SECTOR_HITS] + dr);
+    if (!isnan(m[GF_C_L2_WRITE_SECTOR_HITS]))
+        m[GF_C_L2_WRITE_SECTOR_HITS] = fmax(0, m[GF_C_L2_WRITE_SECTOR_HITS] + dw);
+    double reads = m[GF_C_L2_READ_SECTORS], writes = m[GF_C_L2_WRITE_SECTORS];
+    if (reads > 0)
+        m[GF_C_L2_READ_HIT_RATE] = 100.0 * m[GF_C_L2_READ_SECTOR_HITS] / reads;
+    if (reads + writes > 0)
+        m[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * (m[GF_C_L2_READ_SECTOR_HITS] +
+                                              m[GF_C_L2_WRITE_SECTOR_HITS]) / (reads + writes);
+    gf_ksim_result *ks = &k->ks;
+    double past_l1 = (double)ks->l2_sectors;
+    if (past_l1 > 0 && ks->mean_miss_latency > 0) {
+        double d_lat = d_dram / past_l1 * gpu->dram_latency;
+        double exposed = (double)ks->crit_mem_stall_cycles / ks->mean_miss_latency;
+        double t = (double)ks->sm_cycles_max + exposed * d_lat;
+        double scale = ks->sm_cycles_max ? fmax(t, 1) / (double)ks->sm_cycles_max : 1;
+        ks->sm_cycles_max = (uint64_t)fmax(t, 1);
+        ks->sm_cycles_avg *= scale;
+        ks->warp_cycles_resident *= scale;
+        ks->crit_mem_stall_cycles = (uint64_t)fmax(0, (double)ks->crit_mem_stall_cycles +
+                                                          exposed * d_lat);
+        ks->mean_miss_latency = fmax(1, ks->mean_miss_latency + d_lat);
+    }
+}
+
+gf_status gf_profile_evaluate(const gf_profile *p, const gf_gpu *gpu, gf_report *out,
+                              gf_error *err)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        gf_kernel_summary *k = malloc(sizeof *k);
+        if (!k)
+            return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+        *k = p->k[i];
+        reevaluate_l2(k, &p->gpu, gpu);
+        gf_kernel_row *row = gf_report_add(out, k->name, k->id, gpu->name);
+        gf_status st = row ? gf_predict_evaluate(gpu, k, row, NULL, err)
+                           : gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+        free(k);
+        if (st != GF_OK)
+            return st;
+    }
+    return GF_OK;
+}
+
+/* ------------------------------------------------------------------ file format */
+
+static void put_u32(unsigned char *b, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *b)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *b)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | b[i];
+    return v;
+}
+
+/* Payload: u64 sizeof(gf_gpu), sizeof(kentry) (a build with other struct layouts is
+ * refused rather than misread), u64 kernel count, the gf_gpu, the entries. */
+gf_status gf_profile_save(const gf_profile *p, const char *path, gf_error *err)
+{
+    size_t plen = 24 + sizeof(gf_gpu) + p->n * sizeof(kentry);
+    unsigned char *payload = malloc(plen);
+    if (!payload)
+        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    put_u64(payload, sizeof(gf_gpu));
+    put_u64(payload + 8, sizeof(kentry));
+    put_u64(payload + 16, p->n);
+    memcpy(payload + 24, &p->gpu, sizeof(gf_gpu));
+    if (p->n)
+        memcpy(payload + 24 + sizeof(gf_gpu), p->k, p->n * sizeof(kentry));
+    uLongf zlen = compressBound((uLong)plen);
+    unsigned char *z = malloc(zlen);
+    if (!z) {
+        free(payload);
+        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    }
+    if (compress2(z, &zlen, payload, (uLong)plen, 6) != Z_OK) {
+        free(payload);
+        free(z);
+        return gf_error_set(err, GF_ERR_IO, path, 0, "zlib compression failed");
+    }
+    unsigned char head[24];
+    memcpy(head, magic, 8);
+    put_u32(head + 8, GF_PROFILE_VERSION);
+    put_u64(head + 12, plen);
+    put_u32(head + 20, (uint32_t)crc32(0L, payload, (uInt)plen));
+    free(payload);
+    gf_outfile *f;
+    gf_status st = gf_outfile_open(path, &f, err);
+    if (st != GF_OK) {
+        free(z);
+        return st;
+    }
+    FILE *fp = gf_outfile_stream(f);
+    if (fwrite(head, 1, sizeof head, fp) != sizeof head || fwrite(z, 1, zlen, fp) != zlen) {
+        free(z);
+        gf_outfile_abort(f);
+        return gf_error_set(err, GF_ERR_IO, path, 0, "write failed");
+    }
+    free(z);
+    return gf_outfile_commit(f, err);
+}
+
+int gf_profile_is_profile(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    char b[8];
+    int ok = fread(b, 1, 8, f) == 8 && memcmp(b, magic, 8) == 0;
+    fclose(f);
+    return ok;
+}
+
+gf_status gf_profile_load(const char *path, gf_profile **out, gf_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open profile: %s",
+                            strerror(errno));
+    unsigned char head[24];
+    if (fread(head, 1, sizeof head, f) != sizeof head || memcmp(head, magic, 8) != 0) {
+        fclose(f);
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "not a gpuforecast profile (expected the GFPROF header)");
+    }
+    uint32_t version = get_u32(head + 8);
+    uint64_t plen = get_u64(head + 12);
+    uint32_t crc = get_u32(head + 20);
+    if (version != GF_PROFILE_VERSION) {
+        fclose(f);
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "profile format version %u, this gpuforecast reads version %u",
+                            version, GF_PROFILE_VERSION);
+    }
+    if (plen < 24 + sizeof(gf_gpu) || plen > ((uint64_t)1 << 34)) {
+        fclose(f);
+        return gf_error_set(err, GF_ERR_PARSE, path, 0, "corrupt profile: bad payload length");
+    }
+    /* The compressed body is the rest of the file. */
+    unsigned char *z = NULL;
+    size_t zlen = 0, zcap = 0;
+    for (;;) {
+        void *q = z;
+        if (gf_grow(&q, &zcap, zlen + 65536, 1) != 0) {
+            free(z);
+            fclose(f);
+            return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+        }
+        z = q;
+        size_t got = fread(z + zlen, 1, zcap - zlen, f);
+        zlen += got;
+        if (got == 0)
+            break;
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    unsigned char *payload = rerr ? NULL : malloc(plen);
+    uLongf dlen = (uLongf)plen;
+    int zst = payload ? uncompress(payload, &dlen, z, (uLong)zlen) : Z_MEM_ERROR;
+    free(z);
+    if (zst != Z_OK || dlen != plen || crc32(0L, payload, (uInt)plen) != crc) {
+        free(payload);
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "corrupt or truncated profile (%s)",
+                            zst != Z_OK ? "compressed data does not inflate"
+                                        : "checksum mismatch");
+    }
+    if (get_u64(payload) != sizeof(gf_gpu) || get_u64(payload + 8) != sizeof(kentry)) {
+        free(payload);
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "profile written by a different build of gpuforecast "
+                            "(record sizes differ): profile the trace again");
+    }
+    uint64_t n = get_u64(payload + 16);
+    if (n > (plen - 24 - sizeof(gf_gpu)) / sizeof(kentry) ||
+        24 + sizeof(gf_gpu) + n * sizeof(kentry) != plen) {
+        free(payload);
+        return gf_error_set(err, GF_ERR_PARSE, path, 0, "corrupt profile: bad kernel count");
+    }
+    gf_profile *p = calloc(1, sizeof *p);
+    if (!p || (n && !(p->k = gf_calloc(n, sizeof *p->k)))) {
+        free(p);
+        free(payload);
+        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    }
+    memcpy(&p->gpu, payload + 24, sizeof(gf_gpu));
+    if (n)
+        memcpy(p->k, payload + 24 + sizeof(gf_gpu), n * sizeof(kentry));
+    p->n = n;
+    free(payload);
+    /* Strings came from a file: make sure they end. */
+    p->gpu.name[sizeof p->gpu.name - 1] = 0;
+    p->gpu.arch[sizeof p->gpu.arch - 1] = 0;
+    p->gpu.marketing[sizeof p->gpu.marketing - 1] = 0;
+    p->gpu.dram_type[sizeof p->gpu.dram_type - 1] = 0;
+    for (size_t i = 0; i < n; i++)
+        p->k[i].name[sizeof p->k[i].name - 1] = 0;
+    *out = p;
+    return GF_OK;
+}
+
+gf_status gf_profile_predict(const char *path, const gf_gpu *gpu, gf_report *out, gf_error *err)
+{
+    gf_profile *p;
+    gf_status st = gf_profile_load(path, &p, err);
+    if (st != GF_OK)
+        return st;
+    st = gf_profile_check(p, gpu, err);
+    if (st == GF_OK)
+        st = gf_profile_evaluate(p, gpu, out, err);
+    if (st != GF_OK && err && !err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", path);
+    gf_profile_free(p);
+    return st;
+}
