@@ -1,11 +1,61 @@
-/* Placeholder until this command lands; replaced by its module's owner. */
+/* gpuforecast counters: the counter table every report uses (report/counters.h). */
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
+#include "report/report.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
+
+static void help(void)
+{
+    fputs("usage: gpuforecast counters [--format table|csv|json] [-o FILE]\n\n"
+          "Lists the counters gpuforecast reports: the Nsight Compute name (the column\n"
+          "name in predict/validate CSV), the nvprof alias for older GPUs, the unit, and\n"
+          "whether the value is counted exactly from the trace (instruction mix,\n"
+          "coalescer requests and sectors, shared-memory wavefronts, theoretical\n"
+          "occupancy) or predicted by the cache and timing models (cycles, hit rates,\n"
+          "L2 and DRAM traffic, utilisation).\n\n"
+          "options:\n"
+          "  --format F   table (default), csv or json\n"
+          "  -o FILE      write to FILE (atomically) instead of stdout\n"
+          "  -h, --help   this help\n",
+          stdout);
+}
 
 int gf_cmd_counters(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "gpuforecast: error: '%s' is not implemented yet\n", argv[0]);
-    return 1;
+    gf_format fmt = GF_FORMAT_TABLE;
+    const char *outpath = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help();
+            return 0;
+        } else if (strcmp(a, "--format") == 0 || strncmp(a, "--format=", 9) == 0) {
+            const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!v)
+                return gf_cli_usage_error(argv[0], "--format needs a value");
+            if (gf_cli_parse_format(v, &fmt) != 0)
+                return gf_cli_usage_error(argv[0], "unknown format '%s' (table, csv, json)", v);
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (i + 1 >= argc)
+                return gf_cli_usage_error(argv[0], "%s needs a file name", a);
+            outpath = argv[++i];
+        } else {
+            return gf_cli_usage_error(argv[0], "unexpected argument '%s'", a);
+        }
+    }
+    gf_error err;
+    gf_error_clear(&err);
+    gf_outfile *of;
+    if (gf_outfile_open(outpath, &of, &err) != GF_OK)
+        return gf_cli_error(&err);
+    if (gf_counter_list_write((gf_report_format)fmt, gf_outfile_stream(of), &err) != GF_OK) {
+        gf_outfile_abort(of);
+        return gf_cli_error(&err);
+    }
+    if (gf_outfile_commit(of, &err) != GF_OK)
+        return gf_cli_error(&err);
+    return 0;
 }

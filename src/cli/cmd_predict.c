@@ -1,11 +1,63 @@
-/* Placeholder until this command lands; replaced by its module's owner. */
+/* gpuforecast predict: the main command (timing/predict.h). */
 #include <stdio.h>
+#include <stdlib.h>
 
-#include "cli/cli.h"
+#include "cli/cli_model.h"
+#include "timing/profile.h"
+
+static const char help[] =
+    "usage: gpuforecast predict TRACE|PROFILE --gpu NAME [options]\n"
+    "\n"
+    "Predicts cycles and Nsight Compute counters of every kernel of TRACE (a directory\n"
+    "with kernelslist.g, a kernelslist.g, a kernel-N.traceg[.gz|.xz], or a PPT-GPU\n"
+    "directory) or of a profile saved by 'gpuforecast profile', on the GPU model NAME.\n"
+    "\n"
+    "options:\n"
+    "  -g, --gpu NAME           GPU model (gpuforecast gpus), or a path to an .ini\n"
+    "  -s, --set KEY=VALUE      override a model key, e.g. l2.size=8MiB (repeatable)\n"
+    "  -f, --format FMT         table (default), csv or json\n"
+    "  -o, --output FILE        write there (atomically) instead of stdout\n"
+    "      --exact              memory counters from the exact LRU simulators\n"
+    "      --scheduler gto|lrr  warp scheduler (default: the model's sm.warp_scheduler)\n"
+    "      --unknown-opcode error|alu  unknown opcodes fail (default) or run as ALU\n"
+    "      --models DIR         directory of model files\n"
+    "  -q, --quiet              no progress output\n"
+    "\n"
+    "Predicted counters depend on the model; counted ones are exact counts from the\n"
+    "trace ('gpuforecast counters' says which is which).\n";
 
 int gf_cmd_predict(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "gpuforecast: error: '%s' is not implemented yet\n", argv[0]);
-    return 1;
+    gf_model_args a;
+    int rc = gf_model_args_parse(argc, argv, help, &a, NULL, NULL, NULL);
+    if (rc >= 0) {
+        gf_model_args_free(&a);
+        return rc;
+    }
+    if (a.npositional != 1) {
+        gf_model_args_free(&a);
+        return gf_cli_usage_error(argv[0], "expected one TRACE or PROFILE argument");
+    }
+    if (!a.gpu_name) {
+        gf_model_args_free(&a);
+        return gf_cli_usage_error(argv[0], "--gpu NAME is required (see 'gpuforecast gpus')");
+    }
+    gf_gpu gpu;
+    if ((rc = gf_model_args_load_gpu(&a, &gpu)) != 0) {
+        gf_model_args_free(&a);
+        return rc;
+    }
+    gf_report rep;
+    gf_report_init(&rep);
+    gf_error err;
+    gf_error_clear(&err);
+    gf_status st;
+    if (gf_profile_is_profile(a.positional[0]))
+        st = gf_profile_predict(a.positional[0], &gpu, &rep, &err);
+    else
+        st = gf_predict_trace(a.positional[0], &gpu, &a.popt, &rep, NULL, NULL, &err);
+    rc = st == GF_OK ? gf_model_args_write_report(&a, &rep) : gf_cli_error(&err);
+    gf_report_free(&rep);
+    gf_model_args_free(&a);
+    return rc;
 }

@@ -1,11 +1,55 @@
-/* Placeholder until this command lands; replaced by its module's owner. */
+/* gpuforecast profile: save what evaluation needs (timing/profile.h). */
 #include <stdio.h>
 
-#include "cli/cli.h"
+#include "cli/cli_model.h"
+#include "timing/profile.h"
+
+static const char help[] =
+    "usage: gpuforecast profile TRACE --gpu NAME -o FILE.gfp [options]\n"
+    "\n"
+    "Runs the expensive part of prediction once (reuse-distance histograms, the issue\n"
+    "model's summary, memory counters) and saves it, zlib-compressed, versioned and\n"
+    "checksummed. 'predict' and 'sweep' accept the file in place of the trace and\n"
+    "re-evaluate it in microseconds.\n"
+    "\n"
+    "A profile depends on the issue model and L1: SM count, sub-cores, occupancy limits,\n"
+    "latencies, L1 geometry, line and sector sizes, coalescer, L2 slices and hash, the\n"
+    "architecture. Using it with a model that changes one of these is refused. Free to\n"
+    "change: DRAM bandwidth, channels, banks, timings, page policy and scheduler, L2/NoC\n"
+    "bandwidth, MSHRs, clocks, launch overhead, and L2 size and ways (re-derived from the\n"
+    "histograms).\n"
+    "\n"
+    "options: --gpu, --set, --models, --exact, --scheduler, --unknown-opcode as in predict;\n"
+    "  -o, --output FILE        the profile to write (required)\n";
 
 int gf_cmd_profile(int argc, char **argv)
 {
-    (void)argc;
-    fprintf(stderr, "gpuforecast: error: '%s' is not implemented yet\n", argv[0]);
-    return 1;
+    gf_model_args a;
+    int rc = gf_model_args_parse(argc, argv, help, &a, NULL, NULL, NULL);
+    if (rc >= 0) {
+        gf_model_args_free(&a);
+        return rc;
+    }
+    if (a.npositional != 1 || !a.gpu_name || !a.output) {
+        gf_model_args_free(&a);
+        return gf_cli_usage_error(argv[0], "expected TRACE, --gpu NAME and -o FILE");
+    }
+    gf_gpu gpu;
+    if ((rc = gf_model_args_load_gpu(&a, &gpu)) != 0) {
+        gf_model_args_free(&a);
+        return rc;
+    }
+    gf_error err;
+    gf_error_clear(&err);
+    gf_profile *p = NULL;
+    gf_status st = gf_profile_build(a.positional[0], &gpu, &a.popt, &p, &err);
+    if (st == GF_OK)
+        st = gf_profile_save(p, a.output, &err);
+    rc = st == GF_OK ? 0 : gf_cli_error(&err);
+    if (st == GF_OK && !a.quiet)
+        fprintf(stderr, "gpuforecast: profile of %zu kernel(s) written to %s\n",
+                gf_profile_kernel_count(p), a.output);
+    gf_profile_free(p);
+    gf_model_args_free(&a);
+    return rc;
 }

@@ -9,6 +9,7 @@
 #ifndef GF_GPU_GPU_H
 #define GF_GPU_GPU_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gpuforecast/gpuforecast.h"
@@ -60,6 +61,7 @@ typedef struct gf_gpu {
     uint64_t carveouts[GF_MAX_CARVEOUTS]; /* allowed shared-memory sizes, ascending */
     unsigned shmem_banks;          /* 32 */
     unsigned shmem_latency;
+    uint64_t shmem_reserved_per_block; /* added: bytes the driver reserves per block (1 KiB on sm_80+) */
 
     gf_warp_sched warp_scheduler;
     gf_coalesce_mode coalescer;
@@ -70,6 +72,7 @@ typedef struct gf_gpu {
     gf_cache_model l2;             /* l2.size = whole GPU; l2.mshrs, bytes_per_cycle per slice */
     unsigned l2_slices;
     unsigned l2_hash;              /* 0 = linear interleave, 1 = XOR hash (MODEL.md §3) */
+    int l2_write_back;             /* added: 1 = write-back write-allocate (MODEL.md §3), 0 = write-through */
     double noc_bytes_per_cycle;    /* whole GPU, core clock */
 
     /* DRAM */
@@ -94,7 +97,33 @@ gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
                       const char *const *overrides, unsigned noverrides,
                       gf_gpu *out, gf_error *err);
 
-/* Where the models directory was found (for messages and listing). */
+/* Where the models directory was found (for messages and listing). Returns models_dir
+ * itself, getenv("GF_MODELS_DIR"), or a static string; never NULL. */
 const char *gf_gpu_models_dir(const char *models_dir);
+
+/* --- added by the gpu module ------------------------------------------------------- */
+
+/* The key table (one place: parsing, --set, show-gpu, gpus). Keys are "section.key" in
+ * file order; i < gf_gpu_key_count(). */
+size_t gf_gpu_key_count(void);
+const char *gf_gpu_key_name(size_t i);
+const char *gf_gpu_key_help(size_t i);
+/* Formats key i of g as text with its unit ("6291456 B (6 MiB)"); returns buf. */
+const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n);
+
+/* Unit parsers (used for model files and --set; exposed for tests and the CLI).
+ * Sizes: 4096, 32KiB, 6MiB, 1GiB (binary), 1.5MB, 900KB (decimal), optional 'B'.
+ * Frequencies: 1455MHz, 1.2GHz, 850e6 (Hz). Bandwidths: 900GB/s, 1.5TB/s, 256GiB/s
+ * (bytes/s). Transfer rates: 14Gbps, 1.75GT/s, 877MT/s (per pin per second).
+ * Return 0 on success, -1 with *why set to a static explanation. */
+int gf_gpu_parse_size(const char *s, uint64_t *out, const char **why);
+int gf_gpu_parse_freq(const char *s, double *out, const char **why);
+int gf_gpu_parse_bandwidth(const char *s, double *out, const char **why);
+int gf_gpu_parse_xfer(const char *s, double *out, const char **why);
+
+/* Names of the *.ini model files in the models directory (stems, sorted). *names and
+ * each string are owned by the caller: free with gf_gpu_list_free. */
+gf_status gf_gpu_list(const char *models_dir, char ***names, size_t *n, gf_error *err);
+void gf_gpu_list_free(char **names, size_t n);
 
 #endif

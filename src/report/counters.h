@@ -58,6 +58,13 @@ typedef enum gf_counter_id {
     GF_C_DRAM_SECTORS_WRITE,         /* dram__sectors_write.sum */
     GF_C_DRAM_BYTES_READ,            /* dram__bytes_read.sum */
     GF_C_DRAM_BYTES_WRITE,           /* dram__bytes_write.sum */
+    /* added by the report module (issue #6): counters older profilers report that
+     * the ones above do not cover exactly */
+    GF_C_SM_CYCLES_ELAPSED_SUM,      /* sm__cycles_elapsed.sum (nvprof elapsed_cycles_sm) */
+    GF_C_L2_READ_SECTORS_ALL,        /* lts__t_sectors_op_read.sum (l2_read_transactions) */
+    GF_C_L2_WRITE_SECTORS_ALL,       /* lts__t_sectors_op_write.sum (l2_write_transactions) */
+    GF_C_GLD_INST,                   /* smsp__inst_executed_op_global_ld.sum */
+    GF_C_GST_INST,                   /* smsp__inst_executed_op_global_st.sum */
     GF_C_COUNT
 } gf_counter_id;
 
@@ -67,8 +74,8 @@ typedef enum gf_counter_kind {
 } gf_counter_kind;
 
 typedef enum gf_counter_unit {
-    GF_UNIT_COUNT = 0, GF_UNIT_CYCLES, GF_UNIT_NS, GF_UNIT_PCT, GF_UNIT_RATIO,
-    GF_UNIT_SECTORS, GF_UNIT_BYTES, GF_UNIT_REQUESTS, GF_UNIT_INSTS
+    GF_CUNIT_COUNT = 0, GF_CUNIT_CYCLES, GF_CUNIT_NS, GF_CUNIT_PCT, GF_CUNIT_RATIO,
+    GF_CUNIT_SECTORS, GF_CUNIT_BYTES, GF_CUNIT_REQUESTS, GF_CUNIT_INSTS
 } gf_counter_unit;
 
 typedef struct gf_counter_def {
@@ -105,4 +112,22 @@ void gf_report_init(gf_report *r);
 void gf_report_free(gf_report *r);
 /* Appends a row with every value NAN; returns it (NULL on exhaustion). */
 gf_kernel_row *gf_report_add(gf_report *r, const char *name, long id, const char *gpu);
+
+/* Converts a value given in a profiler's unit string ("%", "Kbyte", "usecond",
+ * "cycle", "inst", "sector", "MB/s", "" ...) into the counter's own unit: *scale
+ * receives the factor. Returns 0, or -1 when the unit does not fit the counter (a
+ * byte count for a cycle counter, a throughput for a byte count). K/M/G/T are decimal
+ * prefixes as Nsight Compute prints them by default (--print-units auto). */
+int gf_counter_unit_scale(const char *unit, gf_counter_unit target, double *scale);
+
+/* Application totals of r into *out (name "total", id -1, gpu of the rows when they
+ * agree): counts and cycles are summed in launch order (kernels run back to back),
+ * rates are recomputed from their parts (hits / sectors) or, when only the rate is
+ * known, weighted by the counter they are a rate of (see counters.c). A total is NAN
+ * when any kernel lacks one of its inputs. */
+void gf_report_totals(const gf_report *r, gf_kernel_row *out);
+
+/* Fills the NAN entries of row that follow exactly from others (bytes = 32 x sectors,
+ * hit rate = hits / sectors, ...); never overwrites a value. */
+void gf_report_derive(gf_kernel_row *row);
 #endif

@@ -65,7 +65,11 @@ typedef struct ssm {
     uint64_t now;
     uint64_t *unit_free;   /* subcores x GF_UNIT_COUNT */
     uint64_t lsu_free;
-    int *last;             /* per sub-core: index of the last warp issued */
+    int *last;             /* per sub-core: index in sub[] of the last warp issued */
+    swarp **sub;           /* per sub-core lists of resident warps, age (slot) order:
+                              nsub rows of bps * warps_per_block entries */
+    unsigned *nsubw;       /* entries used in each row */
+    int dirty;             /* blocks placed or retired: rebuild sub[] */
     uint64_t first_issue, last_done;
     int started;
     uint64_t mem_stall, miss_sectors, lsu_cycles;
@@ -180,9 +184,11 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     si.ndst = in->ndst;
     si.nsrc = in->nsrc;
     si.kind = K_ALU;
-    if (e->is_exit)
+    /* EXIT with some lanes off (or none on: predicated off, mask 0) does not end the
+     * warp; the warp ends with its last traced instruction. */
+    if (e->is_exit && in->mask == 0xffffffffu)
         si.kind = K_EXIT;
-    else if (e->is_barrier)
+    else if (e->is_barrier && in->mask)
         si.kind = K_BAR;
     else if (e->space != GF_SPACE_NONE && e->space != GF_SPACE_CONST && in->mem_width &&
              in->mask) {
@@ -399,6 +405,7 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
     ssm *sm = &s->sms[smi];
     sm->slots[slot] = b;
     sm->resident++;
+    sm->dirty = 1;
     b->slot = slot;
     b->start = t;
     for (unsigned i = 0; i < b->nwarps; i++) {
@@ -577,6 +584,7 @@ static gf_status refill(sim *s, unsigned smi, uint64_t t, gf_error *err)
             s->res->warp_cycles_resident += (double)b->nwarps * (double)(end - b->start);
             sm->slots[k] = NULL;
             sm->resident--;
+            sm->dirty = 1;
             if (!s->spare)
                 s->spare = b;
             else
@@ -594,6 +602,30 @@ static gf_status refill(sim *s, unsigned smi, uint64_t t, gf_error *err)
     return GF_OK;
 }
 
+static void rebuild_subcores(sim *s, ssm *sm)
+{
+    unsigned row = s->bps * s->warps_per_block;
+    for (unsigned sc = 0; sc < s->nsub; sc++) {
+        swarp *last = sm->last[sc] >= 0 && (unsigned)sm->last[sc] < sm->nsubw[sc]
+                          ? sm->sub[sc * row + (unsigned)sm->last[sc]]
+                          : NULL;
+        sm->nsubw[sc] = 0;
+        sm->last[sc] = -1;
+        for (unsigned k = 0; k < s->bps; k++) {
+            sblock *b = sm->slots[k];
+            if (!b)
+                continue;
+            for (unsigned i = 0; i < b->nwarps; i++)
+                if (b->warps[i].subcore == sc && b->warps[i].state != W_DONE) {
+                    if (&b->warps[i] == last)
+                        sm->last[sc] = (int)sm->nsubw[sc];
+                    sm->sub[sc * row + sm->nsubw[sc]++] = &b->warps[i];
+                }
+        }
+    }
+    sm->dirty = 0;
+}
+
 /* One step of SM smi at its current time: issue on every sub-core that can, then
  * compute the next time anything can happen. Returns 0 when the SM has nothing left. */
 static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
@@ -602,37 +634,33 @@ static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
     uint64_t t = sm->now;
     uint64_t next = UINT64_MAX;
     int next_mem = 0, issued_any = 0;
+    if (sm->dirty)
+        rebuild_subcores(s, sm);
+    unsigned row = s->bps * s->warps_per_block;
     for (unsigned sc = 0; sc < s->nsub; sc++) {
+        swarp **list = sm->sub + sc * row;
+        unsigned n = sm->nsubw[sc];
         swarp *pick = NULL;
         int pick_idx = -1;
-        /* Candidates in age order: slot order, warp order. GTO keeps the last warp while
-         * it can issue, else the oldest ready; LRR starts after the last one issued. */
-        unsigned total = s->bps * s->warps_per_block;
+        /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
+         * one; LRR starts looking after the last one issued. */
         unsigned start = 0;
-        if (s->opt->scheduler == GF_WARP_SCHED_LRR && sm->last[sc] >= 0)
-            start = (unsigned)sm->last[sc] + 1;
-        if (s->opt->scheduler == GF_WARP_SCHED_GTO && sm->last[sc] >= 0) {
-            unsigned li = (unsigned)sm->last[sc];
-            sblock *b = sm->slots[li / s->warps_per_block];
-            if (b) {
-                swarp *w = &b->warps[li % s->warps_per_block];
-                if (w->state == W_RUN && w->subcore == sc) {
-                    int mw;
-                    uint64_t e = warp_earliest(sm, w, &mw);
-                    if (e <= t) {
-                        pick = w;
-                        pick_idx = (int)li;
-                    }
+        if (sm->last[sc] >= 0 && n) {
+            if (s->gpu->warp_scheduler == GF_WARP_SCHED_LRR) {
+                start = ((unsigned)sm->last[sc] + 1) % n;
+            } else {
+                swarp *w = list[sm->last[sc] % (int)n];
+                int mw;
+                if (w->state == W_RUN && warp_earliest(sm, w, &mw) <= t) {
+                    pick = w;
+                    pick_idx = sm->last[sc] % (int)n;
                 }
             }
         }
-        for (unsigned k = 0; !pick && k < total; k++) {
-            unsigned idx = (start + k) % total;
-            sblock *b = sm->slots[idx / s->warps_per_block];
-            if (!b)
-                continue;
-            swarp *w = &b->warps[idx % s->warps_per_block];
-            if (w->state != W_RUN || w->subcore != sc)
+        for (unsigned k = 0; !pick && k < n; k++) {
+            unsigned idx = start + k < n ? start + k : start + k - n;
+            swarp *w = list[idx];
+            if (w->state != W_RUN)
                 continue;
             int mw;
             uint64_t e = warp_earliest(sm, w, &mw);
@@ -648,6 +676,8 @@ static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
             issue(s, smi, pick, t);
             sm->last[sc] = pick_idx;
             issued_any = 1;
+            if (pick->state == W_DONE)
+                sm->dirty = 1;
         }
     }
     gf_status st = refill(s, smi, t, err);
@@ -708,6 +738,8 @@ static void sim_free(sim *s)
             free(s->sms[i].slots);
             free(s->sms[i].unit_free);
             free(s->sms[i].last);
+            free(s->sms[i].sub);
+            free(s->sms[i].nsubw);
         }
     free(s->sms);
     free(s->heap);
@@ -762,7 +794,9 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         sm->slots = gf_calloc(s->bps, sizeof *sm->slots);
         sm->unit_free = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_free);
         sm->last = gf_calloc(s->nsub, sizeof *sm->last);
-        if (!sm->slots || !sm->unit_free || !sm->last)
+        sm->sub = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->sub);
+        sm->nsubw = gf_calloc(s->nsub, sizeof *sm->nsubw);
+        if (!sm->slots || !sm->unit_free || !sm->last || !sm->sub || !sm->nsubw)
             goto nomem;
         for (unsigned k = 0; k < s->nsub; k++)
             sm->last[k] = -1;

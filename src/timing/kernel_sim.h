@@ -6,7 +6,8 @@
  * (at most one wave). Each SM is a small discrete-event model: four sub-cores (warp slot
  * w issues on sub-core w % subcores), at most one issue per sub-core per cycle, in-order
  * issue per warp, a register scoreboard on the trace's destination and source registers,
- * per-unit issue intervals and latencies from models/isa, BAR.SYNC across a block, EXIT.
+ * per-unit issue intervals and latencies from models/isa, BAR.SYNC across a block, EXIT;
+ * the warp scheduler (GTO or LRR) is the model's sm.warp_scheduler.
  * SMs advance in global time order, so the memory hierarchy sees accesses interleaved as
  * they would issue; each memory instruction takes the unloaded latency of the level that
  * serves its slowest sector (gf_hier_access), plus the L1/LSU stage time.
@@ -29,7 +30,6 @@
 #include "trace/trace.h"
 
 typedef struct gf_ksim_options {
-    gf_warp_sched scheduler;        /* GTO or LRR */
     gf_unknown_policy unknown;      /* unknown opcode: error or ALU fallback */
     /* Called once per opcode that fell back to ALU (may be NULL). */
     void (*warn_unknown)(void *ctx, const char *opcode, const char *file, long line);

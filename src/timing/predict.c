@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu/isa.h"
+#include "report/report.h"
 #include "trace/trace.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -71,6 +72,14 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_PIPE_LSU_PCT] = pct((double)ks->unit_busy[GF_UNIT_LSU], subcycles);
     row->v[GF_C_L2_BW_PCT] = 100.0 * q.l2_util;
     row->v[GF_C_DRAM_BW_PCT] = 100.0 * q.dram_util;
+    /* Names older profilers use for the same quantities (nvprof elapsed_cycles_sm sums
+     * over SMs; l2_read/write_transactions count every L2 sector of that direction). */
+    row->v[GF_C_SM_CYCLES_ELAPSED_SUM] = elapsed * g->num_sms;
+    row->v[GF_C_L2_READ_SECTORS_ALL] = l2r;
+    row->v[GF_C_L2_WRITE_SECTORS_ALL] = l2w;
+    row->v[GF_C_GLD_INST] = m[GF_C_L1_GLD_REQUESTS];
+    row->v[GF_C_GST_INST] = m[GF_C_L1_GST_REQUESTS];
+    gf_report_derive(row);
     return GF_OK;
 }
 

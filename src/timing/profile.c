@@ -37,8 +37,8 @@ typedef struct dep_field {
 
 #define DEP(key, field) {key, offsetof(gf_gpu, field), sizeof(((gf_gpu *)0)->field)}
 static const dep_field deps[] = {
-    DEP("arch", arch),
-    DEP("compute_capability", compute_capability),
+    DEP("gpu.arch", arch),
+    DEP("gpu.compute_capability", compute_capability),
     DEP("sm.count", num_sms),
     DEP("sm.subcores", subcores_per_sm),
     DEP("sm.max_threads", max_threads_per_sm),
@@ -46,13 +46,15 @@ static const dep_field deps[] = {
     DEP("sm.max_blocks", max_blocks_per_sm),
     DEP("sm.max_threads_per_block", max_threads_per_block),
     DEP("sm.registers", regs_per_sm),
+    DEP("sm.max_regs_per_thread", max_regs_per_thread),
+    DEP("shmem.reserved_per_block", shmem_reserved_per_block),
     DEP("sm.reg_alloc_unit", reg_alloc_unit),
     DEP("sm.warp_alloc_unit", warp_alloc_unit),
-    DEP("sm.unified_l1_shmem", unified_l1_shmem),
-    DEP("sm.shmem_per_sm", shmem_per_sm),
-    DEP("sm.shmem_per_block", shmem_per_block),
-    DEP("sm.shmem_alloc_unit", shmem_alloc_unit),
-    DEP("sm.carveouts", carveouts),
+    DEP("shmem.unified_size", unified_l1_shmem),
+    DEP("shmem.per_sm", shmem_per_sm),
+    DEP("shmem.per_block", shmem_per_block),
+    DEP("shmem.alloc_unit", shmem_alloc_unit),
+    DEP("shmem.carveouts", carveouts),
     DEP("shmem.banks", shmem_banks),
     DEP("shmem.latency", shmem_latency),
     DEP("sm.warp_scheduler", warp_scheduler),
@@ -70,7 +72,7 @@ static const dep_field deps[] = {
     DEP("l2.slices", l2_slices),
     DEP("l2.hash", l2_hash),
     DEP("dram.latency", dram_latency),
-    DEP("sm.block_launch_cycles", block_launch_cycles),
+    DEP("launch.block_cycles", block_launch_cycles),
 };
 
 gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err)

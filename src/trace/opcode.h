@@ -24,5 +24,14 @@ uint16_t gf_opcode_intern(const char *s, size_t len);
 /* The string of an id; NUL-terminated, owned by the table. */
 const char *gf_opcode_name(uint16_t id);
 size_t gf_opcode_count(void);
+/* Id of s[0..len) if it is already interned, UINT16_MAX otherwise (never interns). */
+uint16_t gf_opcode_find(const char *s, size_t len);
+
+/* Register token -> register number per the naming above: "R12" -> 12, "RZ"/"R255" ->
+ * 255, "P3" -> GF_REG_PRED_BASE + 3, "PT" -> GF_REG_PRED_BASE + 7, "UR4" ->
+ * GF_REG_UNIFORM_BASE + 4, "URZ" -> GF_REG_UNIFORM_BASE + 63, "UP1" -> GF_REG_UPRED_BASE
+ * + 1, "UPT" -> GF_REG_UPRED_BASE + 7. A leading '!' (negated predicate) is ignored.
+ * Returns -1 for anything else (the caller reports the token). */
+int gf_reg_parse(const char *s, size_t len);
 
 #endif

@@ -1,0 +1,139 @@
+#include "cli/cli_model.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+#include "util/atomic_file.h"
+
+static void warn_unknown(void *ctx, const char *opcode, const char *file, long line)
+{
+    (void)ctx;
+    gf_cli_warn("%s:%ld: unknown opcode '%s' treated as an ALU instruction "
+                "(--unknown-opcode=alu)",
+                file, line, opcode);
+}
+
+enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_EXTRA0 };
+
+int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
+                        int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
+                        const char *const *extra_names)
+{
+    memset(a, 0, sizeof *a);
+    a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
+    a->popt.ksim.warn_unknown = warn_unknown;
+    a->popt.mode = GF_HIER_REUSE;
+    struct option opts[32] = {
+        {"gpu", required_argument, NULL, 'g'},
+        {"set", required_argument, NULL, 's'},
+        {"format", required_argument, NULL, 'f'},
+        {"output", required_argument, NULL, 'o'},
+        {"models", required_argument, NULL, OPT_MODELS},
+        {"exact", no_argument, NULL, OPT_EXACT},
+        {"scheduler", required_argument, NULL, OPT_SCHED},
+        {"unknown-opcode", required_argument, NULL, OPT_UNKNOWN},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"help", no_argument, NULL, 'h'},
+    };
+    int n = 10;
+    for (int i = 0; extra_names && extra_names[i] && n < 30; i++, n++) {
+        opts[n].name = extra_names[i];
+        opts[n].has_arg = required_argument;
+        opts[n].flag = NULL;
+        opts[n].val = OPT_EXTRA0 + i;
+    }
+    opts[n] = (struct option){0};
+    const char *cmd = argv[0];
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":g:s:f:o:hq", opts, NULL)) != -1) {
+        switch (c) {
+        case 'g': a->gpu_name = optarg; break;
+        case 's':
+            if (gf_setlist_add(&a->sets, optarg) != 0)
+                return gf_cli_usage_error(cmd, "--set takes key=value, got '%s'", optarg);
+            break;
+        case 'f':
+            if (gf_cli_parse_format(optarg, &a->format) != 0)
+                return gf_cli_usage_error(cmd, "--format must be table, csv or json, not '%s'",
+                                          optarg);
+            break;
+        case 'o': a->output = optarg; break;
+        case OPT_MODELS: a->models_dir = optarg; break;
+        case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
+        case OPT_SCHED:
+            /* A shorthand for --set sm.warp_scheduler=...: the model file's choice is
+             * the default. */
+            if (strcmp(optarg, "gto") == 0)
+                gf_setlist_add(&a->sets, "sm.warp_scheduler=gto");
+            else if (strcmp(optarg, "lrr") == 0)
+                gf_setlist_add(&a->sets, "sm.warp_scheduler=lrr");
+            else
+                return gf_cli_usage_error(cmd, "--scheduler must be gto or lrr, not '%s'",
+                                          optarg);
+            break;
+        case OPT_UNKNOWN:
+            if (strcmp(optarg, "error") == 0)
+                a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
+            else if (strcmp(optarg, "alu") == 0)
+                a->popt.ksim.unknown = GF_UNKNOWN_ALU;
+            else
+                return gf_cli_usage_error(cmd, "--unknown-opcode must be error or alu, not '%s'",
+                                          optarg);
+            break;
+        case 'q':
+        case OPT_QUIET: a->quiet = 1; break;
+        case 'h': fputs(help, stdout); return 0;
+        case ':': return gf_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        case '?': return gf_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default:
+            if (c >= OPT_EXTRA0 && extra) {
+                int rc = extra(c - OPT_EXTRA0, optarg, ctx);
+                if (rc)
+                    return rc;
+                break;
+            }
+            return gf_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    for (int i = optind; i < argc; i++) {
+        if (a->npositional == sizeof a->positional / sizeof a->positional[0])
+            return gf_cli_usage_error(cmd, "too many arguments");
+        a->positional[a->npositional++] = argv[i];
+    }
+    a->popt.models_dir = a->models_dir;
+    return -1;
+}
+
+int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu)
+{
+    gf_error err;
+    gf_error_clear(&err);
+    if (gf_gpu_load(a->gpu_name, a->models_dir, a->sets.items, a->sets.count, gpu, &err) != GF_OK)
+        return gf_cli_error(&err);
+    return 0;
+}
+
+void gf_model_args_free(gf_model_args *a)
+{
+    gf_setlist_free(&a->sets);
+}
+
+int gf_model_args_write_report(const gf_model_args *a, const gf_report *r)
+{
+    gf_error err;
+    gf_error_clear(&err);
+    gf_outfile *f;
+    if (gf_outfile_open(a->output, &f, &err) != GF_OK)
+        return gf_cli_error(&err);
+    if (gf_report_write(r, (gf_report_format)a->format, gf_outfile_stream(f), &err) != GF_OK) {
+        gf_outfile_abort(f);
+        return gf_cli_error(&err);
+    }
+    if (gf_outfile_commit(f, &err) != GF_OK)
+        return gf_cli_error(&err);
+    return 0;
+}

@@ -1,0 +1,406 @@
+/*
+ * ISA tables: models/isa/<arch>.csv (libcsv) maps a SASS base opcode to its unit,
+ * latency, issue interval and, for memory operations, space, direction and default
+ * width. Modifiers on the full opcode ("LDG.E.128", "LDGSTS.E.BYPASS.128") refine width
+ * and L1 bypass in code below. Lookups are cached per interned opcode id (trace/opcode.h).
+ */
+#include "gpu/isa.h"
+
+#include <csv.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/gpu.h"
+#include "trace/opcode.h"
+#include "util/error.h"
+
+#define OPLEN 32
+#define NCOLS 8
+
+typedef struct isa_row {
+    char opcode[OPLEN];
+    gf_isa_entry e;
+} isa_row;
+
+typedef struct cache_slot {
+    unsigned char state; /* 0 not looked up, 1 known, 2 unknown (fallback given) */
+    gf_isa_entry e;
+} cache_slot;
+
+struct gf_isa {
+    char arch[32];
+    char path[1024];
+    isa_row *rows;
+    size_t nrows, cap;
+    gf_isa_entry fallback; /* GF_UNKNOWN_ALU: the table's first ALU row */
+    pthread_mutex_t lock;  /* guards first lookups; the cache is filled once per id */
+    cache_slot cache[GF_OPCODE_MAX];
+};
+
+static const char *const unit_names[GF_UNIT_COUNT] = {"alu", "fma", "fp64", "sfu", "tensor",
+                                                      "lsu", "branch", "uniform"};
+static const char *const space_names[GF_SPACE_COUNT] = {
+    "none", "global", "local", "shared", "const", "texture", "generic", "atomic",
+    "shared_atomic", "ldgsts"};
+static const char *const dir_names[] = {"none", "load", "store", "atomic"};
+static const char *const columns[NCOLS] = {"opcode", "unit", "latency", "interval",
+                                           "space", "dir", "width", "source"};
+
+const char *gf_unit_name(gf_unit u)
+{
+    return (unsigned)u < GF_UNIT_COUNT ? unit_names[u] : "unknown";
+}
+
+const char *gf_mem_space_name(gf_mem_space s)
+{
+    return (unsigned)s < GF_SPACE_COUNT ? space_names[s] : "unknown";
+}
+
+/* ------------------------------------------------------------------ CSV reading */
+
+typedef struct csv_state {
+    gf_isa *isa;
+    gf_error *err;
+    gf_status st;
+    long line;         /* 1-based row number = line (the tables have no quoted newlines) */
+    unsigned col;
+    char fields[NCOLS][256];
+    int too_many;
+} csv_state;
+
+static int name_index(const char *const *names, int n, const char *s)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return i;
+    return -1;
+}
+
+static int parse_small(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!*s || *end || errno || s[0] == '-' || v < lo || v > hi)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static void on_field(void *data, size_t len, void *p)
+{
+    csv_state *cs = p;
+    if (cs->col >= NCOLS) {
+        cs->too_many = 1;
+        cs->col++;
+        return;
+    }
+    if (len >= sizeof cs->fields[0])
+        len = sizeof cs->fields[0] - 1;
+    memcpy(cs->fields[cs->col], data ? data : "", data ? len : 0);
+    cs->fields[cs->col][data ? len : 0] = 0;
+    cs->col++;
+}
+
+static gf_status row_error(csv_state *cs, const char *fmt, ...) GF_PRINTF(2, 3);
+static gf_status row_error(csv_state *cs, const char *fmt, ...)
+{
+    char msg[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    cs->st = gf_error_set(cs->err, GF_ERR_PARSE, cs->isa->path, cs->line, "%s", msg);
+    return cs->st;
+}
+
+static void on_row(int c, void *p)
+{
+    (void)c;
+    csv_state *cs = p;
+    cs->line++;
+    unsigned ncol = cs->col;
+    cs->col = 0;
+    if (cs->st != GF_OK)
+        return;
+    if (ncol == 1 && cs->fields[0][0] == 0)
+        return; /* blank line */
+    if (ncol != NCOLS || cs->too_many) {
+        row_error(cs, "expected 8 columns (opcode,unit,latency,interval,space,dir,width,source), got %u",
+                  ncol);
+        return;
+    }
+    if (cs->line == 1) {
+        for (int i = 0; i < NCOLS; i++)
+            if (strcmp(cs->fields[i], columns[i]) != 0) {
+                row_error(cs, "header column '%s': expected '%s'", cs->fields[i], columns[i]);
+                return;
+            }
+        return;
+    }
+    gf_isa *isa = cs->isa;
+    isa_row r;
+    memset(&r, 0, sizeof r);
+    const char *op = cs->fields[0];
+    if (!*op || strlen(op) >= OPLEN || strchr(op, '.')) {
+        row_error(cs, "opcode '%s': expected a SASS base opcode without modifiers", op);
+        return;
+    }
+    memcpy(r.opcode, op, strlen(op) + 1);
+    int u = name_index(unit_names, GF_UNIT_COUNT, cs->fields[1]);
+    if (u < 0) {
+        row_error(cs, "unit '%s': expected alu, fma, fp64, sfu, tensor, lsu, branch or uniform",
+                  cs->fields[1]);
+        return;
+    }
+    r.e.unit = (gf_unit)u;
+    if (parse_small(cs->fields[2], 0, 100000, &r.e.latency) != 0) {
+        row_error(cs, "latency '%s': expected cycles 0..100000", cs->fields[2]);
+        return;
+    }
+    if (parse_small(cs->fields[3], 1, 100000, &r.e.interval) != 0) {
+        row_error(cs, "interval '%s': expected cycles 1..100000", cs->fields[3]);
+        return;
+    }
+    int s = name_index(space_names, GF_SPACE_COUNT, cs->fields[4]);
+    if (s < 0) {
+        row_error(cs, "space '%s': expected none, global, local, shared, const, texture, generic, "
+                      "atomic, shared_atomic or ldgsts", cs->fields[4]);
+        return;
+    }
+    r.e.space = (gf_mem_space)s;
+    int d = name_index(dir_names, 4, cs->fields[5]);
+    if (d < 0) {
+        row_error(cs, "dir '%s': expected none, load, store or atomic", cs->fields[5]);
+        return;
+    }
+    r.e.dir = (gf_mem_dir)d;
+    if (parse_small(cs->fields[6], 0, 128, &r.e.width) != 0) {
+        row_error(cs, "width '%s': expected bytes per lane 0..128", cs->fields[6]);
+        return;
+    }
+    if ((r.e.space == GF_SPACE_NONE) != (r.e.dir == GF_DIR_NONE)) {
+        row_error(cs, "opcode '%s': space and dir must both be none or both be set", op);
+        return;
+    }
+    if (!cs->fields[7][0]) {
+        row_error(cs, "opcode '%s': empty source column (every row cites its source)", op);
+        return;
+    }
+    for (size_t i = 0; i < isa->nrows; i++)
+        if (strcmp(isa->rows[i].opcode, op) == 0) {
+            row_error(cs, "opcode '%s' listed twice", op);
+            return;
+        }
+    if (isa->nrows == isa->cap) {
+        size_t nc = isa->cap ? isa->cap * 2 : 256;
+        isa_row *p2 = realloc(isa->rows, nc * sizeof *p2);
+        if (!p2) {
+            cs->st = gf_error_set(cs->err, GF_ERR_NOMEM, isa->path, cs->line, "out of memory");
+            return;
+        }
+        isa->rows = p2;
+        isa->cap = nc;
+    }
+    isa->rows[isa->nrows++] = r;
+}
+
+static int cmp_row(const void *a, const void *b)
+{
+    return strcmp(((const isa_row *)a)->opcode, ((const isa_row *)b)->opcode);
+}
+
+gf_status gf_isa_load(const char *arch, const char *models_dir, gf_isa **out, gf_error *err)
+{
+    if (!out)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "gf_isa_load: no output");
+    *out = NULL;
+    if (!arch || !*arch || strlen(arch) >= 32 || strchr(arch, '/'))
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "architecture '%s': expected a name like volta or ampere",
+                            arch ? arch : "");
+    gf_isa *isa = calloc(1, sizeof *isa);
+    if (!isa)
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the ISA table");
+    pthread_mutex_init(&isa->lock, NULL);
+    snprintf(isa->arch, sizeof isa->arch, "%s", arch);
+    snprintf(isa->path, sizeof isa->path, "%s/isa/%s.csv", gf_gpu_models_dir(models_dir), arch);
+    FILE *f = fopen(isa->path, "rb");
+    if (!f) {
+        gf_status s = gf_error_set(err, GF_ERR_IO, isa->path, 0,
+                                   "no ISA table for architecture '%s': %s", arch, strerror(errno));
+        gf_isa_free(isa);
+        return s;
+    }
+    struct csv_parser p;
+    csv_init(&p, CSV_APPEND_NULL);
+    csv_state cs;
+    memset(&cs, 0, sizeof cs);
+    cs.isa = isa;
+    cs.err = err;
+    cs.st = GF_OK;
+    char buf[8192];
+    size_t n;
+    while (cs.st == GF_OK && (n = fread(buf, 1, sizeof buf, f)) > 0)
+        if (csv_parse(&p, buf, n, on_field, on_row, &cs) != n && cs.st == GF_OK)
+            cs.st = gf_error_set(err, GF_ERR_PARSE, isa->path, cs.line + 1, "malformed CSV: %s",
+                                 csv_strerror(csv_error(&p)));
+    if (cs.st == GF_OK && ferror(f))
+        cs.st = gf_error_set(err, GF_ERR_IO, isa->path, 0, "read error");
+    if (cs.st == GF_OK)
+        csv_fini(&p, on_field, on_row, &cs);
+    csv_free(&p);
+    fclose(f);
+    if (cs.st == GF_OK && isa->nrows == 0)
+        cs.st = gf_error_set(err, GF_ERR_PARSE, isa->path, 0, "no opcodes in the ISA table");
+    if (cs.st != GF_OK) {
+        gf_isa_free(isa);
+        return cs.st;
+    }
+    qsort(isa->rows, isa->nrows, sizeof *isa->rows, cmp_row);
+    /* the documented fallback for unknown opcodes: the table's integer ALU timing */
+    isa->fallback.unit = GF_UNIT_ALU;
+    isa->fallback.latency = 4;
+    isa->fallback.interval = 2;
+    for (size_t i = 0; i < isa->nrows; i++)
+        if (isa->rows[i].e.unit == GF_UNIT_ALU && isa->rows[i].e.space == GF_SPACE_NONE) {
+            isa->fallback = isa->rows[i].e;
+            break;
+        }
+    *out = isa;
+    return GF_OK;
+}
+
+void gf_isa_free(gf_isa *isa)
+{
+    if (!isa)
+        return;
+    pthread_mutex_destroy(&isa->lock);
+    free(isa->rows);
+    free(isa);
+}
+
+/* ------------------------------------------------------------------ modifiers */
+
+/* Applies the modifier rules to the table entry of the base opcode. tokens are the
+ * dot-separated parts after the base ("E", "128"). */
+static void apply_modifiers(const char *base, const char *full, gf_isa_entry *e)
+{
+    char tok[16][24];
+    unsigned nt = 0;
+    const char *p = strchr(full, '.');
+    while (p && nt < 16) {
+        p++;
+        const char *q = strchr(p, '.');
+        size_t len = q ? (size_t)(q - p) : strlen(p);
+        if (len >= sizeof tok[0])
+            len = sizeof tok[0] - 1;
+        memcpy(tok[nt], p, len);
+        tok[nt][len] = 0;
+        nt++;
+        p = q;
+    }
+    int mem = e->space != GF_SPACE_NONE;
+    for (unsigned i = 0; i < nt; i++) {
+        const char *t = tok[i];
+        if (mem) {
+            /* .E = 64-bit address: no effect on the data width */
+            if (strcmp(t, "64") == 0)
+                e->width = 8;
+            else if (strcmp(t, "128") == 0)
+                e->width = 16;
+            else if (strcmp(t, "32") == 0)
+                e->width = 4;
+            else if (strcmp(t, "U8") == 0 || strcmp(t, "S8") == 0)
+                e->width = 1;
+            else if (strcmp(t, "U16") == 0 || strcmp(t, "S16") == 0)
+                e->width = 2;
+            /* .CG: cache-global = L2 only, for loads (Pascal's default LDG.E.CG) */
+            else if (strcmp(t, "CG") == 0 && e->dir == GF_DIR_LOAD)
+                e->bypass_l1 = 1;
+            /* LDGSTS.E.BYPASS: copy to shared memory through L2 only
+             * (seeds/pptgpu-ampere-shared-local-memory.txt) */
+            else if (strcmp(t, "BYPASS") == 0)
+                e->bypass_l1 = 1;
+            /* .STRONG.GPU / .STRONG.SYS: coherent at GPU/system scope, so L1 (not coherent)
+             * is skipped; plain .SYS on Volta's LDG.E.SYS is the default caching load */
+            else if (strcmp(t, "STRONG") == 0 && i + 1 < nt &&
+                     (strcmp(tok[i + 1], "GPU") == 0 || strcmp(tok[i + 1], "SYS") == 0))
+                e->bypass_l1 = 1;
+            /* volatile forms: always re-read from the point of coherence */
+            else if (strcmp(t, "VOLATILE") == 0 || strcmp(t, "CV") == 0)
+                e->bypass_l1 = 1;
+        }
+    }
+    if (strcmp(base, "BAR") == 0) {
+        /* BAR / BAR.SYNC / BAR.RED wait for the block; BAR.ARV only arrives */
+        int arv = 0;
+        for (unsigned i = 0; i < nt; i++)
+            if (strcmp(tok[i], "ARV") == 0)
+                arv = 1;
+        e->is_barrier = !arv;
+    }
+    if (strcmp(base, "EXIT") == 0)
+        e->is_exit = 1;
+}
+
+static const isa_row *find_row(const gf_isa *isa, const char *base)
+{
+    isa_row key;
+    memset(&key, 0, sizeof key);
+    snprintf(key.opcode, sizeof key.opcode, "%s", base);
+    return bsearch(&key, isa->rows, isa->nrows, sizeof *isa->rows, cmp_row);
+}
+
+gf_status gf_isa_lookup(gf_isa *isa, uint16_t opcode, gf_unknown_policy policy,
+                        const gf_isa_entry **out, int *warned, gf_error *err)
+{
+    if (warned)
+        *warned = 0;
+    if (!isa || !out)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "gf_isa_lookup: no ISA table");
+    if (opcode >= GF_OPCODE_MAX)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "opcode id %u out of range", opcode);
+    cache_slot *c = &isa->cache[opcode];
+    gf_status st = GF_OK;
+    pthread_mutex_lock(&isa->lock);
+    if (c->state == 0) {
+        const char *full = gf_opcode_name(opcode);
+        if (!full)
+            full = "";
+        char base[OPLEN];
+        size_t len = strcspn(full, ".");
+        if (len >= sizeof base)
+            len = sizeof base - 1;
+        memcpy(base, full, len);
+        base[len] = 0;
+        const isa_row *r = find_row(isa, base);
+        if (r) {
+            c->e = r->e;
+            apply_modifiers(base, full, &c->e);
+            c->state = 1;
+        } else if (policy == GF_UNKNOWN_ALU) {
+            c->e = isa->fallback;
+            c->state = 2;
+            if (warned)
+                *warned = 1;
+        } else {
+            st = gf_error_set(err, GF_ERR_PARSE, "", 0,
+                              "unknown opcode '%s' (not in models/isa/%s.csv; "
+                              "--unknown-opcode=alu times it as an integer ALU op)",
+                              full, isa->arch);
+        }
+    } else if (c->state == 2 && policy != GF_UNKNOWN_ALU) {
+        st = gf_error_set(err, GF_ERR_PARSE, "", 0, "unknown opcode '%s' (not in models/isa/%s.csv)",
+                          gf_opcode_name(opcode), isa->arch);
+    }
+    pthread_mutex_unlock(&isa->lock);
+    if (st != GF_OK)
+        return st;
+    *out = &c->e;
+    return GF_OK;
+}

@@ -1,0 +1,1016 @@
+/*
+ * GPU model files: models/<gpu>.ini read with inih, `include = other.ini` for what-ifs,
+ * `--set section.key=value` overrides, units on values, validation after everything is
+ * applied. The key table below is the only list of keys: parsing, --set, show-gpu and
+ * the `gpus` listing all walk it (in the spirit of Redis's config.c table).
+ */
+#include "gpu/gpu.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+typedef enum key_type {
+    K_STR,    /* char array */
+    K_UINT,   /* unsigned, plain number */
+    K_SIZE,   /* uint64_t bytes, size units */
+    K_SIZE32, /* unsigned bytes, size units */
+    K_FREQ,   /* double Hz */
+    K_BW,     /* double bytes/s */
+    K_XFER,   /* double transfers/s per pin */
+    K_DOUBLE, /* double, plain number */
+    K_ENUM,   /* int-sized enum, names below */
+    K_BOOL,   /* int 0/1 */
+    K_SIZELIST /* the carveout list */
+} key_type;
+
+typedef struct key_def {
+    const char *name;
+    key_type type;
+    size_t offset;
+    size_t size;       /* K_STR: capacity */
+    double min, max;   /* numeric range, inclusive */
+    const char *const *enum_names; /* K_ENUM: NULL-terminated, index = value */
+    int optional;      /* may be absent from the file (then 0) */
+    const char *help;
+} key_def;
+
+static const char *const sched_names[] = {"gto", "lrr", NULL};
+static const char *const coal_names[] = {"sector", "fermi", NULL};
+static const char *const page_names[] = {"open", "closed", NULL};
+static const char *const dsched_names[] = {"frfcfs", "fcfs", NULL};
+static const char *const hash_names[] = {"linear", "xor", NULL};
+static const char *const wp_names[] = {"writethrough", "writeback", NULL};
+
+_Static_assert(sizeof(gf_warp_sched) == sizeof(int), "enum fields are int-sized");
+_Static_assert(sizeof(gf_coalesce_mode) == sizeof(int), "enum fields are int-sized");
+
+#define OFF(f) offsetof(gf_gpu, f)
+#define SZ(f) sizeof(((gf_gpu *)0)->f)
+#define BIG 1e18
+
+static const key_def keys[] = {
+    {"gpu.marketing", K_STR, OFF(marketing), SZ(marketing), 0, 0, NULL, 0, "marketing name"},
+    {"gpu.arch", K_STR, OFF(arch), SZ(arch), 0, 0, NULL, 0, "architecture: selects models/isa/<arch>.csv"},
+    {"gpu.compute_capability", K_UINT, OFF(compute_capability), 0, 10, 99, NULL, 0, "major*10+minor, e.g. 70"},
+    {"clock.core", K_FREQ, OFF(core_clock_hz), 0, 1e6, 1e11, NULL, 0, "SM clock"},
+    {"clock.l2", K_FREQ, OFF(l2_clock_hz), 0, 1e6, 1e11, NULL, 0, "L2 clock"},
+    {"clock.dram", K_FREQ, OFF(dram_clock_hz), 0, 1e6, 1e11, NULL, 0, "DRAM command clock"},
+    {"sm.count", K_UINT, OFF(num_sms), 0, 1, 4096, NULL, 0, "streaming multiprocessors"},
+    {"sm.subcores", K_UINT, OFF(subcores_per_sm), 0, 1, 16, NULL, 0, "processing blocks (warp schedulers) per SM"},
+    {"sm.fp32_lanes", K_UINT, OFF(fp32_lanes), 0, 0, 1024, NULL, 0, "FP32 lanes per sub-core"},
+    {"sm.int32_lanes", K_UINT, OFF(int32_lanes), 0, 0, 1024, NULL, 0, "INT32 lanes per sub-core"},
+    {"sm.fp64_lanes", K_UINT, OFF(fp64_lanes), 0, 0, 1024, NULL, 0, "FP64 lanes per sub-core"},
+    {"sm.sfu_lanes", K_UINT, OFF(sfu_lanes), 0, 0, 1024, NULL, 0, "SFU lanes per sub-core"},
+    {"sm.tensor_units", K_UINT, OFF(tensor_units), 0, 0, 64, NULL, 0, "tensor cores per sub-core"},
+    {"sm.lsu_lanes", K_UINT, OFF(lsu_lanes), 0, 1, 1024, NULL, 0, "load/store lanes per sub-core"},
+    {"sm.max_threads", K_UINT, OFF(max_threads_per_sm), 0, 32, 65536, NULL, 0, "resident threads per SM"},
+    {"sm.max_warps", K_UINT, OFF(max_warps_per_sm), 0, 1, 2048, NULL, 0, "resident warps per SM"},
+    {"sm.max_blocks", K_UINT, OFF(max_blocks_per_sm), 0, 1, 1024, NULL, 0, "resident blocks per SM"},
+    {"sm.max_threads_per_block", K_UINT, OFF(max_threads_per_block), 0, 32, 65536, NULL, 0, "threads per block"},
+    {"sm.registers", K_UINT, OFF(regs_per_sm), 0, 256, 1u << 24, NULL, 0, "32-bit registers per SM"},
+    {"sm.max_regs_per_thread", K_UINT, OFF(max_regs_per_thread), 0, 1, 65536, NULL, 0, "registers per thread"},
+    {"sm.reg_alloc_unit", K_UINT, OFF(reg_alloc_unit), 0, 1, 65536, NULL, 0, "per-warp register allocation granularity"},
+    {"sm.warp_alloc_unit", K_UINT, OFF(warp_alloc_unit), 0, 1, 64, NULL, 0, "warps per block rounded up to this for the per-block register check"},
+    {"sm.warp_scheduler", K_ENUM, OFF(warp_scheduler), 0, 0, 0, sched_names, 0, "gto | lrr"},
+    {"shmem.unified_size", K_SIZE, OFF(unified_l1_shmem), 0, 0, BIG, NULL, 0, "unified L1/shared array per SM (0 = separate L1)"},
+    {"shmem.per_sm", K_SIZE, OFF(shmem_per_sm), 0, 0, BIG, NULL, 0, "max shared memory per SM"},
+    {"shmem.per_block", K_SIZE, OFF(shmem_per_block), 0, 0, BIG, NULL, 0, "max shared memory per block (opt-in)"},
+    {"shmem.alloc_unit", K_SIZE32, OFF(shmem_alloc_unit), 0, 1, 1 << 20, NULL, 0, "shared memory allocation granularity"},
+    {"shmem.reserved_per_block", K_SIZE, OFF(shmem_reserved_per_block), 0, 0, 1 << 20, NULL, 1, "driver-reserved shared memory per block"},
+    {"shmem.carveouts", K_SIZELIST, OFF(carveouts), 0, 0, BIG, NULL, 0, "allowed shared-memory carveouts, ascending"},
+    {"shmem.banks", K_UINT, OFF(shmem_banks), 0, 1, 1024, NULL, 0, "shared memory banks (4 B)"},
+    {"shmem.latency", K_UINT, OFF(shmem_latency), 0, 1, 100000, NULL, 0, "shared memory load latency, core cycles"},
+    {"l1.size", K_SIZE, OFF(l1_size_fixed), 0, 0, BIG, NULL, 0, "separate (non-unified) L1 size; 0 when unified"},
+    {"l1.caches_global", K_BOOL, OFF(l1_caches_global), 0, 0, 1, NULL, 0, "global loads allocate in L1 by default"},
+    {"l1.coalescer", K_ENUM, OFF(coalescer), 0, 0, 0, coal_names, 0, "sector | fermi"},
+    {"l1.line", K_SIZE32, OFF(l1.line), 0, 1, 65536, NULL, 0, "L1 line"},
+    {"l1.sector", K_SIZE32, OFF(l1.sector), 0, 1, 65536, NULL, 0, "L1 sector"},
+    {"l1.ways", K_UINT, OFF(l1.ways), 0, 0, 65536, NULL, 0, "L1 associativity (0 = fully associative); sets follow the L1 size"},
+    {"l1.latency", K_UINT, OFF(l1.latency), 0, 1, 100000, NULL, 0, "L1 hit latency, core cycles"},
+    {"l1.mshrs", K_UINT, OFF(l1.mshrs), 0, 1, 1u << 20, NULL, 0, "outstanding L1 misses per SM"},
+    {"l1.banks", K_UINT, OFF(l1.banks), 0, 1, 1024, NULL, 0, "L1 data banks"},
+    {"l1.bytes_per_cycle", K_DOUBLE, OFF(l1.bytes_per_cycle), 0, 1, 1e6, NULL, 0, "L1 bandwidth per SM, bytes per core cycle"},
+    {"l2.size", K_SIZE, OFF(l2.size), 0, 1024, BIG, NULL, 0, "whole-GPU L2"},
+    {"l2.slices", K_UINT, OFF(l2_slices), 0, 1, 4096, NULL, 0, "L2 slices (sub-partitions)"},
+    {"l2.line", K_SIZE32, OFF(l2.line), 0, 1, 65536, NULL, 0, "L2 line"},
+    {"l2.sector", K_SIZE32, OFF(l2.sector), 0, 1, 65536, NULL, 0, "L2 sector"},
+    {"l2.ways", K_UINT, OFF(l2.ways), 0, 0, 65536, NULL, 0, "L2 associativity (0 = fully associative)"},
+    {"l2.latency", K_UINT, OFF(l2.latency), 0, 1, 100000, NULL, 0, "L2 hit latency seen by the SM, core cycles"},
+    {"l2.mshrs", K_UINT, OFF(l2.mshrs), 0, 1, 1u << 20, NULL, 0, "outstanding misses per slice"},
+    {"l2.bytes_per_cycle", K_DOUBLE, OFF(l2.bytes_per_cycle), 0, 1, 1e6, NULL, 0, "bandwidth per slice, bytes per core cycle"},
+    {"l2.hash", K_ENUM, OFF(l2_hash), 0, 0, 0, hash_names, 0, "slice index: linear | xor"},
+    {"l2.write_policy", K_ENUM, OFF(l2_write_back), 0, 0, 0, wp_names, 0, "writeback | writethrough"},
+    {"noc.bytes_per_cycle", K_DOUBLE, OFF(noc_bytes_per_cycle), 0, 1, 1e7, NULL, 0, "SM<->L2 crossbar, whole GPU, bytes per core cycle"},
+    {"dram.type", K_STR, OFF(dram_type), SZ(dram_type), 0, 0, NULL, 0, "GDDR5X, HBM2, ..."},
+    {"dram.channels", K_UINT, OFF(dram_channels), 0, 1, 4096, NULL, 0, "memory channels (controllers)"},
+    {"dram.banks", K_UINT, OFF(dram_banks), 0, 1, 1024, NULL, 0, "banks per channel"},
+    {"dram.bus_bits", K_UINT, OFF(dram_bus_bits), 0, 8, 1u << 16, NULL, 0, "whole-GPU memory bus width, bits"},
+    {"dram.data_rate", K_XFER, OFF(dram_data_rate), 0, 1e6, 1e12, NULL, 0, "transfers per second per pin"},
+    {"dram.bandwidth", K_BW, OFF(dram_bandwidth), 0, 1e6, 1e15, NULL, 0, "peak bandwidth, whole GPU"},
+    {"dram.latency", K_UINT, OFF(dram_latency), 0, 1, 100000, NULL, 0, "unloaded latency beyond L2, core cycles"},
+    {"dram.row_bytes", K_SIZE32, OFF(dram_row_bytes), 0, 32, 1 << 20, NULL, 0, "row (page) size per bank"},
+    {"dram.tRCD", K_UINT, OFF(tRCD), 0, 1, 1000, NULL, 0, "activate to read, DRAM cycles"},
+    {"dram.tRP", K_UINT, OFF(tRP), 0, 1, 1000, NULL, 0, "precharge, DRAM cycles"},
+    {"dram.tCL", K_UINT, OFF(tCL), 0, 1, 1000, NULL, 0, "CAS latency, DRAM cycles"},
+    {"dram.tRAS", K_UINT, OFF(tRAS), 0, 1, 1000, NULL, 0, "activate to precharge, DRAM cycles"},
+    {"dram.page_policy", K_ENUM, OFF(dram_page_policy), 0, 0, 0, page_names, 0, "open | closed"},
+    {"dram.scheduler", K_ENUM, OFF(dram_scheduler), 0, 0, 0, dsched_names, 0, "frfcfs | fcfs"},
+    {"launch.kernel_cycles", K_UINT, OFF(kernel_launch_cycles), 0, 0, 1e9, NULL, 0, "kernel launch overhead, core cycles"},
+    {"launch.block_cycles", K_UINT, OFF(block_launch_cycles), 0, 0, 1e9, NULL, 0, "block launch overhead, core cycles"},
+};
+#define NKEYS (sizeof keys / sizeof keys[0])
+
+size_t gf_gpu_key_count(void) { return NKEYS; }
+const char *gf_gpu_key_name(size_t i) { return i < NKEYS ? keys[i].name : NULL; }
+const char *gf_gpu_key_help(size_t i) { return i < NKEYS ? keys[i].help : NULL; }
+
+/* ------------------------------------------------------------------ units */
+
+/* Splits "1.5MiB" into 1.5 and "MiB"; the number must be finite and non-negative. */
+static int split_number(const char *s, double *v, const char **unit, const char **why)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    if (!*s) {
+        *why = "empty value";
+        return -1;
+    }
+    if (*s == '-') {
+        *why = "negative value";
+        return -1;
+    }
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(d)) {
+        *why = "expected a number";
+        return -1;
+    }
+    while (*end == ' ' || *end == '\t')
+        end++;
+    /* strip trailing blanks of the unit */
+    *v = d;
+    *unit = end;
+    return 0;
+}
+
+static int unit_is(const char *u, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(u, name, n) != 0)
+        return 0;
+    for (u += n; *u; u++)
+        if (*u != ' ' && *u != '\t')
+            return 0;
+    return 1;
+}
+
+typedef struct unit_mult {
+    const char *name;
+    double mult;
+} unit_mult;
+
+static int scale(const char *s, const unit_mult *tab, double *out, const char **why,
+                 const char *badunit)
+{
+    double v;
+    const char *u;
+    if (split_number(s, &v, &u, why) != 0)
+        return -1;
+    for (const unit_mult *t = tab; t->name; t++)
+        if (unit_is(u, t->name)) {
+            *out = v * t->mult;
+            return 0;
+        }
+    *why = badunit;
+    return -1;
+}
+
+int gf_gpu_parse_size(const char *s, uint64_t *out, const char **why)
+{
+    /* Binary prefixes with 'i', decimal without, as IEC 80000-13 says; GPU vendors write
+     * "6 MB" for 6 MiB of L2, so the model files use KiB/MiB explicitly. */
+    static const unit_mult tab[] = {
+        {"", 1}, {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
+        {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {NULL, 0}};
+    double v;
+    if (scale(s, tab, &v, why, "unknown size unit (expected B, KiB, MiB, GiB, KB, MB, GB)") != 0)
+        return -1;
+    if (v >= 1.8e19) {
+        *why = "size too large";
+        return -1;
+    }
+    if (v != floor(v)) {
+        *why = "size is not a whole number of bytes";
+        return -1;
+    }
+    *out = (uint64_t)v;
+    return 0;
+}
+
+int gf_gpu_parse_freq(const char *s, double *out, const char **why)
+{
+    static const unit_mult tab[] = {{"", 1}, {"Hz", 1}, {"kHz", 1e3}, {"KHz", 1e3},
+                                    {"MHz", 1e6}, {"GHz", 1e9}, {NULL, 0}};
+    return scale(s, tab, out, why, "unknown frequency unit (expected Hz, kHz, MHz, GHz)");
+}
+
+int gf_gpu_parse_bandwidth(const char *s, double *out, const char **why)
+{
+    static const unit_mult tab[] = {
+        {"", 1}, {"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12},
+        {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
+        {"TiB/s", 1099511627776.0}, {NULL, 0}};
+    return scale(s, tab, out, why,
+                 "unknown bandwidth unit (expected B/s, KB/s, MB/s, GB/s, TB/s, GiB/s)");
+}
+
+int gf_gpu_parse_xfer(const char *s, double *out, const char **why)
+{
+    static const unit_mult tab[] = {{"", 1}, {"T/s", 1}, {"bps", 1}, {"MT/s", 1e6},
+                                    {"GT/s", 1e9}, {"Mbps", 1e6}, {"Gbps", 1e9}, {NULL, 0}};
+    return scale(s, tab, out, why, "unknown transfer-rate unit (expected MT/s, GT/s, Mbps, Gbps)");
+}
+
+static int parse_uint(const char *s, double *out, const char **why)
+{
+    double v;
+    const char *u;
+    if (split_number(s, &v, &u, why) != 0)
+        return -1;
+    if (*u) {
+        *why = "expected a plain number without a unit";
+        return -1;
+    }
+    if (v != floor(v)) {
+        *why = "expected a whole number";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_double(const char *s, double *out, const char **why)
+{
+    double v;
+    const char *u;
+    if (split_number(s, &v, &u, why) != 0)
+        return -1;
+    if (*u) {
+        *why = "expected a plain number without a unit";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ loading state */
+
+typedef struct origin {
+    char file[512]; /* model file or "--set k=v" */
+    long line;
+    unsigned seq;   /* order of assignment: errors blame the latest of the keys involved */
+} origin;
+
+typedef struct load_state {
+    gf_gpu *gpu;
+    origin where[NKEYS];
+    int set[NKEYS];
+    gf_error *err;
+    int failed;
+    int depth;
+    unsigned seq;
+    /* current file for the line-counting reader */
+    const char *file;
+    long line;
+    FILE *fp;
+} load_state;
+
+static const key_def *find_key(const char *name, size_t *idx)
+{
+    for (size_t i = 0; i < NKEYS; i++)
+        if (strcmp(keys[i].name, name) == 0) {
+            *idx = i;
+            return &keys[i];
+        }
+    return NULL;
+}
+
+static const char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+        s[--n] = 0;
+    return s;
+}
+
+static const char *type_desc(key_type t)
+{
+    switch (t) {
+    case K_STR: return "text";
+    case K_UINT: return "whole number";
+    case K_SIZE:
+    case K_SIZE32: return "size (e.g. 4096, 32KiB, 6MiB)";
+    case K_FREQ: return "frequency (e.g. 1455MHz, 1.2GHz)";
+    case K_BW: return "bandwidth (e.g. 900GB/s)";
+    case K_XFER: return "transfer rate (e.g. 14Gbps, 1.75GT/s)";
+    case K_DOUBLE: return "number";
+    case K_ENUM: return "name";
+    case K_BOOL: return "boolean (0/1, true/false)";
+    case K_SIZELIST: return "comma-separated sizes";
+    }
+    return "value";
+}
+
+/* Stores value into the field of key k; on failure fills err naming file:line. */
+static gf_status set_value(gf_gpu *g, const key_def *k, const char *value, const char *file,
+                           long line, gf_error *err)
+{
+    char *base = (char *)g + k->offset;
+    const char *why = NULL;
+    double d = 0;
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", value);
+    const char *v = trim(buf);
+
+    switch (k->type) {
+    case K_STR:
+        if (!*v)
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s, got an empty value",
+                                k->name, type_desc(k->type));
+        if (strlen(v) >= k->size)
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': value '%s' longer than %zu characters",
+                                k->name, v, k->size - 1);
+        /* zero the whole field so equal models compare equal byte for byte (profiles
+         * memcmp model fields) */
+        memset(base, 0, k->size);
+        memcpy(base, v, strlen(v));
+        return GF_OK;
+    case K_ENUM:
+        for (int i = 0; k->enum_names[i]; i++)
+            if (strcasecmp(v, k->enum_names[i]) == 0) {
+                memcpy(base, &i, sizeof i);
+                return GF_OK;
+            }
+        {
+            char names[128] = "";
+            for (int i = 0; k->enum_names[i]; i++) {
+                strncat(names, i ? " | " : "", sizeof names - strlen(names) - 1);
+                strncat(names, k->enum_names[i], sizeof names - strlen(names) - 1);
+            }
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': unknown value '%s' (expected %s)",
+                                k->name, v, names);
+        }
+    case K_BOOL: {
+        int b;
+        if (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0)
+            b = 1;
+        else if (strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0)
+            b = 0;
+        else
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s, got '%s'",
+                                k->name, type_desc(k->type), v);
+        memcpy(base, &b, sizeof b);
+        return GF_OK;
+    }
+    case K_SIZELIST: {
+        uint64_t vals[GF_MAX_CARVEOUTS];
+        unsigned n = 0;
+        char *save = NULL;
+        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+            const char *t = trim(tok);
+            if (n == GF_MAX_CARVEOUTS)
+                return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': more than %d carveouts",
+                                    k->name, GF_MAX_CARVEOUTS);
+            if (gf_gpu_parse_size(t, &vals[n], &why) != 0)
+                return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': carveout '%s': %s",
+                                    k->name, t, why);
+            if (n && vals[n] <= vals[n - 1])
+                return gf_error_set(err, GF_ERR_INVALID, file, line,
+                                    "key '%s': carveouts must be strictly ascending ('%s' after %llu)",
+                                    k->name, t, (unsigned long long)vals[n - 1]);
+            n++;
+        }
+        if (n == 0)
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s", k->name,
+                                type_desc(k->type));
+        memset(g->carveouts, 0, sizeof g->carveouts);
+        memcpy(g->carveouts, vals, n * sizeof vals[0]);
+        g->ncarveouts = n;
+        return GF_OK;
+    }
+    case K_SIZE:
+    case K_SIZE32: {
+        uint64_t s;
+        if (gf_gpu_parse_size(v, &s, &why) != 0)
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': '%s': %s (expected %s)",
+                                k->name, v, why, type_desc(k->type));
+        d = (double)s;
+        if (d < k->min || d > k->max)
+            return gf_error_set(err, GF_ERR_INVALID, file, line,
+                                "key '%s': %s out of range (expected %.0f..%.0f bytes)", k->name, v,
+                                k->min, k->max);
+        if (k->type == K_SIZE) {
+            memcpy(base, &s, sizeof s);
+        } else {
+            unsigned u = (unsigned)s;
+            memcpy(base, &u, sizeof u);
+        }
+        return GF_OK;
+    }
+    case K_UINT:
+    case K_FREQ:
+    case K_BW:
+    case K_XFER:
+    case K_DOUBLE: {
+        int rc = k->type == K_UINT   ? parse_uint(v, &d, &why)
+                 : k->type == K_FREQ ? gf_gpu_parse_freq(v, &d, &why)
+                 : k->type == K_BW   ? gf_gpu_parse_bandwidth(v, &d, &why)
+                 : k->type == K_XFER ? gf_gpu_parse_xfer(v, &d, &why)
+                                     : parse_double(v, &d, &why);
+        if (rc != 0)
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': '%s': %s (expected %s)",
+                                k->name, v, why, type_desc(k->type));
+        if (d < k->min || d > k->max)
+            return gf_error_set(err, GF_ERR_INVALID, file, line,
+                                "key '%s': %s out of range (expected %g..%g)", k->name, v, k->min,
+                                k->max);
+        if (k->type == K_UINT) {
+            unsigned u = (unsigned)d;
+            memcpy(base, &u, sizeof u);
+        } else {
+            memcpy(base, &d, sizeof d);
+        }
+        return GF_OK;
+    }
+    }
+    return gf_error_set(err, GF_ERR_INVALID, file, line, "key '%s': internal type error", k->name);
+}
+
+static gf_status parse_file(load_state *st, const char *path);
+
+/* Counts lines as inih reads them, so handler errors can name the line (Debian's inih
+ * is built without INI_HANDLER_LINENO). */
+static char *line_reader(char *str, int num, void *stream)
+{
+    load_state *st = stream;
+    if (st->failed)
+        return NULL;
+    char *r = fgets(str, num, st->fp);
+    if (r) {
+        size_t n = strlen(r);
+        if (n && r[n - 1] == '\n') {
+            st->line++;
+        } else if (feof(st->fp)) {
+            st->line++;
+        } else {
+            /* inih would read the rest as another line; refuse instead */
+            gf_error_set(st->err, GF_ERR_PARSE, st->file, st->line + 1,
+                         "line longer than %d characters", num - 2);
+            st->failed = 1;
+            return NULL;
+        }
+    }
+    return r;
+}
+
+static int model_ini_handler(void *user, const char *section, const char *name, const char *value)
+{
+    load_state *st = user;
+    if (st->failed)
+        return 0;
+    long line = st->line;
+    if (!section[0] && strcmp(name, "include") == 0) {
+        /* relative to the including file */
+        char path[1024];
+        char v[512];
+        snprintf(v, sizeof v, "%s", value);
+        const char *inc = trim(v);
+        if (inc[0] == '/') {
+            snprintf(path, sizeof path, "%s", inc);
+        } else {
+            const char *slash = strrchr(st->file, '/');
+            int dirlen = slash ? (int)(slash - st->file) : 1;
+            snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? st->file : ".", inc);
+        }
+        if (st->depth >= 8) {
+            gf_error_set(st->err, GF_ERR_INVALID, st->file, line,
+                         "include '%s': includes nested deeper than 8 (a cycle?)", inc);
+            st->failed = 1;
+            return 0;
+        }
+        /* save reader state: the nested parse uses its own file and counter */
+        const char *sf = st->file;
+        long sl = st->line;
+        FILE *sfp = st->fp;
+        st->depth++;
+        gf_status s = parse_file(st, path);
+        st->depth--;
+        st->file = sf;
+        st->line = sl;
+        st->fp = sfp;
+        if (s != GF_OK) {
+            if (s == GF_ERR_IO)
+                gf_error_set(st->err, GF_ERR_IO, sf, line, "include '%s': cannot open %s", inc, path);
+            st->failed = 1;
+            return 0;
+        }
+        return 1;
+    }
+    char full[256];
+    snprintf(full, sizeof full, "%s.%s", section, name);
+    size_t idx;
+    const key_def *k = find_key(full, &idx);
+    if (!section[0]) {
+        gf_error_set(st->err, GF_ERR_PARSE, st->file, line,
+                     "key '%s' outside a section (only 'include' may come before the first [section])",
+                     name);
+        st->failed = 1;
+        return 0;
+    }
+    if (!k) {
+        gf_error_set(st->err, GF_ERR_PARSE, st->file, line,
+                     "unknown key '%s' (see 'gpuforecast show-gpu --help' for the keys)", full);
+        st->failed = 1;
+        return 0;
+    }
+    if (set_value(st->gpu, k, value, st->file, line, st->err) != GF_OK) {
+        st->failed = 1;
+        return 0;
+    }
+    snprintf(st->where[idx].file, sizeof st->where[idx].file, "%s", st->file);
+    st->where[idx].line = line;
+    st->where[idx].seq = ++st->seq;
+    st->set[idx] = 1;
+    return 1;
+}
+
+static gf_status parse_file(load_state *st, const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        if (st->depth == 0)
+            return gf_error_set(st->err, GF_ERR_IO, path, 0, "cannot open GPU model: %s",
+                                strerror(errno));
+        return GF_ERR_IO;
+    }
+    st->fp = fp;
+    st->file = path;
+    st->line = 0;
+    int rc = ini_parse_stream(line_reader, st, model_ini_handler, st);
+    fclose(fp);
+    if (st->failed)
+        return st->err ? st->err->code : GF_ERR_PARSE;
+    if (rc != 0) {
+        st->failed = 1;
+        return gf_error_set(st->err, GF_ERR_PARSE, path, rc > 0 ? rc : 0,
+                            "malformed line (expected [section], key = value, or a ; or # comment)");
+    }
+    return GF_OK;
+}
+
+/* ------------------------------------------------------------------ validation */
+
+static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
+
+#define KEYIDX(name) key_index(name)
+static size_t key_index(const char *name)
+{
+    size_t i = 0;
+    if (!find_key(name, &i))
+        return 0;
+    return i;
+}
+
+/* Fails naming where the key was set; keys may be a comma-separated list of the keys the
+ * check involves, and the one assigned last (the override that broke it) is named. */
+static gf_status invalid(const load_state *st, const char *keys_csv, gf_error *err,
+                         const char *fmt, ...) GF_PRINTF(4, 5);
+static gf_status invalid(const load_state *st, const char *keys_csv, gf_error *err,
+                         const char *fmt, ...)
+{
+    size_t i = 0;
+    unsigned best = 0;
+    char list[256];
+    snprintf(list, sizeof list, "%s", keys_csv);
+    char *save = NULL;
+    for (char *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+        size_t j = KEYIDX(k);
+        if (st->where[j].seq >= best) {
+            best = st->where[j].seq;
+            i = j;
+        }
+    }
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gf_error_set(err, GF_ERR_INVALID, st->where[i].file, st->where[i].line, "%s", msg);
+}
+
+/* "file:line" or "--set k=v" of where key got its value, for messages that involve
+ * several keys. */
+static const char *origin_of(const load_state *st, const char *key, char *buf, size_t n)
+{
+    const origin *o = &st->where[KEYIDX(key)];
+    if (o->line > 0)
+        snprintf(buf, n, "%s = set at %s:%ld", key, o->file, o->line);
+    else
+        snprintf(buf, n, "%s = set by %s", key, o->file);
+    return buf;
+}
+
+static gf_status check_cache(const load_state *st, const char *lvl, const gf_cache_model *c,
+                             gf_error *err)
+{
+    char k[64];
+    snprintf(k, sizeof k, "%s.line", lvl);
+    if (!is_pow2(c->line))
+        return invalid(st, k, err, "%s.line = %u: expected a power of two", lvl, c->line);
+    snprintf(k, sizeof k, "%s.sector", lvl);
+    if (!is_pow2(c->sector))
+        return invalid(st, k, err, "%s.sector = %u: expected a power of two", lvl, c->sector);
+    snprintf(k, sizeof k, "%s.line,%s.sector", lvl, lvl);
+    if (c->sector > c->line)
+        return invalid(st, k, err, "%s.sector = %u larger than %s.line = %u", lvl, c->sector, lvl,
+                       c->line);
+    return GF_OK;
+}
+
+static gf_status validate(load_state *st, gf_error *err)
+{
+    gf_gpu *g = st->gpu;
+    char ob[700];
+    if (g->max_threads_per_sm > g->max_warps_per_sm * 32u)
+        return invalid(st, "sm.max_warps,sm.max_threads", err,
+                       "sm.max_threads = %u exceeds sm.max_warps = %u times 32 threads",
+                       g->max_threads_per_sm, g->max_warps_per_sm);
+    if (g->max_threads_per_block > g->max_threads_per_sm)
+        return invalid(st, "sm.max_threads,sm.max_threads_per_block", err,
+                       "sm.max_threads_per_block = %u exceeds sm.max_threads = %u",
+                       g->max_threads_per_block, g->max_threads_per_sm);
+    if (g->regs_per_sm % g->subcores_per_sm)
+        return invalid(st, "sm.subcores,sm.registers", err, "sm.registers = %u not divisible among %u sub-cores",
+                       g->regs_per_sm, g->subcores_per_sm);
+    if (!is_pow2(g->reg_alloc_unit))
+        return invalid(st, "sm.reg_alloc_unit", err, "sm.reg_alloc_unit = %u: expected a power of two",
+                       g->reg_alloc_unit);
+    if (!is_pow2(g->shmem_alloc_unit))
+        return invalid(st, "shmem.alloc_unit", err, "shmem.alloc_unit = %u: expected a power of two",
+                       g->shmem_alloc_unit);
+    if (g->shmem_per_block > g->shmem_per_sm)
+        return invalid(st, "shmem.per_sm,shmem.per_block", err,
+                       "shmem.per_block = %llu larger than shmem.per_sm = %llu",
+                       (unsigned long long)g->shmem_per_block, (unsigned long long)g->shmem_per_sm);
+    uint64_t maxc = g->carveouts[g->ncarveouts - 1];
+    if (g->shmem_per_sm != maxc)
+        return invalid(st, "shmem.carveouts,shmem.per_sm", err,
+                       "shmem.per_sm = %llu differs from the largest carveout %llu",
+                       (unsigned long long)g->shmem_per_sm, (unsigned long long)maxc);
+    gf_status s;
+    if ((s = check_cache(st, "l1", &g->l1, err)) != GF_OK || (s = check_cache(st, "l2", &g->l2, err)) != GF_OK)
+        return s;
+    uint64_t l1way = (uint64_t)(g->l1.ways ? g->l1.ways : 1) * g->l1.line;
+    if (g->unified_l1_shmem) {
+        if (g->l1_size_fixed)
+            return invalid(st, "shmem.unified_size,l1.size", err,
+                           "l1.size = %llu set on a unified L1/shared array (shmem.unified_size = %llu): "
+                           "set one of them to 0",
+                           (unsigned long long)g->l1_size_fixed, (unsigned long long)g->unified_l1_shmem);
+        for (unsigned i = 0; i < g->ncarveouts; i++) {
+            if (g->carveouts[i] > g->unified_l1_shmem)
+                return invalid(st, "shmem.unified_size,shmem.carveouts", err,
+                               "carveout %llu larger than the unified size %llu (%s)",
+                               (unsigned long long)g->carveouts[i], (unsigned long long)g->unified_l1_shmem,
+                               origin_of(st, "shmem.unified_size", ob, sizeof ob));
+            uint64_t l1 = g->unified_l1_shmem - g->carveouts[i];
+            if (l1 % l1way)
+                return invalid(st, "shmem.unified_size,shmem.carveouts,l1.line,l1.ways", err,
+                               "L1 of %llu bytes left by carveout %llu is not a whole number of sets "
+                               "of l1.ways = %u x l1.line = %u",
+                               (unsigned long long)l1, (unsigned long long)g->carveouts[i], g->l1.ways,
+                               g->l1.line);
+        }
+        g->l1.size = g->unified_l1_shmem - g->carveouts[0];
+    } else {
+        if (!g->l1_size_fixed)
+            return invalid(st, "shmem.unified_size,l1.size", err,
+                           "l1.size = 0 and shmem.unified_size = 0: one of them must give the L1 size");
+        if (g->ncarveouts != 1)
+            return invalid(st, "l1.size,shmem.carveouts", err,
+                           "a separate L1 (l1.size) allows exactly one shared-memory size, got %u",
+                           g->ncarveouts);
+        if (g->l1_size_fixed % l1way)
+            return invalid(st, "l1.line,l1.ways,l1.size", err,
+                           "l1.size = %llu is not sets x l1.ways = %u x l1.line = %u for a whole number of sets",
+                           (unsigned long long)g->l1_size_fixed, g->l1.ways, g->l1.line);
+        g->l1.size = g->l1_size_fixed;
+    }
+    if (g->l2.size % g->l2_slices)
+        return invalid(st, "l2.size,l2.slices", err, "l2.slices = %u does not divide l2.size = %llu (%s)",
+                       g->l2_slices, (unsigned long long)g->l2.size,
+                       origin_of(st, "l2.size", ob, sizeof ob));
+    uint64_t slice = g->l2.size / g->l2_slices;
+    uint64_t l2way = (uint64_t)(g->l2.ways ? g->l2.ways : 1) * g->l2.line;
+    if (slice % l2way)
+        return invalid(st, "l2.size,l2.slices,l2.line,l2.ways", err,
+                       "L2 slice of %llu bytes (l2.size / l2.slices) is not sets x l2.ways = %u x "
+                       "l2.line = %u for a whole number of sets (%s)",
+                       (unsigned long long)slice, g->l2.ways, g->l2.line,
+                       origin_of(st, "l2.size", ob, sizeof ob));
+    if (g->dram_channels > g->dram_bus_bits)
+        return invalid(st, "dram.bus_bits,dram.channels", err, "dram.channels = %u wider than dram.bus_bits = %u",
+                       g->dram_channels, g->dram_bus_bits);
+    if (!is_pow2(g->dram_row_bytes))
+        return invalid(st, "dram.row_bytes", err, "dram.row_bytes = %u: expected a power of two",
+                       g->dram_row_bytes);
+    return GF_OK;
+}
+
+/* ------------------------------------------------------------------ public */
+
+const char *gf_gpu_models_dir(const char *models_dir)
+{
+    if (models_dir && *models_dir)
+        return models_dir;
+    const char *env = getenv("GF_MODELS_DIR");
+    if (env && *env)
+        return env;
+#ifdef GF_SOURCE_MODELS_DIR
+    if (access(GF_SOURCE_MODELS_DIR, R_OK) == 0)
+        return GF_SOURCE_MODELS_DIR;
+#endif
+#ifdef GF_INSTALL_MODELS_DIR
+    return GF_INSTALL_MODELS_DIR;
+#else
+    return "models";
+#endif
+}
+
+static int looks_like_path(const char *s)
+{
+    size_t n = strlen(s);
+    return strchr(s, '/') || (n > 4 && strcmp(s + n - 4, ".ini") == 0);
+}
+
+gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
+                      const char *const *overrides, unsigned noverrides, gf_gpu *out,
+                      gf_error *err)
+{
+    if (!name_or_path || !*name_or_path || !out)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "no GPU model name given");
+    char path[1024];
+    const char *stem = name_or_path;
+    if (looks_like_path(name_or_path)) {
+        snprintf(path, sizeof path, "%s", name_or_path);
+        const char *slash = strrchr(name_or_path, '/');
+        stem = slash ? slash + 1 : name_or_path;
+    } else {
+        for (const char *c = name_or_path; *c; c++)
+            if (!(*c == '_' || *c == '-' || *c == '.' || (*c >= '0' && *c <= '9') ||
+                  (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z')))
+                return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                                    "GPU model name '%s': expected letters, digits, '-' or '_' "
+                                    "(see 'gpuforecast gpus')",
+                                    name_or_path);
+        const char *dir = gf_gpu_models_dir(models_dir);
+        snprintf(path, sizeof path, "%s/%s.ini", dir, name_or_path);
+        if (access(path, R_OK) != 0)
+            return gf_error_set(err, GF_ERR_IO, path, 0,
+                                "unknown GPU model '%s' (no %s; 'gpuforecast gpus' lists the models)",
+                                name_or_path, path);
+    }
+    load_state *st = calloc(1, sizeof *st);
+    gf_gpu *g = calloc(1, sizeof *g);
+    if (!st || !g) {
+        free(st);
+        free(g);
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory loading a GPU model");
+    }
+    st->gpu = g;
+    st->err = err;
+    gf_status s = parse_file(st, path);
+    for (unsigned i = 0; s == GF_OK && i < noverrides; i++) {
+        const char *kv = overrides[i];
+        char where[512];
+        snprintf(where, sizeof where, "--set %s", kv ? kv : "(null)");
+        const char *eq = kv ? strchr(kv, '=') : NULL;
+        if (!eq || eq == kv) {
+            s = gf_error_set(err, GF_ERR_PARSE, where, 0, "expected section.key=value");
+            break;
+        }
+        char name[128];
+        size_t n = (size_t)(eq - kv);
+        if (n >= sizeof name)
+            n = sizeof name - 1;
+        memcpy(name, kv, n);
+        name[n] = 0;
+        size_t idx;
+        const key_def *k = find_key(trim(name), &idx);
+        if (!k) {
+            s = gf_error_set(err, GF_ERR_PARSE, where, 0,
+                             "unknown key '%s' (see 'gpuforecast show-gpu --help' for the keys)",
+                             trim(name));
+            break;
+        }
+        if ((s = set_value(g, k, eq + 1, where, 0, err)) != GF_OK)
+            break;
+        snprintf(st->where[idx].file, sizeof st->where[idx].file, "%s", where);
+        st->where[idx].line = 0;
+        st->where[idx].seq = ++st->seq;
+        st->set[idx] = 1;
+    }
+    if (s == GF_OK) {
+        for (size_t i = 0; i < NKEYS; i++)
+            if (!st->set[i] && !keys[i].optional) {
+                s = gf_error_set(err, GF_ERR_INVALID, path, 0, "missing key '%s' (%s)",
+                                 keys[i].name, keys[i].help);
+                break;
+            }
+    }
+    if (s == GF_OK)
+        s = validate(st, err);
+    if (s == GF_OK) {
+        size_t n = strlen(stem);
+        if (n > 4 && strcmp(stem + n - 4, ".ini") == 0)
+            n -= 4;
+        if (n >= sizeof g->name)
+            n = sizeof g->name - 1;
+        memcpy(g->name, stem, n);
+        g->name[n] = 0;
+        *out = *g;
+    }
+    free(st);
+    free(g);
+    return s;
+}
+
+const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n)
+{
+    if (!buf || n == 0)
+        return buf;
+    buf[0] = 0;
+    if (i >= NKEYS || !g)
+        return buf;
+    const key_def *k = &keys[i];
+    const char *base = (const char *)g + k->offset;
+    switch (k->type) {
+    case K_STR:
+        snprintf(buf, n, "%s", base);
+        break;
+    case K_UINT: {
+        unsigned u;
+        memcpy(&u, base, sizeof u);
+        snprintf(buf, n, "%u", u);
+        break;
+    }
+    case K_SIZE:
+    case K_SIZE32: {
+        uint64_t v;
+        if (k->type == K_SIZE) {
+            memcpy(&v, base, sizeof v);
+        } else {
+            unsigned u;
+            memcpy(&u, base, sizeof u);
+            v = u;
+        }
+        if (v >= 1048576 && v % 1048576 == 0)
+            snprintf(buf, n, "%lluMiB", (unsigned long long)(v / 1048576));
+        else if (v >= 1024 && v % 1024 == 0)
+            snprintf(buf, n, "%lluKiB", (unsigned long long)(v / 1024));
+        else
+            snprintf(buf, n, "%lluB", (unsigned long long)v);
+        break;
+    }
+    case K_FREQ: {
+        double d;
+        memcpy(&d, base, sizeof d);
+        snprintf(buf, n, "%gMHz", d / 1e6);
+        break;
+    }
+    case K_BW: {
+        double d;
+        memcpy(&d, base, sizeof d);
+        snprintf(buf, n, "%gGB/s", d / 1e9);
+        break;
+    }
+    case K_XFER: {
+        double d;
+        memcpy(&d, base, sizeof d);
+        snprintf(buf, n, "%gGT/s", d / 1e9);
+        break;
+    }
+    case K_DOUBLE: {
+        double d;
+        memcpy(&d, base, sizeof d);
+        snprintf(buf, n, "%g", d);
+        break;
+    }
+    case K_ENUM: {
+        int v;
+        memcpy(&v, base, sizeof v);
+        int cnt = 0;
+        while (k->enum_names[cnt])
+            cnt++;
+        snprintf(buf, n, "%s", v >= 0 && v < cnt ? k->enum_names[v] : "?");
+        break;
+    }
+    case K_BOOL: {
+        int v;
+        memcpy(&v, base, sizeof v);
+        snprintf(buf, n, "%s", v ? "true" : "false");
+        break;
+    }
+    case K_SIZELIST: {
+        size_t used = 0;
+        for (unsigned c = 0; c < g->ncarveouts && used + 1 < n; c++) {
+            uint64_t v = g->carveouts[c];
+            int w;
+            if (v % 1024 == 0)
+                w = snprintf(buf + used, n - used, "%s%lluKiB", c ? "," : "",
+                             (unsigned long long)(v / 1024));
+            else
+                w = snprintf(buf + used, n - used, "%s%lluB", c ? "," : "", (unsigned long long)v);
+            if (w < 0)
+                break;
+            used += (size_t)w;
+        }
+        break;
+    }
+    }
+    return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+gf_status gf_gpu_list(const char *models_dir, char ***names, size_t *n, gf_error *err)
+{
+    const char *dir = gf_gpu_models_dir(models_dir);
+    *names = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return gf_error_set(err, GF_ERR_IO, dir, 0, "cannot open the models directory: %s",
+                            strerror(errno));
+    char **v = NULL;
+    size_t cnt = 0, cap = 0;
+    struct dirent *e;
+    gf_status s = GF_OK;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") != 0 || e->d_name[0] == '.')
+            continue;
+        if (cnt == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            char **p = realloc(v, nc * sizeof *p);
+            if (!p) {
+                s = GF_ERR_NOMEM;
+                break;
+            }
+            v = p;
+            cap = nc;
+        }
+        v[cnt] = strndup(e->d_name, len - 4);
+        if (!v[cnt]) {
+            s = GF_ERR_NOMEM;
+            break;
+        }
+        cnt++;
+    }
+    closedir(d);
+    if (s != GF_OK) {
+        gf_gpu_list_free(v, cnt);
+        return gf_error_set(err, s, dir, 0, "out of memory listing GPU models");
+    }
+    if (cnt)
+        qsort(v, cnt, sizeof *v, cmp_str);
+    *names = v;
+    *n = cnt;
+    return GF_OK;
+}
+
+void gf_gpu_list_free(char **names, size_t n)
+{
+    if (!names)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}

@@ -1,0 +1,57 @@
+/*
+ * Histogram -> hits. Binomial set-conflict model: Smith's/Agarwal's classic
+ * derivation as used for GPUs by PPT-GPU (seeds/pptgpu-ampere-shared-local-memory.txt)
+ * with the exact binomial CDF from GSL instead of a normal approximation (MODEL.md §3).
+ */
+#include "memory/cachemodel.h"
+
+#include <limits.h>
+
+#include <gsl/gsl_cdf.h>
+
+#include "memory/reuse.h"
+
+static int fully_assoc(uint64_t lines, unsigned ways)
+{
+    return ways == 0 || lines / ways <= 1;
+}
+
+double gf_cachemodel_hit_prob(uint64_t d, uint64_t lines, unsigned ways)
+{
+    if (d == GF_REUSE_COLD || lines == 0)
+        return 0.0;
+    if (fully_assoc(lines, ways))
+        return d < lines ? 1.0 : 0.0;
+    uint64_t sets = lines / ways;
+    if (d < ways)
+        return 1.0; /* fewer intervening lines than ways: cannot have been evicted */
+    double p = 1.0 / (double)sets;
+    if (d <= UINT_MAX)
+        return gsl_cdf_binomial_P(ways - 1, p, (unsigned)d);
+    return gsl_cdf_poisson_P(ways - 1, (double)d * p);
+}
+
+double gf_cachemodel_hits(const gf_hist *h, uint64_t lines, unsigned ways)
+{
+    if (lines == 0)
+        return 0.0;
+    double hits = 0.0;
+    int fa = fully_assoc(lines, ways);
+    for (size_t b = 0; b < GF_HIST_NBINS; b++) {
+        uint64_t n = h->counts[b];
+        if (!n)
+            continue;
+        uint64_t lo, hi;
+        gf_hist_bin_range(b, &lo, &hi);
+        if (fa) {
+            if (hi < lines)
+                hits += (double)n;
+            else if (lo < lines) /* straddles: uniform within the bucket */
+                hits += (double)n * (double)(lines - lo) / (double)(hi - lo + 1);
+            continue;
+        }
+        uint64_t rep = lo + (hi - lo) / 2;
+        hits += (double)n * gf_cachemodel_hit_prob(rep, lines, ways);
+    }
+    return hits;
+}

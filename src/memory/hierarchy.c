@@ -1,0 +1,432 @@
+/*
+ * Memory hierarchy driver. Assumptions (sources):
+ * - 128 B lines, 32 B sectors at L1 and L2 (seeds/accelsim-volta-memory-system.txt
+ *   §III-A: "eviction granularity ... 128B ... 32B sectors").
+ * - L1 write policy by generation: compute capability >= 70 write-through with lazy
+ *   write-allocate (refdata accel-sim/configs/SM7_QV100/gpgpusim.config dl1
+ *   "L:T:m:L:L"), older: write-through no-allocate (refdata
+ *   microgpusim/accelsim-gtx1080/HEAD/gpgpusim.config dl1 "L:L:m:N:L").
+ * - L2 write-back, lazy fetch-on-read (paper §III-B; SM7 dl2 "L:B:m:L:P").
+ * - L2 slice hash: XOR of the low line-index bits with higher bits (paper §II "xors
+ *   the L2 channel bits with ... higher row and lower bank bits"); the exact bit choice
+ *   of the hardware is not public, ours is below.
+ * - MemcpyHtoD leaves data in L2 (paper §II; refdata microgpusim/vectoradd/nvprof.log:
+ *   l2_tex_read_hit_rate = 100 %).
+ */
+#include "memory/hierarchy.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/cachemodel.h"
+/* counters.h and gpu/isa.h both define GF_UNIT_COUNT; rename counters.h's locally. */
+#define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
+#include "report/counters.h"
+#undef GF_UNIT_COUNT
+#include "memory/lru.h"
+#include "memory/reuse.h"
+#include "memory/secreuse.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+struct gf_hier {
+    gf_gpu gpu;
+    gf_hier_mode mode;
+    unsigned nsm, nslices;
+    uint64_t l1_lines;
+    unsigned l1_ways;
+    gf_lru_write l1_write;
+    uint64_t l2_lines; /* per slice */
+    unsigned l2_ways;
+    gf_secreuse **l1_rd, **l2_rd;
+    gf_lru **l1_ex, **l2_ex;
+    int nomem;         /* a tracker failed to grow: counters become NAN */
+    gf_hier_kernel_profile prof;
+};
+
+static void free_l1(gf_hier *h)
+{
+    for (unsigned i = 0; i < h->nsm; i++) {
+        if (h->l1_rd) {
+            gf_secreuse_free(h->l1_rd[i]);
+            h->l1_rd[i] = NULL;
+        }
+        if (h->l1_ex) {
+            gf_lru_free(h->l1_ex[i]);
+            h->l1_ex[i] = NULL;
+        }
+    }
+}
+
+void gf_hier_free(gf_hier *h)
+{
+    if (!h)
+        return;
+    free_l1(h);
+    for (unsigned i = 0; i < h->nslices; i++) {
+        if (h->l2_rd)
+            gf_secreuse_free(h->l2_rd[i]);
+        if (h->l2_ex)
+            gf_lru_free(h->l2_ex[i]);
+    }
+    free(h->l1_rd);
+    free(h->l1_ex);
+    free(h->l2_rd);
+    free(h->l2_ex);
+    free(h);
+}
+
+unsigned gf_hier_slice_of(const gf_hier *h, uint64_t line)
+{
+    if (h->nslices <= 1)
+        return 0;
+    uint64_t x = line;
+    if (h->gpu.l2_hash == 1)
+        x = line ^ (line >> 7) ^ (line >> 13) ^ (line >> 19);
+    return (unsigned)(x % h->nslices);
+}
+
+gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf_error *err)
+{
+    *out = NULL;
+    unsigned line = gpu->l2.line ? gpu->l2.line : GF_LINE_BYTES;
+    if (line != GF_LINE_BYTES || (gpu->l1.line && gpu->l1.line != GF_LINE_BYTES))
+        return gf_error_set(err, GF_ERR_UNSUPPORTED, "", 0,
+                            "GPU model %s: cache line of %u bytes; the memory model supports 128 B "
+                            "lines of 32 B sectors", gpu->name, line);
+    if (gpu->num_sms == 0 || gpu->num_sms > 4096)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "GPU model %s: %u SMs, expected 1..4096",
+                            gpu->name, gpu->num_sms);
+    unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
+    if (slices > 4096)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "GPU model %s: %u L2 slices, expected 1..4096",
+                            gpu->name, slices);
+    uint64_t l2_lines = gpu->l2.size / GF_LINE_BYTES / slices;
+    if (l2_lines == 0)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "GPU model %s: L2 of %llu bytes in %u slices: expected at least one 128 B "
+                            "line per slice", gpu->name, (unsigned long long)gpu->l2.size, slices);
+    gf_hier *h = gf_calloc(1, sizeof *h);
+    if (!h)
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
+    h->gpu = *gpu;
+    h->mode = mode;
+    h->nsm = gpu->num_sms;
+    h->nslices = slices;
+    h->l2_lines = l2_lines;
+    h->l2_ways = gpu->l2.ways;
+    h->l1_ways = gpu->l1.ways;
+    h->l1_write = gpu->compute_capability >= 70 ? GF_LRU_WRITE_ALLOCATE : GF_LRU_WRITE_NO_ALLOCATE;
+    h->l1_rd = gf_calloc(h->nsm, sizeof *h->l1_rd);
+    h->l1_ex = gf_calloc(h->nsm, sizeof *h->l1_ex);
+    h->l2_rd = gf_calloc(slices, sizeof *h->l2_rd);
+    h->l2_ex = gf_calloc(slices, sizeof *h->l2_ex);
+    if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex) {
+        gf_hier_free(h);
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
+    }
+    gf_lru_config l2cfg = {l2_lines, gpu->l2.ways,
+                           gpu->l2_hash == 1 ? GF_LRU_INDEX_XOR : GF_LRU_INDEX_LINEAR, slices,
+                           GF_LRU_WRITE_ALLOCATE, 1};
+    for (unsigned i = 0; i < slices; i++) {
+        gf_status st = gf_secreuse_create(l2_lines, GF_LRU_WRITE_ALLOCATE, 1, &h->l2_rd[i], err);
+        if (st == GF_OK && mode == GF_HIER_EXACT)
+            st = gf_lru_create(&l2cfg, &h->l2_ex[i], err);
+        if (st != GF_OK) {
+            gf_hier_free(h);
+            return st;
+        }
+    }
+    h->prof.mode = mode;
+    h->prof.l2_lines = l2_lines;
+    h->prof.l2_ways = h->l2_ways;
+    h->prof.l2_slices = slices;
+    *out = h;
+    return GF_OK;
+}
+
+static void reset_profile(gf_hier *h)
+{
+    memset(&h->prof, 0, sizeof h->prof);
+    h->prof.mode = (int)h->mode;
+    h->prof.l1_lines = h->l1_lines;
+    h->prof.l1_ways = h->l1_ways;
+    h->prof.l2_lines = h->l2_lines;
+    h->prof.l2_ways = h->l2_ways;
+    h->prof.l2_slices = h->nslices;
+}
+
+gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
+{
+    free_l1(h);
+    h->nomem = 0;
+    h->l1_lines = l1_bytes / GF_LINE_BYTES;
+    if (h->l1_lines >= (UINT64_C(1) << 31))
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "L1 of %llu bytes: implausibly large",
+                            (unsigned long long)l1_bytes);
+    for (unsigned i = 0; i < h->nsm; i++) {
+        gf_status st = gf_secreuse_create(h->l1_lines, h->l1_write, 0, &h->l1_rd[i], err);
+        if (st == GF_OK && h->mode == GF_HIER_EXACT && h->l1_lines > 0) {
+            gf_lru_config c = {h->l1_lines, h->l1_ways, GF_LRU_INDEX_LINEAR, 1, h->l1_write, 0};
+            st = gf_lru_create(&c, &h->l1_ex[i], err);
+        }
+        if (st != GF_OK) {
+            free_l1(h);
+            return st;
+        }
+    }
+    reset_profile(h);
+    return GF_OK;
+}
+
+static unsigned popcount4(unsigned m)
+{
+    return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
+}
+
+/* One line's worth of an L2 access; returns sectors hit, adds DRAM fetches. */
+static unsigned l2_line(gf_hier *h, uint64_t line, unsigned smask, const uint32_t bytes[4],
+                        gf_lru_op op, int record, unsigned *dram)
+{
+    unsigned sl = gf_hier_slice_of(h, line);
+    gf_hier_l2class cls = op == GF_LRU_READ ? GF_HIER_L2_READ
+                          : op == GF_LRU_WRITE ? GF_HIER_L2_WRITE : GF_HIER_L2_ATOM;
+    gf_secreuse_result r;
+    if (gf_secreuse_access(h->l2_rd[sl], line, smask, bytes, op, &r) != GF_OK)
+        h->nomem = 1;
+    unsigned hit = r.hit_mask, fetch = r.fetch_mask, wb = r.writebacks;
+    if (h->mode == GF_HIER_EXACT) {
+        gf_lru_result x;
+        gf_lru_access(h->l2_ex[sl], line, smask, bytes, op, &x);
+        hit = x.hit_mask;
+        fetch = x.fetch_mask;
+        wb = x.writebacks;
+    }
+    if (!record)
+        return 0;
+    gf_hier_kernel_profile *p = &h->prof;
+    unsigned n = popcount4(smask);
+    p->l2_sectors[cls] += n;
+    for (unsigned k = 0; k < 4; k++) {
+        if (!(smask >> k & 1u))
+            continue;
+        gf_hist_add(&p->l2_tag[cls], r.line_dist, 1);
+        gf_hist_add(&p->l2_sector[cls], r.sdist[k], 1);
+    }
+    p->dec_l2_hits[cls] += popcount4(hit);
+    p->dec_dram_read += popcount4(fetch);
+    p->dec_dram_write += wb;
+    *dram += popcount4(fetch);
+    return popcount4(hit);
+}
+
+void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes)
+{
+    if (bytes == 0)
+        return;
+    uint64_t end = addr + bytes < addr ? UINT64_MAX : addr + bytes;
+    uint64_t keep = h->gpu.l2.size;
+    if (end - addr > keep)
+        addr = end - keep;
+    unsigned dummy = 0;
+    for (uint64_t line = addr / GF_LINE_BYTES; line <= (end - 1) / GF_LINE_BYTES; line++)
+        l2_line(h, line, 0xFu, NULL, GF_LRU_READ, 0, &dummy);
+}
+
+void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store)
+{
+    if (is_store)
+        h->prof.shmem_st_requests++;
+    else
+        h->prof.shmem_ld_requests++;
+    h->prof.shmem_wavefronts += wavefronts;
+    h->prof.shmem_conflicts += conflicts;
+}
+
+/* Local memory is per-thread virtual: give every warp its own line space, disjoint
+ * from global addresses (which stay below 2^57 bytes = line 2^50). */
+static uint64_t local_line(uint64_t warp_uid, uint64_t line)
+{
+    return (UINT64_C(1) << 62) | ((warp_uid & ((UINT64_C(1) << 30) - 1)) << 30) |
+           (line & ((UINT64_C(1) << 30) - 1));
+}
+
+void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space, gf_mem_dir dir,
+                    int bypass_l1, const gf_coalesced *c, gf_access_outcome *out)
+{
+    memset(out, 0, sizeof *out);
+    out->worst = GF_LEVEL_L1;
+    if (space == GF_SPACE_NONE || space == GF_SPACE_SHARED || space == GF_SPACE_SHARED_ATOMIC ||
+        space >= GF_SPACE_COUNT || !c->requests || c->nsectors == 0)
+        return;
+    int local = space == GF_SPACE_LOCAL;
+    int atomic = dir == GF_DIR_ATOMIC || space == GF_SPACE_ATOMIC;
+    int store = !atomic && dir == GF_DIR_STORE;
+    gf_hier_l1class cls = atomic ? GF_HIER_ATOM
+                          : store ? (local ? GF_HIER_LST : GF_HIER_GST)
+                                  : (local ? GF_HIER_LLD : GF_HIER_GLD);
+    gf_lru_op op = atomic ? GF_LRU_ATOMIC : store ? GF_LRU_WRITE : GF_LRU_READ;
+    /* Which accesses look the L1 up: local always; global loads unless bypassing or
+     * the GPU does not cache globals in L1; stores per the L1 write policy; atomics
+     * are performed at L2. */
+    int use_l1 = !atomic && h->l1_lines > 0 &&
+                 (local || store || (!bypass_l1 && h->gpu.l1_caches_global));
+    if (store && !local && !h->gpu.l1_caches_global)
+        use_l1 = 0;
+    sm %= h->nsm;
+    gf_hier_kernel_profile *p = &h->prof;
+    p->l1_requests[cls] += c->requests;
+    p->l1_sectors[cls] += c->nsectors;
+    out->sectors = c->nsectors;
+
+    unsigned l2_sent = 0;
+    for (unsigned i = 0; i < c->nsectors;) {
+        uint64_t line = c->sector[i] >> 2;
+        unsigned smask = 0;
+        uint32_t bytes[4] = {0, 0, 0, 0};
+        for (; i < c->nsectors && (c->sector[i] >> 2) == line; i++) {
+            unsigned k = (unsigned)(c->sector[i] & 3u);
+            smask |= 1u << k;
+            bytes[k] |= c->bytes[i];
+        }
+        if (local)
+            line = local_line(warp_uid, line);
+        unsigned nsec = popcount4(smask);
+        unsigned l1_hit = 0;
+        if (use_l1) {
+            gf_secreuse_result r;
+            if (gf_secreuse_access(h->l1_rd[sm], line, smask, bytes, op, &r) != GF_OK)
+                h->nomem = 1;
+            unsigned hit = r.hit_mask, tag = r.tag_hit;
+            if (h->mode == GF_HIER_EXACT) {
+                gf_lru_result x;
+                gf_lru_access(h->l1_ex[sm], line, smask, bytes, op, &x);
+                hit = x.hit_mask;
+                tag = x.tag_hit;
+            }
+            p->l1_cached_sectors[cls] += nsec;
+            for (unsigned k = 0; k < 4; k++) {
+                if (!(smask >> k & 1u))
+                    continue;
+                gf_hist_add(&p->l1_tag[cls], r.line_dist, 1);
+                gf_hist_add(&p->l1_sector[cls], r.sdist[k], 1);
+            }
+            p->dec_l1_hits[cls] += popcount4(hit);
+            p->dec_l1_tag_hits[cls] += tag ? nsec : 0;
+            l1_hit = hit;
+            out->l1_hits += popcount4(hit);
+        }
+        /* to L2: read misses; every store sector (write-through); atomics */
+        unsigned to_l2 = op == GF_LRU_READ ? (smask & ~l1_hit) : smask;
+        if (to_l2) {
+            unsigned dram = 0;
+            out->l2_hits += l2_line(h, line, to_l2, bytes, op, 1, &dram);
+            out->dram_sectors += dram;
+            l2_sent += popcount4(to_l2);
+        }
+    }
+    if (out->dram_sectors)
+        out->worst = GF_LEVEL_DRAM;
+    else if (l2_sent)
+        out->worst = GF_LEVEL_L2;
+}
+
+static double pct(double num, double den)
+{
+    return den > 0 ? 100.0 * num / den : NAN;
+}
+
+void gf_hier_rates_for(const gf_hier_kernel_profile *p, uint64_t l1_lines, unsigned l1_ways,
+                       uint64_t l2_lines_per_slice, unsigned l2_ways, gf_hier_rates *out)
+{
+    memset(out, 0, sizeof *out);
+    double l1h = 0, l1n = 0;
+    for (unsigned c = 0; c < GF_HIER_NL1; c++) {
+        out->l1_hits[c] = gf_cachemodel_hits(&p->l1_sector[c], l1_lines, l1_ways);
+        out->l1_tag_hits[c] = gf_cachemodel_hits(&p->l1_tag[c], l1_lines, l1_ways);
+        l1h += out->l1_hits[c];
+        l1n += (double)p->l1_sectors[c];
+    }
+    double l2h = 0, l2n = 0;
+    for (unsigned c = 0; c < GF_HIER_NL2; c++) {
+        out->l2_hits[c] = gf_cachemodel_hits(&p->l2_sector[c], l2_lines_per_slice, l2_ways);
+        l2h += out->l2_hits[c];
+        l2n += (double)p->l2_sectors[c];
+    }
+    out->dram_read_sectors = (double)p->l2_sectors[GF_HIER_L2_READ] - out->l2_hits[GF_HIER_L2_READ] +
+                             (double)p->l2_sectors[GF_HIER_L2_ATOM] - out->l2_hits[GF_HIER_L2_ATOM];
+    out->l1_sector_hit_rate_pct = pct(l1h, l1n);
+    out->l2_sector_hit_rate_pct = pct(l2h, l2n);
+    out->l2_read_hit_rate_pct = pct(out->l2_hits[GF_HIER_L2_READ], (double)p->l2_sectors[GF_HIER_L2_READ]);
+}
+
+void gf_hier_end_kernel(gf_hier *h, double *v)
+{
+    gf_hier_kernel_profile *p = &h->prof;
+    if (h->mode == GF_HIER_REUSE)
+        for (unsigned i = 0; i < h->nslices; i++)
+            p->dec_dram_write += gf_secreuse_flush_evicted(h->l2_rd[i]);
+
+    double l1hit[GF_HIER_NL1], l1tag[GF_HIER_NL1], l2hit[GF_HIER_NL2], dram_read;
+    if (h->mode == GF_HIER_EXACT) {
+        for (unsigned c = 0; c < GF_HIER_NL1; c++) {
+            l1hit[c] = (double)p->dec_l1_hits[c];
+            l1tag[c] = (double)p->dec_l1_tag_hits[c];
+        }
+        for (unsigned c = 0; c < GF_HIER_NL2; c++)
+            l2hit[c] = (double)p->dec_l2_hits[c];
+        dram_read = (double)p->dec_dram_read;
+    } else {
+        gf_hier_rates r;
+        gf_hier_rates_for(p, h->l1_lines, h->l1_ways, h->l2_lines, h->l2_ways, &r);
+        memcpy(l1hit, r.l1_hits, sizeof l1hit);
+        memcpy(l1tag, r.l1_tag_hits, sizeof l1tag);
+        memcpy(l2hit, r.l2_hits, sizeof l2hit);
+        dram_read = r.dram_read_sectors;
+    }
+    double bad = h->nomem ? NAN : 0.0; /* poison everything if a tracker ran out of memory */
+    v[GF_C_L1_GLD_REQUESTS] = (double)p->l1_requests[GF_HIER_GLD] + bad;
+    v[GF_C_L1_GLD_SECTORS] = (double)p->l1_sectors[GF_HIER_GLD] + bad;
+    v[GF_C_L1_GLD_SECTOR_HITS] = l1hit[GF_HIER_GLD] + bad;
+    v[GF_C_L1_GLD_TAG_HITS] = l1tag[GF_HIER_GLD] + bad;
+    v[GF_C_L1_GST_REQUESTS] = (double)p->l1_requests[GF_HIER_GST] + bad;
+    v[GF_C_L1_GST_SECTORS] = (double)p->l1_sectors[GF_HIER_GST] + bad;
+    v[GF_C_L1_GST_SECTOR_HITS] = l1hit[GF_HIER_GST] + bad;
+    v[GF_C_L1_LLD_REQUESTS] = (double)p->l1_requests[GF_HIER_LLD] + bad;
+    v[GF_C_L1_LLD_SECTORS] = (double)p->l1_sectors[GF_HIER_LLD] + bad;
+    v[GF_C_L1_LLD_SECTOR_HITS] = l1hit[GF_HIER_LLD] + bad;
+    v[GF_C_L1_LST_REQUESTS] = (double)p->l1_requests[GF_HIER_LST] + bad;
+    v[GF_C_L1_LST_SECTORS] = (double)p->l1_sectors[GF_HIER_LST] + bad;
+    v[GF_C_L1_LST_SECTOR_HITS] = l1hit[GF_HIER_LST] + bad;
+    v[GF_C_L1_ATOM_REQUESTS] = (double)p->l1_requests[GF_HIER_ATOM] + bad;
+    v[GF_C_L1_ATOM_SECTORS] = (double)p->l1_sectors[GF_HIER_ATOM] + bad;
+    double hsum = 0, nsum = 0;
+    for (unsigned c = 0; c < GF_HIER_NL1; c++) {
+        hsum += l1hit[c];
+        nsum += (double)p->l1_sectors[c];
+    }
+    v[GF_C_L1_SECTOR_HIT_RATE] = pct(hsum, nsum) + bad;
+    v[GF_C_L1_GLD_HIT_RATE] = pct(l1hit[GF_HIER_GLD], (double)p->l1_sectors[GF_HIER_GLD]) + bad;
+    v[GF_C_SHMEM_LD_REQUESTS] = (double)p->shmem_ld_requests;
+    v[GF_C_SHMEM_ST_REQUESTS] = (double)p->shmem_st_requests;
+    v[GF_C_SHMEM_WAVEFRONTS] = (double)p->shmem_wavefronts;
+    v[GF_C_SHMEM_BANK_CONFLICTS] = (double)p->shmem_conflicts;
+    v[GF_C_L2_READ_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_READ] + bad;
+    v[GF_C_L2_WRITE_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_WRITE] + bad;
+    v[GF_C_L2_ATOM_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_ATOM] + bad;
+    v[GF_C_L2_READ_SECTOR_HITS] = l2hit[GF_HIER_L2_READ] + bad;
+    v[GF_C_L2_WRITE_SECTOR_HITS] = l2hit[GF_HIER_L2_WRITE] + bad;
+    double l2n = (double)(p->l2_sectors[0] + p->l2_sectors[1] + p->l2_sectors[2]);
+    v[GF_C_L2_SECTOR_HIT_RATE] = pct(l2hit[0] + l2hit[1] + l2hit[2], l2n) + bad;
+    v[GF_C_L2_READ_HIT_RATE] = pct(l2hit[GF_HIER_L2_READ], (double)p->l2_sectors[GF_HIER_L2_READ]) + bad;
+    v[GF_C_DRAM_SECTORS_READ] = dram_read + bad;
+    v[GF_C_DRAM_SECTORS_WRITE] = (double)p->dec_dram_write + bad;
+    v[GF_C_DRAM_BYTES_READ] = 32.0 * dram_read + bad;
+    v[GF_C_DRAM_BYTES_WRITE] = 32.0 * (double)p->dec_dram_write + bad;
+}
+
+const gf_hier_kernel_profile *gf_hier_profile(const gf_hier *h)
+{
+    return &h->prof;
+}

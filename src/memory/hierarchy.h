@@ -1,0 +1,140 @@
+/*
+ * The GPU memory system, access by access (MODEL.md §2-§3): per-SM L1s, an L2 split
+ * into slices by an address hash, DRAM traffic, shared-memory counts. The driver
+ * (timing/) calls gf_hier_access for every coalesced global/local warp access in issue
+ * order and gets the instruction's outcome back; gf_hier_end_kernel fills the memory
+ * counters.
+ *
+ * Modes:
+ * - GF_HIER_REUSE: counters from reuse-distance histograms + the cache model
+ *   (memory/cachemodel.h) at the configured geometry (set-associative via the binomial
+ *   model). Per-access outcomes, and so the L2 stream (L1 misses), come from the
+ *   reuse trackers' fully associative decisions at the configured capacity: one pass,
+ *   no oracle. Request/sector counts are exact either way.
+ * - GF_HIER_EXACT: the oracles (memory/lru.h) with the real sets/ways decide everything.
+ *   The reuse trackers still run, so the profile is available in both modes.
+ *
+ * Streams: L1 per SM; loads that bypass L1 (caller's flag: .CG, .STRONG.GPU, LDGSTS
+ * .BYPASS) or global loads on GPUs with l1_caches_global == 0 go to L2 directly; stores
+ * go through the L1 policy (Volta+ write-through with lazy write-allocate, earlier
+ * write-through no-allocate; refdata gpgpusim.config dl1 strings, see lru.h) and are
+ * written through to L2; atomics go to L2. LOCAL addresses are made unique per warp
+ * (warp_uid) before caching. L2 is write-back with lazy fetch-on-read; MemcpyHtoD
+ * warms it (seeds/accelsim-volta-memory-system.txt §II).
+ *
+ * Dirty sectors at kernel end: NOT counted as DRAM writes of the kernel. The L2
+ * persists across kernels and writes data back only when it evicts a line; the refdata
+ * GTX 1080 vectoradd writes 13 sectors (tex__m_wr_sectors_global_nonatom) yet nvprof
+ * reports 4 dram_write_transactions and the three Nsight runs 12, 8, 8 — not the 13
+ * a flush would give, and varying run to run. dram__sectors_write = dirty sectors
+ * evicted during the kernel (including, in REUSE mode, lines the fully associative
+ * cache has evicted by kernel end, counted at gf_hier_end_kernel).
+ *
+ * Prefix: gf_hier_.
+ */
+#ifndef GF_MEMORY_HIERARCHY_H
+#define GF_MEMORY_HIERARCHY_H
+
+#include <stdint.h>
+
+#include "gpu/gpu.h"
+#include "gpu/isa.h"
+#include "memory/coalesce.h"
+#include "memory/hist.h"
+
+/* report/counters.h is not included here: its gf_counter_unit enumerator GF_UNIT_COUNT
+ * collides with gf_unit's in gpu/isa.h (reported to the lead). */
+
+typedef struct gf_hier gf_hier;
+
+typedef enum gf_level { GF_LEVEL_L1 = 0, GF_LEVEL_L2 = 1, GF_LEVEL_DRAM = 2 } gf_level;
+
+typedef struct gf_access_outcome {
+    unsigned sectors;      /* sectors of the instruction */
+    unsigned l1_hits;      /* sector hits in L1 */
+    unsigned l2_hits;      /* sectors sent to L2 that hit there */
+    unsigned dram_sectors; /* sectors read from DRAM */
+    gf_level worst;        /* level serving the slowest sector: the latency class */
+} gf_access_outcome;
+
+typedef enum gf_hier_mode {
+    GF_HIER_REUSE = 0, /* reuse-distance model: counters from histograms + cache model */
+    GF_HIER_EXACT = 1  /* counters from the oracle simulators */
+} gf_hier_mode;
+
+/* Access classes at L1 and at L2. */
+typedef enum gf_hier_l1class {
+    GF_HIER_GLD = 0, GF_HIER_GST, GF_HIER_LLD, GF_HIER_LST, GF_HIER_ATOM, GF_HIER_NL1
+} gf_hier_l1class;
+typedef enum gf_hier_l2class { GF_HIER_L2_READ = 0, GF_HIER_L2_WRITE, GF_HIER_L2_ATOM, GF_HIER_NL2 } gf_hier_l2class;
+
+/* One kernel's memory profile: plain data (no pointers), so the lead can write it to a
+ * profile file and re-evaluate hit rates for other cache sizes with gf_hier_rates_for.
+ * Histograms of all SMs (resp. slices) are merged: the cache model is linear in the
+ * histogram and every SM (slice) has the same capacity. */
+typedef struct gf_hier_kernel_profile {
+    /* geometry the kernel was profiled with */
+    uint64_t l1_lines; unsigned l1_ways;
+    uint64_t l2_lines; unsigned l2_ways;   /* per slice */
+    unsigned l2_slices;
+    /* exact counts from the coalescer */
+    uint64_t l1_requests[GF_HIER_NL1], l1_sectors[GF_HIER_NL1];
+    uint64_t l1_cached_sectors[GF_HIER_NL1]; /* sectors that looked L1 up (not bypassed) */
+    uint64_t l2_sectors[GF_HIER_NL2];
+    uint64_t shmem_ld_requests, shmem_st_requests, shmem_wavefronts, shmem_conflicts;
+    /* reuse distances: L1 tag and sector (cached accesses), L2 per class */
+    gf_hist l1_tag[GF_HIER_NL1], l1_sector[GF_HIER_NL1];
+    gf_hist l2_tag[GF_HIER_NL2], l2_sector[GF_HIER_NL2];
+    /* decisions at the profiled geometry (oracle in EXACT, fully associative reuse
+     * decisions in REUSE mode) */
+    uint64_t dec_l1_hits[GF_HIER_NL1], dec_l1_tag_hits[GF_HIER_NL1];
+    uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write;
+    int mode;              /* gf_hier_mode used */
+} gf_hier_kernel_profile;
+
+/* Hit counts for another geometry from a saved profile (cache model on the histograms;
+ * the L2 stream is the one produced by the profiled L1, an approximation when l1_lines
+ * differs). */
+typedef struct gf_hier_rates {
+    double l1_hits[GF_HIER_NL1];      /* expected sector hits per class */
+    double l1_tag_hits[GF_HIER_NL1];
+    double l2_hits[GF_HIER_NL2];
+    double dram_read_sectors;         /* L2 read + atomic sector misses */
+    double l1_sector_hit_rate_pct, l2_sector_hit_rate_pct, l2_read_hit_rate_pct;
+} gf_hier_rates;
+
+void gf_hier_rates_for(const gf_hier_kernel_profile *p, uint64_t l1_lines, unsigned l1_ways,
+                       uint64_t l2_lines_per_slice, unsigned l2_ways, gf_hier_rates *out);
+
+/* *out owned by the caller (gf_hier_free). The gpu struct is copied. Errors: a model
+ * without an L2 or with absurd sizes (GF_ERR_INVALID), GF_ERR_NOMEM. */
+gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf_error *err);
+void gf_hier_free(gf_hier *h); /* NULL-safe */
+
+/* MemcpyHtoD of [addr, addr + bytes): leaves the data valid and clean in L2. Only the
+ * last L2-size bytes can survive an LRU cache, so only those are replayed. */
+void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes);
+/* Starts a kernel: L1s (l1_bytes each, from the occupancy carveout; 0 = no L1 data)
+ * are flushed, counters and histograms reset; L2 state persists. */
+gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err);
+/* One coalesced warp access. space: GLOBAL or LOCAL (GENERIC should be resolved by the
+ * caller; unresolved it is treated as GLOBAL); CONST/TEXTURE/LDGSTS are treated as
+ * global accesses, ATOMIC (or dir ATOMIC) as atomics at L2; SHARED and NONE give an
+ * empty outcome (count shared memory with gf_hier_shared). sm beyond the GPU's SM
+ * count wraps around. Cost: O(lines touched) hash/tree operations per call. */
+void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space, gf_mem_dir dir,
+                    int bypass_l1, const gf_coalesced *c, gf_access_outcome *out);
+/* One shared-memory warp instruction (wavefronts/conflicts from gf_shmem_wavefronts). */
+void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store);
+/* Ends the kernel and writes its memory counters into v, an array of GF_C_COUNT
+ * values indexed by gf_counter_id (report/counters.h); other ids are untouched. If a
+ * tracker ran out of memory during the kernel, the counters are NAN. In REUSE mode this
+ * walks every L2 line seen so far (dirty lines evicted by now): O(distinct L2 lines). */
+void gf_hier_end_kernel(gf_hier *h, double *v);
+/* The profile of the kernel in progress or just ended (valid until the next
+ * gf_hier_begin_kernel; owned by h). */
+const gf_hier_kernel_profile *gf_hier_profile(const gf_hier *h);
+/* L2 slice of a 128 B line under the GPU's hash (exposed for tests). */
+unsigned gf_hier_slice_of(const gf_hier *h, uint64_t line);
+
+#endif

@@ -1,0 +1,425 @@
+/*
+ * Reuse-distance engine: hash (key -> last time) + a counting tree over times.
+ * Olken-style counting of distinct keys between two accesses, with the balanced tree
+ * replaced by an indexed count tree (a Fenwick tree generalised to fan-out 8 over
+ * 256-time blocks) on a renumbered time axis (MODEL.md §3).
+ *
+ * Memory: groups of 16 keys (72 B + 16 payloads) at load factor <= 0.7; dense line
+ * streams cost ~6-10 B per line, isolated lines up to one whole group each;
+ * one bit per timestamp plus ~4.6 B of tree per 256 timestamps, the time axis at most
+ * 8x the distinct keys (renumbered when full), so O(distinct keys) whatever the trace
+ * length.
+ */
+#include "memory/reuse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/alloc.h"
+
+/* Keys are grouped in tiles of 8 consecutive values (8 consecutive 128 B lines: what a
+ * coalesced GPU stream touches together). The hash maps a tile to a group slot holding
+ * the tile number and the 8 keys' last times (0 = absent) and payloads, so a streaming
+ * trace does one hash probe per 8 accesses and the table stays small. */
+#define TILE_SHIFT 4u
+#define TILE 16u
+#define MAX_LEVELS 12u  /* 8^12 blocks of 256 times: far beyond 2^32 timestamps */
+#define FANOUT_SHIFT 3u
+#define FANOUT (1u << FANOUT_SHIFT)
+
+struct gf_reuse {
+    unsigned char *groups; /* cap groups of gstride bytes: u64 tile+1 (0 = empty), u32 time+1 [8], payload [8] */
+    size_t gstride, payload, pstride;
+    size_t cap, ngroups;   /* cap is a power of two */
+    size_t count;          /* distinct keys */
+    uint64_t *bits;        /* bit t set: some key's last access is at time t */
+    uint32_t *lv[MAX_LEVELS]; /* count tree over blocks: lv[0][b] live times of closed block
+                               * b, lv[l][i] = sum of lv[l-1][16i .. 16i+15] */
+    size_t lvn[MAX_LEVELS];
+    unsigned nlevels;
+    int hw_popcnt;         /* the CPU has POPCNT (x86-64) */
+    size_t tsize;          /* timestamps available, a multiple of BLOCK_BITS */
+    size_t nblocks;
+    size_t now;            /* next timestamp to hand out */
+    size_t open_block;     /* block containing now: not yet added to the tree */
+    size_t last_group;     /* group of the previous access (streams repeat tiles) */
+    uint64_t last_tile1;   /* its tile + 1, 0 = none */
+};
+
+/* Times are grouped in blocks of 256 (4 words of bits); an 8-ary count tree over the
+ * blocks (256x smaller than the time axis, so it stays in cache) gives the live times
+ * before a block with at most 7 contiguous adds per level, and an update touches one
+ * counter per level (log8 of the blocks: ~7 levels for 10 M lines; a binary Fenwick
+ * tree needed ~18 dependent read-modify-writes per update and was the bottleneck in
+ * bench_reuse). The position inside a block is resolved with popcounts. */
+#define BLOCK_SHIFT 8u
+#define BLOCK_BITS (1u << BLOCK_SHIFT)
+#define WORDS_PER_BLOCK (BLOCK_BITS / 64u)
+
+#define G(r, g) ((r)->groups + (g) * (r)->gstride)
+#define G_TILE(r, g) (*(uint64_t *)(void *)G(r, g))
+#define G_TIME(r, g) ((uint32_t *)(void *)(G(r, g) + 8))
+#define G_PAYLOAD(r, g, k) ((void *)(G(r, g) + 8 + 4 * TILE + (k) * (r)->pstride))
+
+/* Full 64-bit mix (murmur3 finaliser): tile numbers are strided and clustered, and
+ * linear probing degrades badly on clustered hashes. */
+static size_t hash_tile(uint64_t tile)
+{
+    uint64_t h = tile;
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return (size_t)h;
+}
+
+/* Without a hardware popcount instruction in the baseline ISA, GCC calls a table-driven
+ * helper; this SWAR version is faster and portable. */
+static unsigned popc(uint64_t x)
+{
+    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
+/* Live times in closed blocks before block b. */
+static size_t count_blocks_before(const gf_reuse *r, size_t b)
+{
+    size_t s = 0, i = b;
+    for (unsigned l = 0; l < r->nlevels; l++) {
+        const uint32_t *v = r->lv[l];
+        for (size_t j = i & ~(size_t)(FANOUT - 1); j < i; j++)
+            s += v[j];
+        i >>= FANOUT_SHIFT;
+    }
+    return s;
+}
+
+static void blocks_add(gf_reuse *r, size_t b, uint32_t delta)
+{
+    for (unsigned l = 0; l < r->nlevels; l++) {
+        r->lv[l][b] += delta; /* unsigned wrap-around makes delta = -1 work */
+        b >>= FANOUT_SHIFT;
+    }
+}
+
+/* Live times <= t. The x86-64 baseline has no popcount instruction and the build uses
+ * no -march, so a second copy compiled for POPCNT is chosen at run time (every x86-64
+ * CPU since 2008 has it; the table-free SWAR popc is the fallback). */
+#define COUNT_LE_BODY(POPC)                                                  \
+    size_t b = t >> BLOCK_SHIFT, s = count_blocks_before(r, b);             \
+    size_t w0 = b * WORDS_PER_BLOCK, w = t >> 6;                            \
+    for (size_t i = w0; i < w; i++)                                         \
+        s += (size_t)POPC(r->bits[i]);                                      \
+    unsigned sh = (unsigned)(t & 63u);                                      \
+    uint64_t m = sh == 63 ? UINT64_MAX : ((UINT64_C(1) << (sh + 1)) - 1);   \
+    return s + (size_t)POPC(r->bits[w] & m);
+
+static size_t count_le_sw(const gf_reuse *r, size_t t)
+{
+    COUNT_LE_BODY(popc)
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static size_t count_le_hw(const gf_reuse *r, size_t t)
+{
+    COUNT_LE_BODY(__builtin_popcountll)
+}
+#endif
+
+static size_t count_le(const gf_reuse *r, size_t t)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (r->hw_popcnt)
+        return count_le_hw(r, t);
+#endif
+    return count_le_sw(r, t);
+}
+
+/* The tree holds the counts of closed blocks only: count_le never needs the count of
+ * t's own block (it scans that block's words), and t < now, so the open block's
+ * insertions and removals touch only bits until the block closes. This saves one of
+ * the two tree updates per access. */
+static void time_clear(gf_reuse *r, size_t t)
+{
+    r->bits[t >> 6] &= ~(UINT64_C(1) << (t & 63u));
+    size_t b = t >> BLOCK_SHIFT;
+    if (b == r->open_block)
+        return;
+    blocks_add(r, b, UINT32_MAX);
+}
+
+static void close_block(gf_reuse *r, size_t b)
+{
+    uint32_t c = 0;
+    for (size_t w = 0; w < WORDS_PER_BLOCK; w++)
+        c += popc(r->bits[b * WORDS_PER_BLOCK + w]);
+    if (c)
+        blocks_add(r, b, c);
+}
+
+static void time_set_now(gf_reuse *r)
+{
+    size_t t = r->now, b = t >> BLOCK_SHIFT;
+    if (b != r->open_block) {
+        close_block(r, r->open_block);
+        r->open_block = b;
+    }
+    r->bits[t >> 6] |= UINT64_C(1) << (t & 63u);
+}
+
+static void free_levels(gf_reuse *r)
+{
+    for (unsigned l = 0; l < r->nlevels; l++)
+        free(r->lv[l]);
+    r->nlevels = 0;
+}
+
+static int alloc_time(gf_reuse *r, size_t tsize)
+{
+    size_t nblocks = tsize / BLOCK_BITS;
+    uint64_t *bits = gf_calloc(tsize / 64, sizeof *bits);
+    uint32_t *lv[MAX_LEVELS] = {0};
+    size_t lvn[MAX_LEVELS] = {0};
+    unsigned nl = 0;
+    int ok = bits != NULL;
+    for (size_t n = nblocks; ok && nl < MAX_LEVELS; n = (n + FANOUT - 1) >> FANOUT_SHIFT) {
+        lvn[nl] = n;
+        lv[nl] = gf_calloc(n, sizeof *lv[nl]);
+        ok = lv[nl++] != NULL;
+        if (n == 1)
+            break;
+    }
+    if (!ok) {
+        free(bits);
+        for (unsigned l = 0; l < nl; l++)
+            free(lv[l]);
+        return -1;
+    }
+    free(r->bits);
+    free_levels(r);
+    r->bits = bits;
+    memcpy(r->lv, lv, sizeof lv);
+    memcpy(r->lvn, lvn, sizeof lvn);
+    r->nlevels = nl;
+    r->tsize = tsize;
+    r->nblocks = nblocks;
+    return 0;
+}
+
+gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
+{
+    if (payload_bytes > 256)
+        return NULL;
+    gf_reuse *r = gf_calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->payload = payload_bytes;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    r->hw_popcnt = __builtin_cpu_supports("popcnt") != 0;
+#endif
+    r->pstride = (payload_bytes + 7) & ~(size_t)7;
+    r->gstride = 8 + 4 * TILE + TILE * r->pstride;
+    r->cap = 256;
+    r->groups = gf_calloc(r->cap, r->gstride);
+    if (!r->groups || alloc_time(r, 4 * BLOCK_BITS) != 0) {
+        gf_reuse_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+gf_reuse *gf_reuse_create(void)
+{
+    return gf_reuse_create_payload(0);
+}
+
+void gf_reuse_free(gf_reuse *r)
+{
+    if (!r)
+        return;
+    free(r->groups);
+    free(r->bits);
+    free_levels(r);
+    free(r);
+}
+
+size_t gf_reuse_distinct(const gf_reuse *r)
+{
+    return r->count;
+}
+
+size_t gf_reuse_bytes(const gf_reuse *r)
+{
+    return sizeof *r + r->cap * r->gstride + r->tsize / 8 + r->nblocks * 17 / 15 * sizeof(uint32_t);
+}
+
+static size_t find_group(const gf_reuse *r, uint64_t tile1)
+{
+    size_t mask = r->cap - 1, g = hash_tile(tile1) & mask;
+    for (;;) {
+        uint64_t t = G_TILE(r, g);
+        if (t == tile1 || t == 0)
+            return g;
+        g = (g + 1) & mask;
+    }
+}
+
+static int grow_table(gf_reuse *r)
+{
+    gf_reuse n = *r;
+    n.cap = r->cap * 2;
+    n.groups = gf_calloc(n.cap, n.gstride);
+    if (!n.groups)
+        return -1;
+    for (size_t g = 0; g < r->cap; g++) {
+        uint64_t t = G_TILE(r, g);
+        if (!t)
+            continue;
+        memcpy(G(&n, find_group(&n, t)), G(r, g), r->gstride);
+    }
+    free(r->groups);
+    r->groups = n.groups;
+    r->cap = n.cap;
+    r->last_tile1 = 0;
+    return 0;
+}
+
+/* Renumbers live timestamps to 0..count-1 in time order (a key's new time is its rank)
+ * and rebuilds bits and tree, growing them so that at least half is free afterwards.
+ * Ranks come from a per-block prefix array: O(cap + T/64). */
+static int compact(gf_reuse *r)
+{
+    size_t *cum = gf_calloc(r->nblocks + 1, sizeof *cum);
+    if (!cum)
+        return -1;
+    for (size_t b = 0; b < r->nblocks; b++) {
+        size_t c = 0;
+        for (size_t w = 0; w < WORDS_PER_BLOCK; w++)
+            c += popc(r->bits[b * WORDS_PER_BLOCK + w]);
+        cum[b + 1] = cum[b] + c;
+    }
+    for (size_t g = 0; g < r->cap; g++) {
+        if (!G_TILE(r, g))
+            continue;
+        uint32_t *tm = G_TIME(r, g);
+        for (unsigned k = 0; k < TILE; k++) {
+            if (!tm[k])
+                continue;
+            size_t t = tm[k] - 1, b = t >> BLOCK_SHIFT, rank = cum[b];
+            for (size_t w = b * WORDS_PER_BLOCK; w < (t >> 6); w++)
+                rank += popc(r->bits[w]);
+            unsigned sh = (unsigned)(t & 63u);
+            rank += popc(r->bits[t >> 6] & ((UINT64_C(1) << sh) - 1));
+            tm[k] = (uint32_t)(rank + 1);
+        }
+    }
+    free(cum);
+    size_t want = r->tsize;
+    while (want < 4 * (r->count + BLOCK_BITS))
+        want *= 2;
+    if (want > UINT32_MAX - 1)
+        return -1;
+    if (want != r->tsize) {
+        if (alloc_time(r, want) != 0)
+            return -1;
+    } else {
+        memset(r->bits, 0, r->tsize / 8);
+        for (unsigned l = 0; l < r->nlevels; l++)
+            memset(r->lv[l], 0, r->lvn[l] * sizeof *r->lv[l]);
+    }
+    /* times 0..count-1 live: full words, then the Fenwick tree built in O(nblocks) */
+    size_t full = r->count / 64;
+    for (size_t w = 0; w < full; w++)
+        r->bits[w] = UINT64_MAX;
+    if (r->count % 64)
+        r->bits[full] = (UINT64_C(1) << (r->count % 64)) - 1;
+    r->now = r->count;
+    r->open_block = r->now >> BLOCK_SHIFT;
+    for (size_t b = 0; b < r->open_block; b++) {
+        size_t lo = b * BLOCK_BITS;
+        uint32_t c = (uint32_t)(r->count - lo < BLOCK_BITS ? r->count - lo : BLOCK_BITS);
+        blocks_add(r, b, c);
+    }
+    return 0;
+}
+
+uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
+{
+    if (r->now >= r->tsize && compact(r) != 0)
+        return GF_REUSE_NOMEM;
+    uint64_t tile1 = (key >> TILE_SHIFT) + 1; /* keys near 2^64: tile1 stays nonzero */
+    unsigned k = (unsigned)(key & (TILE - 1));
+    size_t g;
+    if (tile1 == r->last_tile1) {
+        g = r->last_group;
+    } else {
+        g = find_group(r, tile1);
+        /* GPU streams mostly walk memory upwards: start fetching the next tile's group
+         * now, so a sequential stream does not stall on the table once per tile */
+#if defined(__GNUC__)
+        __builtin_prefetch(G(r, hash_tile(tile1 + 1) & (r->cap - 1)));
+#endif
+    }
+    if (!G_TILE(r, g)) {
+        if ((r->ngroups + 1) * 10 > r->cap * 7) {
+            if (grow_table(r) != 0)
+                return GF_REUSE_NOMEM;
+            g = find_group(r, tile1);
+        }
+        G_TILE(r, g) = tile1;
+        r->ngroups++;
+    }
+    uint32_t *tm = G_TIME(r, g);
+    uint64_t dist;
+    if (tm[k]) {
+        dist = r->count - count_le(r, tm[k] - 1);
+        time_clear(r, tm[k] - 1);
+    } else {
+        r->count++;
+        dist = GF_REUSE_COLD;
+    }
+    tm[k] = (uint32_t)(r->now + 1);
+    time_set_now(r);
+    r->now++;
+    r->last_group = g;
+    r->last_tile1 = tile1;
+    if (payload)
+        *payload = r->payload ? G_PAYLOAD(r, g, k) : NULL;
+    return dist;
+}
+
+uint64_t gf_reuse_access(gf_reuse *r, uint64_t key)
+{
+    return gf_reuse_access_p(r, key, NULL);
+}
+
+uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
+{
+    size_t g = find_group(r, (key >> TILE_SHIFT) + 1);
+    unsigned k = (unsigned)(key & (TILE - 1));
+    uint32_t t1 = G_TILE(r, g) ? G_TIME(r, g)[k] : 0;
+    if (payload)
+        *payload = (t1 && r->payload) ? G_PAYLOAD(r, g, k) : NULL;
+    if (!t1)
+        return GF_REUSE_COLD;
+    return r->count - count_le(r, t1 - 1);
+}
+
+void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t dist, void *payload),
+                      void *ctx)
+{
+    for (size_t g = 0; g < r->cap; g++) {
+        uint64_t tile1 = G_TILE(r, g);
+        if (!tile1)
+            continue;
+        uint32_t *tm = G_TIME(r, g);
+        for (unsigned k = 0; k < TILE; k++)
+            if (tm[k])
+                fn(ctx, ((tile1 - 1) << TILE_SHIFT) | k, r->count - count_le(r, tm[k] - 1),
+                   r->payload ? G_PAYLOAD(r, g, k) : NULL);
+    }
+}

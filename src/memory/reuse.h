@@ -1,0 +1,54 @@
+/*
+ * Reuse-distance engine (MODEL.md §3): for each access to a key (a line number), the
+ * number of distinct keys accessed since the previous access to the same key, in
+ * O(log M) time (M = distinct keys) and O(M) memory.
+ *
+ * How: every key remembers the timestamp of its last access (open-addressing hash over
+ * tiles of 16 consecutive keys, linear probing); a bitmap over timestamps holds a 1 at
+ * each key's last-access time and an indexed count tree (Fenwick-like, fan-out 8, over
+ * 256-time blocks) counts them, so the distance is the number of ones after that time.
+ * When the timestamp space fills, live timestamps are renumbered 0..M-1 (their rank)
+ * and the tree is rebuilt, so the time axis stays a small multiple of M.
+ *
+ * Keys may carry a fixed-size payload (zero-filled on first access) that the sector
+ * tracker (memory/secreuse.h) uses for per-line sector state.
+ *
+ * Prefix: gf_reuse_.
+ */
+#ifndef GF_MEMORY_REUSE_H
+#define GF_MEMORY_REUSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GF_REUSE_COLD UINT64_MAX
+
+typedef struct gf_reuse gf_reuse;
+
+/* Returns a new engine (caller frees with gf_reuse_free), NULL when out of memory. */
+gf_reuse *gf_reuse_create(void);
+/* As gf_reuse_create, with payload_bytes (<= 256) of zeroed per-key storage. */
+gf_reuse *gf_reuse_create_payload(size_t payload_bytes);
+void gf_reuse_free(gf_reuse *r); /* NULL-safe */
+
+/* Records an access to key; returns distinct keys since its previous access, or
+ * GF_REUSE_COLD on the first. Returns GF_REUSE_COLD - 1 if memory ran out while
+ * growing (the access is then not recorded; callers treat it as an error). */
+uint64_t gf_reuse_access(gf_reuse *r, uint64_t key);
+/* As gf_reuse_access; *payload (if the engine has one) receives the key's payload,
+ * valid until the next call that may insert a key. */
+uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload);
+/* Distance the next access to key would see, without recording anything; *payload
+ * (may be NULL) receives its payload or NULL when the key was never seen. */
+uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload);
+/* Distinct keys seen so far. */
+size_t gf_reuse_distinct(const gf_reuse *r);
+/* Calls fn for every key: its current distance (as gf_reuse_peek) and payload. */
+void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t dist, void *payload),
+                      void *ctx);
+/* Bytes held by the engine (hash + tree), for benchmarks. */
+size_t gf_reuse_bytes(const gf_reuse *r);
+
+#define GF_REUSE_NOMEM (GF_REUSE_COLD - 1)
+
+#endif

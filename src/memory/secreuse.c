@@ -1,0 +1,194 @@
+/* Sector-aware reuse distances; see secreuse.h for the rules and their one
+ * approximation. Per-line state lives in the reuse engine's payload. */
+#include "memory/secreuse.h"
+
+#include <string.h>
+
+#include "memory/reuse.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+#define INF32 UINT32_MAX
+#define FULL_SECTOR 0xFFFFFFFFu
+
+typedef struct line_state {
+    uint32_t m[4];      /* see header: max line distance since the sector's last access */
+    uint32_t v[4];      /* ... since it was last valid */
+    uint32_t wmask[4];  /* bytes written since last valid */
+    uint8_t dirty;      /* capacity-dependent: dirty at the configured capacity */
+    uint8_t seen;       /* payload initialised */
+} line_state;
+
+struct gf_secreuse {
+    gf_reuse *r;
+    uint64_t cap;
+    gf_lru_write write;
+    int write_back;
+};
+
+gf_status gf_secreuse_create(uint64_t capacity, gf_lru_write write, int write_back,
+                             gf_secreuse **out, gf_error *err)
+{
+    *out = NULL;
+    gf_secreuse *t = gf_calloc(1, sizeof *t);
+    if (t)
+        t->r = gf_reuse_create_payload(sizeof(line_state));
+    if (!t || !t->r) {
+        gf_secreuse_free(t);
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for a reuse-distance tracker");
+    }
+    t->cap = capacity;
+    t->write = write;
+    t->write_back = write_back;
+    *out = t;
+    return GF_OK;
+}
+
+void gf_secreuse_free(gf_secreuse *t)
+{
+    if (!t)
+        return;
+    gf_reuse_free(t->r);
+    free(t);
+}
+
+uint64_t gf_secreuse_capacity(const gf_secreuse *t)
+{
+    return t->cap;
+}
+
+static uint32_t sat32(uint64_t d)
+{
+    return d >= INF32 ? INF32 : (uint32_t)d;
+}
+
+static uint64_t widen(uint32_t d)
+{
+    return d == INF32 ? GF_REUSE_COLD : d;
+}
+
+static unsigned popcount4(unsigned m)
+{
+    return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
+}
+
+gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, const uint32_t bytes[4],
+                             gf_lru_op op, gf_secreuse_result *res)
+{
+    if (op == GF_LRU_WRITE && t->write == GF_LRU_WRITE_NO_ALLOCATE) {
+        gf_secreuse_peek_write(t, line, smask, res);
+        return GF_OK;
+    }
+    memset(res, 0, sizeof *res);
+    smask &= 0xFu;
+    void *pv = NULL;
+    uint64_t d = gf_reuse_access_p(t->r, line, &pv);
+    if (d == GF_REUSE_NOMEM)
+        return GF_ERR_NOMEM;
+    line_state *p = pv;
+    if (!p->seen) {
+        for (unsigned k = 0; k < 4; k++)
+            p->m[k] = p->v[k] = INF32;
+        p->seen = 1;
+    }
+    uint32_t d32 = sat32(d);
+    res->line_dist = d;
+    res->tag_hit = d < t->cap;
+    if (!res->tag_hit && p->dirty) {
+        /* the line left the configured cache since its last access: its dirty sectors
+         * went to DRAM then */
+        res->writebacks = popcount4(p->dirty);
+        p->dirty = 0;
+    }
+    for (unsigned k = 0; k < 4; k++) {
+        if (p->m[k] < d32)
+            p->m[k] = d32;
+        if (p->v[k] < d32)
+            p->v[k] = d32;
+    }
+    for (unsigned k = 0; k < 4; k++) {
+        unsigned bit = 1u << k;
+        if (!(smask & bit))
+            continue;
+        if (op == GF_LRU_WRITE) {
+            res->sdist[k] = widen(p->m[k]);
+            if (p->m[k] < t->cap)
+                res->hit_mask |= bit;
+            if (p->m[k] == INF32)
+                p->wmask[k] = 0;
+            p->wmask[k] |= bytes ? bytes[k] : FULL_SECTOR;
+            if (p->wmask[k] == FULL_SECTOR) {
+                p->v[k] = 0;
+                p->wmask[k] = 0;
+            }
+        } else {
+            res->sdist[k] = widen(p->v[k]);
+            if (p->v[k] < t->cap)
+                res->hit_mask |= bit;
+            else
+                res->fetch_mask |= bit;
+            p->v[k] = 0;
+            p->wmask[k] = 0;
+        }
+        p->m[k] = 0;
+        if (t->write_back && op != GF_LRU_READ)
+            p->dirty |= (uint8_t)bit;
+    }
+    return GF_OK;
+}
+
+void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
+                            gf_secreuse_result *res)
+{
+    memset(res, 0, sizeof *res);
+    void *pv = NULL;
+    uint64_t d = gf_reuse_peek(t->r, line, &pv);
+    const line_state *p = pv;
+    res->line_dist = d;
+    res->tag_hit = p && d < t->cap;
+    uint32_t d32 = sat32(d);
+    for (unsigned k = 0; k < 4; k++) {
+        if (!(smask >> k & 1u))
+            continue;
+        uint32_t v = p ? (p->v[k] > d32 ? p->v[k] : d32) : INF32;
+        res->sdist[k] = widen(v);
+        if (v < t->cap)
+            res->hit_mask |= 1u << k;
+    }
+}
+
+typedef struct flush_ctx {
+    uint64_t cap, n;
+    int evicted_only;
+} flush_ctx;
+
+static void flush_one(void *ctx, uint64_t key, uint64_t dist, void *payload)
+{
+    (void)key;
+    flush_ctx *f = ctx;
+    line_state *p = payload;
+    if (!p->dirty)
+        return;
+    if (f->evicted_only) {
+        if (dist >= f->cap) {
+            f->n += popcount4(p->dirty);
+            p->dirty = 0;
+        }
+    } else if (dist < f->cap) {
+        f->n += popcount4(p->dirty);
+    }
+}
+
+uint64_t gf_secreuse_flush_evicted(gf_secreuse *t)
+{
+    flush_ctx f = {t->cap, 0, 1};
+    gf_reuse_foreach(t->r, flush_one, &f);
+    return f.n;
+}
+
+uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
+{
+    flush_ctx f = {t->cap, 0, 0};
+    gf_reuse_foreach(t->r, flush_one, &f);
+    return f.n;
+}

@@ -1,0 +1,70 @@
+/*
+ * Sector-aware reuse distances for a sectored cache (MODEL.md §3, issue #4).
+ *
+ * Distances are tracked on line tags (gf_reuse). Each line keeps, per sector s,
+ *   m_s: the largest line distance seen at accesses of the line since s was last
+ *        accessed (infinite before the first access), and
+ *   v_s: the same since s last became valid (read/atomic fetch, or a write that
+ *        completed its 32 bytes; infinite before).
+ * An access of the line with line distance D first raises every m_s, v_s to >= D. A
+ * read (or atomic) of s then has sector distance v_s — in a fully associative LRU cache
+ * of C lines it hits iff v_s < C, exactly as the oracle (memory/lru.h) decides,
+ * including the lazy fetch-on-read rule: a sector only partly written since it was
+ * last valid has v_s = infinite and misses at every size. A write of s has sector
+ * distance m_s (the sector is allocated iff m_s < C). Afterwards the touched sectors'
+ * m_s (and v_s when valid) drop to 0. The tag hits iff D < C.
+ *
+ * One approximation: the bytes written since a sector was last valid are accumulated
+ * across an eviction (the distances do not know C), so two partial writes that
+ * together fill a sector validate it even if the line was evicted between them. The
+ * oracle forgets the first write. Streams with whole-sector writes are exact.
+ *
+ * The tracker also takes decisions at one configured capacity C (fully associative):
+ * per-access hits, fetches, and dirty sectors written back when the line has been
+ * evicted, which the hierarchy uses for the instruction's latency class and DRAM
+ * writes.
+ *
+ * Prefix: gf_secreuse_.
+ */
+#ifndef GF_MEMORY_SECREUSE_H
+#define GF_MEMORY_SECREUSE_H
+
+#include <stdint.h>
+
+#include "gpuforecast/gpuforecast.h"
+#include "memory/lru.h"
+
+typedef struct gf_secreuse gf_secreuse;
+
+typedef struct gf_secreuse_result {
+    uint64_t line_dist;   /* tag distance, GF_REUSE_COLD on the first access */
+    uint64_t sdist[4];    /* touched sectors: distance deciding the sector hit (see above) */
+    unsigned tag_hit;     /* at the configured capacity */
+    unsigned hit_mask, fetch_mask, writebacks;
+} gf_secreuse_result;
+
+/* capacity: lines of the fully associative cache whose decisions are reported (0 = no
+ * cache: everything misses). write: allocation policy for gf_secreuse_access writes
+ * (NO_ALLOCATE writes must use gf_secreuse_peek_write). write_back: track dirty sectors.
+ * *out owned by the caller. */
+gf_status gf_secreuse_create(uint64_t capacity, gf_lru_write write, int write_back,
+                             gf_secreuse **out, gf_error *err);
+void gf_secreuse_free(gf_secreuse *t); /* NULL-safe */
+
+/* One access of `line` touching the sectors in smask; bytes[s] = bytes written to s
+ * (writes; NULL = whole sectors). Returns GF_ERR_NOMEM if the engine cannot grow. */
+gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, const uint32_t bytes[4],
+                             gf_lru_op op, gf_secreuse_result *res);
+/* A write-through no-allocate write: hit distances without recording an access
+ * (sdist = distance since the sector was last valid; the line's LRU position and state
+ * are unchanged, as in the oracle). */
+void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
+                            gf_secreuse_result *res);
+/* Dirty sectors of lines that a fully associative cache of the configured capacity has
+ * evicted by now: counted as written back, and cleared. Kernel-end accounting. */
+uint64_t gf_secreuse_flush_evicted(gf_secreuse *t);
+/* Dirty sectors still resident at the configured capacity. */
+uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
+uint64_t gf_secreuse_capacity(const gf_secreuse *t);
+
+#endif

@@ -1,0 +1,775 @@
+/*
+ * Accel-Sim NVBit kernel trace reader (gf_kreader_*, trace.h), MODEL.md §1.
+ *
+ * Format facts this reader relies on, checked against the refdata traces
+ * (microgpusim/{vectoradd,matrixmul} tracer v4, accel-sim-hbf-lud pre-v3):
+ * - header: `-key = value` lines, then `#traces format = ...` comments;
+ * - body: `#BEGIN_TB`, `thread block = x,y,z`, then per warp `warp = w`, `insts = n` and
+ *   exactly n instruction lines; `#END_TB` closes a block but may be absent;
+ * - instruction: `PC mask ndst [Rd..] OPCODE nsrc [Rs..] mem_width [mode addresses..]`,
+ *   prefixed by `tbx tby tbz warp` when the header has no tracer version (before v3) and
+ *   by a line number when `-enable lineinfo = 1` (the `[line_num]` of the format comment);
+ * - address modes: 0 one hex address per active lane, 1 hex base + decimal stride,
+ *   2 hex base + (active lanes - 1) decimal deltas, each from the previous active lane
+ *   (same reading as /work/shared/tools/tracecheck.py).
+ * Hand-written tokenizer instead of sscanf: the parse is the hot loop of every command
+ * (bench/README.md: target >= 200 MB/s).
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace/opcode.h"
+#include "trace/stream.h"
+#include "trace/trace.h"
+#include "util/alloc.h"
+#include "util/error.h"
+
+typedef enum rstate {
+    RS_BETWEEN_BLOCKS = 0, /* before a block, or after #END_TB */
+    RS_IN_BLOCK,           /* after `thread block =`, between warps */
+    RS_IN_WARP,            /* after `insts = n`, remaining > 0 possible */
+    RS_DONE
+} rstate;
+
+struct gf_kreader {
+    gf_stream *s;
+    gf_kernel_info info;
+    int lineinfo;
+    rstate state;
+    char *pushback; /* a line read one step too early (valid until the next read) */
+    size_t pushback_len;
+    int has_pushback;
+    unsigned warp_id;
+    uint32_t ninsts, remaining;
+    long warp_line;  /* line of `insts = n`, for messages */
+    uint16_t base_of[GF_OPCODE_MAX]; /* opcode id -> base id + 1; 0 = not computed */
+};
+
+/* ---------- small lexing helpers ---------- */
+
+static const char *snip(const char *line)
+{
+    static _Thread_local char buf[72];
+    size_t n = strlen(line);
+    if (n <= 60)
+        snprintf(buf, sizeof buf, "%s", line);
+    else
+        snprintf(buf, sizeof buf, "%.60s...", line);
+    return buf;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static const char *skip_ws(const char *p)
+{
+    while (is_space(*p))
+        p++;
+    return p;
+}
+
+/* Byte classes for the tokenizer: 1 = blank, 2 = end of line. A table lookup per byte
+ * instead of five comparisons: tokenizing is most of the parse time (perf). */
+static unsigned char cls[256];
+
+/* Next whitespace-separated token; returns its length (0 at end of line). */
+static inline size_t token(const char **p, const char **tok)
+{
+    const unsigned char *q = (const unsigned char *)*p;
+    while (cls[*q] == 1)
+        q++;
+    *tok = (const char *)q;
+    while (!cls[*q])
+        q++;
+    *p = (const char *)q;
+    return (size_t)((const char *)q - *tok);
+}
+
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static signed char hexval[256];
+static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+
+/* Filled once per process (pthread_once: readers may be opened from several threads). */
+static void init_tables(void)
+{
+    for (int i = 0; i < 256; i++)
+        hexval[i] = -1;
+    for (int i = 0; i < 10; i++)
+        hexval['0' + i] = (signed char)i;
+    for (int i = 0; i < 6; i++) {
+        hexval['a' + i] = (signed char)(10 + i);
+        hexval['A' + i] = (signed char)(10 + i);
+    }
+    for (int i = 0; i < 256; i++)
+        cls[i] = 0;
+    cls[' '] = cls['\t'] = cls['\r'] = cls['\v'] = cls['\f'] = 1;
+    cls[0] = 2;
+}
+
+/* Hex with optional 0x prefix, at most maxdigits digits. 0 on success. */
+static inline int parse_hex(const char *t, size_t n, unsigned maxdigits, uint64_t *out)
+{
+    if (n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) {
+        t += 2;
+        n -= 2;
+    }
+    if (n == 0 || n > maxdigits)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        int d = hexval[(unsigned char)t[i]];
+        if (d < 0)
+            return -1;
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Unsigned decimal that fits in max. 0 on success. */
+static inline int parse_udec(const char *t, size_t n, uint64_t max, uint64_t *out)
+{
+    if (n == 0 || n > 20)
+        return -1;
+    uint64_t v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (t[i] < '0' || t[i] > '9')
+            return -1;
+        uint64_t d = (uint64_t)(t[i] - '0');
+        if (d > max || v > (max - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Signed decimal within int64. 0 on success. */
+static int parse_sdec(const char *t, size_t n, int64_t *out)
+{
+    int neg = 0;
+    if (n && (t[0] == '-' || t[0] == '+')) {
+        neg = t[0] == '-';
+        t++;
+        n--;
+    }
+    uint64_t v;
+    if (parse_udec(t, n, (uint64_t)INT64_MAX, &v) != 0)
+        return -1;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    return 0;
+}
+
+/* Portable popcount (no -mpopcnt in the default flags, so the builtin is a libgcc call). */
+static inline int popcount32(uint32_t x)
+{
+    x = x - ((x >> 1) & 0x55555555u);
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (int)((x * 0x01010101u) >> 24);
+}
+
+/* ---------- line source with one line of pushback ---------- */
+
+static gf_status read_line(gf_kreader *r, char **line, size_t *len, gf_error *err)
+{
+    if (r->has_pushback) {
+        r->has_pushback = 0;
+        *line = r->pushback;
+        *len = r->pushback_len;
+        return GF_OK;
+    }
+    return gf_stream_next_line(r->s, line, len, err);
+}
+
+static void push_back(gf_kreader *r, char *line, size_t len)
+{
+    r->pushback = line;
+    r->pushback_len = len;
+    r->has_pushback = 1;
+}
+
+/* Next line that is not blank; GF_END at end of file. *line has leading blanks skipped. */
+static gf_status read_content_line(gf_kreader *r, char **line, size_t *len, gf_error *err)
+{
+    for (;;) {
+        gf_status st = read_line(r, line, len, err);
+        if (st != GF_OK)
+            return st;
+        char *p = (char *)skip_ws(*line);
+        if (*p) {
+            *len -= (size_t)(p - *line);
+            *line = p;
+            return GF_OK;
+        }
+    }
+}
+
+/* ---------- header ---------- */
+
+static int parse_dim3(const char *v, unsigned d[3])
+{
+    /* "(x,y,z)" with optional blanks */
+    const char *p = skip_ws(v);
+    if (*p != '(')
+        return -1;
+    p++;
+    for (int i = 0; i < 3; i++) {
+        p = skip_ws(p);
+        const char *t = p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        uint64_t x;
+        if (parse_udec(t, (size_t)(p - t), UINT32_MAX, &x) != 0)
+            return -1;
+        d[i] = (unsigned)x;
+        p = skip_ws(p);
+        if (*p != (i < 2 ? ',' : ')'))
+            return -1;
+        p++;
+    }
+    return *skip_ws(p) ? -1 : 0;
+}
+
+static int value_udec(const char *v, uint64_t max, uint64_t *out)
+{
+    return parse_udec(v, strlen(v), max, out);
+}
+
+static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
+{
+    const char *path = gf_stream_path(r->s);
+    long ln = gf_stream_line(r->s);
+    char *eq = strchr(line, '=');
+    if (!eq)
+        return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                            "expected a header line '-key = value', found '%s'", snip(line));
+    /* key: between '-' and '=', trimmed; value: after '=', trimmed */
+    char *ke = eq;
+    while (ke > line + 1 && is_space(ke[-1]))
+        ke--;
+    *ke = '\0';
+    const char *key = skip_ws(line + 1);
+    char *val = (char *)skip_ws(eq + 1);
+    size_t vl = strlen(val);
+    while (vl && is_space(val[vl - 1]))
+        val[--vl] = '\0';
+
+    gf_kernel_info *k = &r->info;
+    uint64_t u;
+    int bad = 0;
+    if (strcmp(key, "kernel name") == 0) {
+        /* Longer names (deep templates) are cut at 511 bytes; the id stays unique. */
+        snprintf(k->name, sizeof k->name, "%s", val);
+    } else if (strcmp(key, "kernel id") == 0) {
+        bad = value_udec(val, (uint64_t)LONG_MAX, &u);
+        k->id = (long)u;
+    } else if (strcmp(key, "grid dim") == 0) {
+        bad = parse_dim3(val, k->grid);
+    } else if (strcmp(key, "block dim") == 0) {
+        bad = parse_dim3(val, k->block);
+    } else if (strcmp(key, "shmem") == 0) {
+        bad = value_udec(val, ULONG_MAX, &u);
+        k->shmem = (unsigned long)u;
+    } else if (strcmp(key, "nregs") == 0) {
+        bad = value_udec(val, 65535, &u);
+        k->nregs = (unsigned)u;
+    } else if (strcmp(key, "binary version") == 0) {
+        bad = value_udec(val, 65535, &u);
+        k->binary_version = (unsigned)u;
+    } else if (strcmp(key, "cuda stream id") == 0) {
+        bad = value_udec(val, (uint64_t)LONG_MAX, &u);
+        k->stream_id = (long)u;
+    } else if (strcmp(key, "shmem base_addr") == 0) {
+        bad = parse_hex(val, vl, 16, &k->shmem_base);
+        k->has_shmem_base = !bad;
+    } else if (strcmp(key, "local mem base_addr") == 0) {
+        bad = parse_hex(val, vl, 16, &k->local_base);
+        k->has_local_base = !bad;
+    } else if (strcmp(key, "nvbit version") == 0) {
+        snprintf(k->nvbit_version, sizeof k->nvbit_version, "%s", val);
+    } else if (strcmp(key, "accelsim tracer version") == 0) {
+        bad = value_udec(val, 1000, &u);
+        k->tracer_version = (int)u;
+    } else {
+        if (strcmp(key, "enable lineinfo") == 0) {
+            bad = value_udec(val, 1, &u);
+            r->lineinfo = !bad && u == 1;
+        }
+        /* Unknown keys are kept (first 32), never fatal: newer tracers add keys. */
+        if (!bad && k->nextra < sizeof k->extra / sizeof k->extra[0]) {
+            snprintf(k->extra[k->nextra].key, sizeof k->extra[0].key, "%s", key);
+            snprintf(k->extra[k->nextra].value, sizeof k->extra[0].value, "%s", val);
+            k->nextra++;
+        }
+    }
+    if (bad)
+        return gf_error_set(err, GF_ERR_PARSE, path, ln, "bad value '%s' for header key '%s'",
+                            snip(val), key);
+    return GF_OK;
+}
+
+gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err)
+{
+    *out = NULL;
+    pthread_once(&tables_once, init_tables);
+    gf_kreader *r = gf_calloc(1, sizeof *r);
+    if (!r)
+        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    gf_status st = gf_stream_open(path, &r->s, err);
+    if (st != GF_OK) {
+        free(r);
+        return st;
+    }
+    r->info.id = -1;
+    int nheader = 0;
+    char *line;
+    size_t len;
+    for (;;) {
+        st = read_content_line(r, &line, &len, err);
+        if (st == GF_END)
+            break;
+        if (st != GF_OK)
+            goto fail;
+        if (line[0] == '-') {
+            st = header_line(r, line, err);
+            if (st != GF_OK)
+                goto fail;
+            nheader++;
+        } else if (line[0] == '#' && !starts(line, "#BEGIN_TB") && !starts(line, "#END_TB")) {
+            continue; /* `#traces format = ...` and other comments */
+        } else {
+            push_back(r, line, len);
+            break;
+        }
+    }
+    if (nheader == 0) {
+        if (gf_stream_line(r->s) == 0 || !r->has_pushback)
+            st = gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s) + 1,
+                              "empty file: expected an Accel-Sim kernel header "
+                              "('-kernel name = ...')");
+        else
+            st = gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
+                              "expected an Accel-Sim kernel header line "
+                              "('-kernel name = ...'), found '%s'",
+                              snip(line));
+        goto fail;
+    }
+    r->state = RS_BETWEEN_BLOCKS;
+    *out = r;
+    return GF_OK;
+fail:
+    gf_kreader_close(r);
+    return st;
+}
+
+void gf_kreader_close(gf_kreader *r)
+{
+    if (!r)
+        return;
+    gf_stream_close(r->s);
+    free(r);
+}
+
+const gf_kernel_info *gf_kreader_info(const gf_kreader *r)
+{
+    return &r->info;
+}
+
+const char *gf_kreader_path(const gf_kreader *r)
+{
+    return gf_stream_path(r->s);
+}
+
+long gf_kreader_line(const gf_kreader *r)
+{
+    return gf_stream_line(r->s);
+}
+
+/* ---------- structure ---------- */
+
+static gf_status short_warp(gf_kreader *r, const char *found, gf_error *err)
+{
+    uint32_t got = r->ninsts - r->remaining;
+    return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r),
+                        gf_stream_line(r->s) + (found ? 0 : 1),
+                        "warp %u declares insts = %u (line %ld) but has only %u instruction "
+                        "line%s: expected another instruction, found %s%s%s",
+                        r->warp_id, r->ninsts, r->warp_line, got, got == 1 ? "" : "s",
+                        found ? "'" : "", found ? snip(found) : "end of file (truncated?)",
+                        found ? "'" : "");
+}
+
+static int is_structure_line(const char *l)
+{
+    /* first-byte filter: instruction lines start with a digit or hex letter, and this
+     * runs on every line of the trace */
+    if (l[0] != '#' && l[0] != '-' && l[0] != 'w' && l[0] != 't' && l[0] != 'i')
+        return 0;
+    return l[0] == '#' || l[0] == '-' || starts(l, "warp") || starts(l, "thread block") ||
+           starts(l, "insts");
+}
+
+/* Discards the unread instructions of the current warp (the API allows skipping). */
+static gf_status skip_warp(gf_kreader *r, gf_error *err)
+{
+    while (r->state == RS_IN_WARP && r->remaining > 0) {
+        char *line;
+        size_t len;
+        gf_status st = read_content_line(r, &line, &len, err);
+        if (st == GF_END)
+            return short_warp(r, NULL, err);
+        if (st != GF_OK)
+            return st;
+        if (is_structure_line(line))
+            return short_warp(r, line, err);
+        r->remaining--;
+    }
+    if (r->state == RS_IN_WARP)
+        r->state = RS_IN_BLOCK;
+    return GF_OK;
+}
+
+/* "name = a[,b,c]" -> values; returns count parsed or -1. */
+static int parse_assign(const char *line, const char *name, uint64_t *v, int maxn)
+{
+    size_t nl = strlen(name);
+    if (strncmp(line, name, nl) != 0)
+        return -1;
+    const char *p = skip_ws(line + nl);
+    if (*p != '=')
+        return -1;
+    p = skip_ws(p + 1);
+    int n = 0;
+    for (;;) {
+        const char *t = p;
+        while (*p >= '0' && *p <= '9')
+            p++;
+        if (n >= maxn || parse_udec(t, (size_t)(p - t), UINT32_MAX, &v[n]) != 0)
+            return -1;
+        n++;
+        p = skip_ws(p);
+        if (*p == ',') {
+            p = skip_ws(p + 1);
+            continue;
+        }
+        break;
+    }
+    return *p ? -1 : n;
+}
+
+gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
+{
+    gf_status st = skip_warp(r, err);
+    if (st != GF_OK)
+        return st;
+    const char *path = gf_kreader_path(r);
+    int begun = 0;
+    for (;;) {
+        char *line;
+        size_t len;
+        st = read_content_line(r, &line, &len, err);
+        if (st == GF_END) {
+            r->state = RS_DONE;
+            if (begun)
+                return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s) + 1,
+                                    "file ends after #BEGIN_TB: expected 'thread block = "
+                                    "x,y,z' (truncated file?)");
+            return GF_END;
+        }
+        if (st != GF_OK)
+            return st;
+        if (starts(line, "#BEGIN_TB")) {
+            begun = 1;
+        } else if (starts(line, "thread block")) {
+            uint64_t v[3];
+            if (parse_assign(line, "thread block", v, 3) != 3)
+                return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
+                                    "expected 'thread block = x,y,z', found '%s'",
+                                    snip(line));
+            for (int i = 0; i < 3; i++)
+                tb[i] = (unsigned)v[i];
+            r->state = RS_IN_BLOCK;
+            return GF_OK;
+        } else if (r->state == RS_IN_BLOCK &&
+                   (starts(line, "warp") || starts(line, "insts"))) {
+            /* caller skipped the rest of a block: drop its warps */
+            if (starts(line, "insts")) {
+                uint64_t v;
+                if (parse_assign(line, "insts", &v, 1) != 1)
+                    return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
+                                        "expected 'insts = N', found '%s'", snip(line));
+                r->ninsts = r->remaining = (uint32_t)v;
+                r->warp_line = gf_stream_line(r->s);
+                r->state = RS_IN_WARP;
+                st = skip_warp(r, err);
+                if (st != GF_OK)
+                    return st;
+            }
+        } else if (line[0] == '#') {
+            if (starts(line, "#END_TB"))
+                r->state = RS_BETWEEN_BLOCKS;
+            continue; /* #END_TB or a comment */
+        } else {
+            return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
+                                "expected '#BEGIN_TB' or 'thread block = x,y,z', found '%s'",
+                                snip(line));
+        }
+    }
+}
+
+gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
+                               gf_error *err)
+{
+    gf_status st = skip_warp(r, err);
+    if (st != GF_OK)
+        return st;
+    if (r->state != RS_IN_BLOCK)
+        return GF_END;
+    const char *path = gf_kreader_path(r);
+    char *line;
+    size_t len;
+    st = read_content_line(r, &line, &len, err);
+    if (st == GF_END) {
+        r->state = RS_DONE; /* #END_TB may be absent at the end of the file */
+        return GF_END;
+    }
+    if (st != GF_OK)
+        return st;
+    if (starts(line, "#END_TB")) {
+        r->state = RS_BETWEEN_BLOCKS;
+        return GF_END;
+    }
+    if (starts(line, "#BEGIN_TB") || starts(line, "thread block")) {
+        push_back(r, line, len); /* next block without #END_TB */
+        r->state = RS_BETWEEN_BLOCKS;
+        return GF_END;
+    }
+    uint64_t v;
+    if (parse_assign(line, "warp", &v, 1) != 1)
+        return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
+                            "expected 'warp = N', '#END_TB' or '#BEGIN_TB', found '%s'",
+                            snip(line));
+    r->warp_id = (unsigned)v;
+    st = read_content_line(r, &line, &len, err);
+    if (st == GF_END)
+        return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s) + 1,
+                            "file ends after 'warp = %u': expected 'insts = N' (truncated "
+                            "file?)",
+                            r->warp_id);
+    if (st != GF_OK)
+        return st;
+    if (parse_assign(line, "insts", &v, 1) != 1)
+        return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
+                            "expected 'insts = N' after 'warp = %u', found '%s'", r->warp_id,
+                            snip(line));
+    r->ninsts = r->remaining = (uint32_t)v;
+    r->warp_line = gf_stream_line(r->s);
+    r->state = RS_IN_WARP;
+    *warp_id = r->warp_id;
+    *ninsts = r->ninsts;
+    return GF_OK;
+}
+
+/* ---------- instruction lines ---------- */
+
+/* "R<n>" is nearly every register token; the general names go to gf_reg_parse. */
+static inline int reg_token(const char *t, size_t n)
+{
+    if (t[0] == 'R' && n >= 2 && n <= 4 && t[1] >= '0' && t[1] <= '9') {
+        int v = 0;
+        for (size_t i = 1; i < n; i++) {
+            if (t[i] < '0' || t[i] > '9')
+                return -1;
+            v = v * 10 + (t[i] - '0');
+        }
+        return v <= 255 ? v : -1;
+    }
+    return gf_reg_parse(t, n);
+}
+
+static uint16_t base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n)
+{
+    if (r->base_of[id])
+        return (uint16_t)(r->base_of[id] - 1);
+    const char *dot = memchr(op, '.', n);
+    uint16_t b = dot ? gf_opcode_intern(op, (size_t)(dot - op)) : id;
+    if (b != UINT16_MAX)
+        r->base_of[id] = (uint16_t)(b + 1);
+    return b;
+}
+
+#define TOKERR(what, ...)                                                                  \
+    gf_error_set(err, GF_ERR_PARSE, path, ln, what, __VA_ARGS__)
+
+gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
+{
+    if (r->state != RS_IN_WARP || r->remaining == 0)
+        return GF_END;
+    char *line;
+    size_t len;
+    gf_status st = read_content_line(r, &line, &len, err);
+    if (st == GF_END)
+        return short_warp(r, NULL, err);
+    if (st != GF_OK)
+        return st;
+    if (is_structure_line(line)) {
+        st = short_warp(r, line, err);
+        push_back(r, line, len);
+        return st;
+    }
+    const char *path = gf_kreader_path(r);
+    long ln = gf_stream_line(r->s);
+    const char *p = line, *t;
+    size_t n;
+    uint64_t u;
+
+    if (r->info.tracer_version < 3) {
+        /* tbx tby tbz warp: redundant with the block/warp headers */
+        for (int i = 0; i < 4; i++) {
+            n = token(&p, &t);
+            if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+                return TOKERR("expected 4 decimal numbers 'tbx tby tbz warp' before the PC "
+                              "(pre-v3 trace), found '%.*s'",
+                              (int)(n ? n : 5), n ? t : "(end)");
+        }
+    }
+    if (r->lineinfo) {
+        n = token(&p, &t);
+        if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+            return TOKERR("expected a source line number (enable lineinfo = 1), found "
+                          "'%.*s'",
+                          (int)(n ? n : 5), n ? t : "(end)");
+    }
+    n = token(&p, &t);
+    if (parse_hex(t, n, 16, &inst->pc) != 0)
+        return TOKERR("bad hex PC '%.*s': expected a hexadecimal program counter",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(&p, &t);
+    if (parse_hex(t, n, 8, &u) != 0)
+        return TOKERR("bad mask '%.*s': expected up to 8 hex digits of active lanes",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    inst->mask = (uint32_t)u;
+
+    n = token(&p, &t);
+    if (parse_udec(t, n, GF_MAX_DST, &u) != 0)
+        return TOKERR("expected a destination register count 0..%d, found '%.*s'",
+                      GF_MAX_DST, (int)(n ? n : 5), n ? t : "(end)");
+    inst->ndst = (uint8_t)u;
+    for (unsigned i = 0; i < inst->ndst; i++) {
+        n = token(&p, &t);
+        int reg = reg_token(t, n);
+        if (reg < 0)
+            return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
+                          "UPn (destination %u)",
+                          (int)(n ? n : 5), n ? t : "(end)", i + 1);
+        inst->dst[i] = (uint16_t)reg;
+    }
+    n = token(&p, &t);
+    if (n == 0 || !isupper((unsigned char)t[0]))
+        return TOKERR("expected an opcode (e.g. LDG.E), found '%.*s'", (int)(n ? n : 5),
+                      n ? t : "(end)");
+    uint16_t op = gf_opcode_intern(t, n);
+    if (op == UINT16_MAX)
+        return TOKERR("too many distinct opcodes (more than %d): cannot intern '%.*s'",
+                      GF_OPCODE_MAX, (int)n, t);
+    inst->opcode = op;
+    inst->base_opcode = base_opcode(r, op, t, n);
+    if (inst->base_opcode == UINT16_MAX)
+        return TOKERR("too many distinct opcodes (more than %d)", GF_OPCODE_MAX);
+
+    n = token(&p, &t);
+    if (parse_udec(t, n, GF_MAX_SRC, &u) != 0)
+        return TOKERR("expected a source register count 0..%d, found '%.*s'", GF_MAX_SRC,
+                      (int)(n ? n : 5), n ? t : "(end)");
+    inst->nsrc = (uint8_t)u;
+    for (unsigned i = 0; i < inst->nsrc; i++) {
+        n = token(&p, &t);
+        int reg = reg_token(t, n);
+        if (reg < 0)
+            return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
+                          "UPn (source %u)",
+                          (int)(n ? n : 5), n ? t : "(end)", i + 1);
+        inst->src[i] = (uint16_t)reg;
+    }
+    n = token(&p, &t);
+    if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+        return TOKERR("expected mem_width (bytes per lane, 0 = no memory access), found "
+                      "'%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    inst->mem_width = (uint32_t)u;
+    /* Clearing 256 bytes per instruction was 12 % of the parse (perf, bench_parse); a
+     * full-mask access writes every lane below, so only the others are cleared. (Skipping
+     * the clear when the caller's struct "still" holds zeros is not safe: a struct declared
+     * inside the caller's loop is a new object each time.) */
+    if (inst->mem_width == 0 || inst->mask != 0xffffffffu)
+        memset(inst->addr, 0, sizeof inst->addr);
+
+    if (inst->mem_width > 0) {
+        n = token(&p, &t);
+        unsigned nact = (unsigned)(unsigned)popcount32(inst->mask);
+        if (nact == 0) {
+            /* No active lane (mask 0): nothing to decode, whatever the tracer printed
+             * after the width (nothing, or an address mode with an empty list). */
+            r->remaining--;
+            return GF_OK;
+        }
+        if (n != 1 || t[0] < '0' || t[0] > '2')
+            return TOKERR("unknown address mode '%.*s': expected 0 (one address per lane), "
+                          "1 (base stride) or 2 (base deltas)",
+                          (int)(n ? n : 5), n ? t : "(end)");
+        int mode = t[0] - '0';
+        uint32_t m = inst->mask;
+        uint64_t a = 0;
+        int64_t stride = 0;
+        for (unsigned k = 0; k < nact; k++) {
+            unsigned lane = (unsigned)__builtin_ctz(m);
+            m &= m - 1;
+            if (mode == 0 || k == 0) {
+                n = token(&p, &t);
+                if (n == 0)
+                    return TOKERR("too few addresses: expected %u for %u active lanes "
+                                  "(mask %08x, mode %d), found %u",
+                                  mode == 0 ? nact : 1u, nact, inst->mask, mode, k);
+                if (parse_hex(t, n, 16, &a) != 0)
+                    return TOKERR("bad hex address '%.*s' for lane %u", (int)n, t, lane);
+                if (k == 0 && mode == 1) {
+                    n = token(&p, &t);
+                    if (parse_sdec(t, n, &stride) != 0)
+                        return TOKERR("expected a decimal stride after the base address "
+                                      "(mode 1), found '%.*s'",
+                                      (int)(n ? n : 5), n ? t : "(end)");
+                }
+            } else if (mode == 1) {
+                a += (uint64_t)stride;
+            } else {
+                int64_t d;
+                n = token(&p, &t);
+                if (n == 0)
+                    return TOKERR("too few addresses: expected base + %u deltas for %u "
+                                  "active lanes (mask %08x, mode 2), found %u deltas",
+                                  nact - 1, nact, inst->mask, k - 1);
+                if (parse_sdec(t, n, &d) != 0)
+                    return TOKERR("bad decimal address delta '%.*s' for lane %u", (int)n, t,
+                                  lane);
+                a += (uint64_t)d;
+            }
+            inst->addr[lane] = a;
+        }
+    }
+    n = token(&p, &t);
+    if (n != 0)
+        return TOKERR("unexpected token '%.*s' at the end of the instruction line", (int)n,
+                      t);
+    r->remaining--;
+    return GF_OK;
+}

@@ -1,0 +1,55 @@
+/*
+ * Line reader over plain, gzip (zlib) and xz (liblzma) files, chosen by the file's magic
+ * bytes rather than its name, because kernelslist.g entries name `kernel-1.traceg` while
+ * the file on disk may be compressed (issue #2).
+ *
+ * Lines are handed out in place from one large buffer (no per-line copy): the returned
+ * pointer is NUL-terminated, has its '\n' (and a trailing '\r') removed, and stays valid
+ * until the next call on the same stream. The caller may modify the line's bytes.
+ *
+ * Prefix: gf_stream_.
+ */
+#ifndef GF_TRACE_STREAM_H
+#define GF_TRACE_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpuforecast/gpuforecast.h"
+
+typedef enum gf_compression {
+    GF_COMPRESSION_NONE = 0,
+    GF_COMPRESSION_GZIP = 1,
+    GF_COMPRESSION_XZ = 2
+} gf_compression;
+
+typedef struct gf_stream gf_stream; /* opaque */
+
+/* Large reads amortise syscalls and decompressor calls (issue #2 asks for >= 256 KiB);
+ * the buffer grows only for a longer line, so memory stays flat (bench/README.md). */
+#define GF_STREAM_BUFSIZE (256u * 1024u)
+/* Longest accepted line. A mode-0 line of 32 lanes is ~700 bytes; anything beyond this is
+ * not a trace line and must not make us buffer a whole file. */
+#define GF_STREAM_MAX_LINE (16u * 1024u * 1024u)
+
+/* Opens path and detects its compression from the first bytes. On success *out is owned
+ * by the caller: release with gf_stream_close. A missing/unreadable file is GF_ERR_IO. */
+gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err);
+void gf_stream_close(gf_stream *s); /* NULL is fine */
+
+/* Next line: GF_OK with *line and *len (see above), GF_END at end of data, or GF_ERR_IO for
+ * a read error or a corrupt/truncated compressed stream (message names the line
+ * reached), GF_ERR_PARSE for an over-long line (a binary file, most likely). */
+gf_status gf_stream_next_line(gf_stream *s, char **line, size_t *len, gf_error *err);
+
+/* 1-based number of the line last returned (0 before the first). */
+long gf_stream_line(const gf_stream *s);
+const char *gf_stream_path(const gf_stream *s);
+gf_compression gf_stream_compression(const gf_stream *s);
+/* Decompressed bytes handed out so far (line bytes + newlines), for throughput numbers. */
+uint64_t gf_stream_bytes(const gf_stream *s);
+
+/* Compression of the file at path from its magic bytes; GF_ERR_IO when unreadable. */
+gf_status gf_stream_detect(const char *path, gf_compression *out, gf_error *err);
+
+#endif

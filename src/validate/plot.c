@@ -1,0 +1,186 @@
+/*
+ * Correlation scatter plots in the manner of the correlation figures of
+ * seeds/accelsim-volta-memory-system.txt: one point per kernel, hardware on x,
+ * prediction on y, the y = x line, the error and Pearson r in the title. Drawn with
+ * PLplot's cairo devices (pngcairo, svgcairo); built only with GF_WITH_PLOTS.
+ */
+#include "validate/validate.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/error.h"
+
+#ifdef GF_WITH_PLOTS
+#include <plplot.h>
+
+/* Log axes once the values span more than two decades (and are all positive). */
+#define GF_PLOT_LOG_RANGE 100.0
+
+static void safe_name(const char *name, char *out, size_t n)
+{
+    size_t j = 0;
+    for (const char *p = name; *p && j + 1 < n; p++)
+        out[j++] = (char)(((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+                           (*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-')
+                              ? *p
+                              : '_');
+    out[j] = '\0';
+}
+
+static void draw(const char *device, const char *path, const double *x, const double *y,
+                 int n, int logax, double lo, double hi, const char *title,
+                 const char *unit)
+{
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev(device);
+    plsfnam(path);
+    plspage(0, 0, 720, 720, 0, 0);
+    plscol0(0, 255, 255, 255); /* white background */
+    plscol0(1, 0, 0, 0);       /* black frame and text */
+    plscol0(2, 200, 30, 30);   /* points */
+    plscol0(3, 90, 90, 90);    /* y = x */
+    plinit();
+    plcol0(1);
+    plschr(0, 0.8);
+    double l = logax ? log10(lo) : lo, h = logax ? log10(hi) : hi;
+    plenv(l, h, l, h, 1, logax ? 30 : 0);
+    char xl[128], yl[128];
+    snprintf(xl, sizeof xl, "hardware (%s)", unit);
+    snprintf(yl, sizeof yl, "gpuforecast (%s)", unit);
+    pllab(xl, yl, title);
+    PLFLT lx[2] = {l, h}, ly[2] = {l, h};
+    plcol0(3);
+    pllsty(2);
+    plline(2, lx, ly);
+    pllsty(1);
+    PLFLT *px = malloc((size_t)n * sizeof *px), *py = malloc((size_t)n * sizeof *py);
+    if (px && py) {
+        for (int i = 0; i < n; i++) {
+            px[i] = logax ? log10(x[i]) : x[i];
+            py[i] = logax ? log10(y[i]) : y[i];
+        }
+        plcol0(2);
+        plssym(0, 1.6);
+        plpoin(n, px, py, 4);
+    }
+    free(px);
+    free(py);
+    plend1();
+}
+#endif
+
+#ifdef GF_WITH_PLOTS
+/* mkdir -p: the plot directory and any missing parents. */
+static int make_dirs(const char *dir)
+{
+    char tmp[1024];
+    if (snprintf(tmp, sizeof tmp, "%s", dir) >= (int)sizeof tmp)
+        return -1;
+    for (char *p = tmp + 1; *p; p++)
+        if (*p == '/') {
+            *p = '\0';
+            if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+#endif
+
+gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
+                           gf_error *err)
+{
+    if (nplots)
+        *nplots = 0;
+#ifndef GF_WITH_PLOTS
+    (void)v;
+    return gf_error_set(err, GF_ERR_UNSUPPORTED, dir, 0,
+                        "plots were not built: rebuild with PLplot installed "
+                        "(libplplot-dev, plplot-driver-cairo) and -DGF_WITH_PLOTS=ON");
+#else
+    if (make_dirs(dir) != 0)
+        return gf_error_set(err, GF_ERR_IO, dir, 0, "cannot create plot directory: %s",
+                            strerror(errno));
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gf_error_set(err, GF_ERR_IO, dir, 0, "not a directory");
+    double *x = malloc((v->nkernels + 1) * sizeof *x);
+    double *y = malloc((v->nkernels + 1) * sizeof *y);
+    if (!x || !y) {
+        free(x);
+        free(y);
+        return gf_error_set(err, GF_ERR_NOMEM, dir, 0, "out of memory");
+    }
+    gf_status st = GF_OK;
+    for (int c = 0; c < GF_C_COUNT && st == GF_OK; c++) {
+        const gf_vsummary *s = &v->summary[c];
+        if (!s->n)
+            continue;
+        const gf_counter_def *d = gf_counter_def_of((gf_counter_id)c);
+        int n = 0;
+        double lo = INFINITY, hi = -INFINITY;
+        int positive = 1;
+        for (size_t k = 0; k < v->nkernels; k++) {
+            const gf_vvalue *e = &v->kernels[k].v[c];
+            if (isnan(e->pred) || isnan(e->hw_mean))
+                continue;
+            x[n] = e->hw_mean;
+            y[n] = e->pred;
+            lo = fmin(lo, fmin(x[n], y[n]));
+            hi = fmax(hi, fmax(x[n], y[n]));
+            if (x[n] <= 0 || y[n] <= 0)
+                positive = 0;
+            n++;
+        }
+        if (!n)
+            continue;
+        int logax = positive && hi / lo > GF_PLOT_LOG_RANGE;
+        if (logax) {
+            lo /= 2;
+            hi *= 2;
+        } else {
+            double pad = (hi - lo) * 0.08;
+            if (pad == 0)
+                pad = hi != 0 ? fabs(hi) * 0.1 : 1;
+            lo -= pad;
+            hi += pad;
+            if (lo < 0 && positive)
+                lo = 0;
+        }
+        char title[256], e1[32], e2[32];
+        if (isnan(s->error))
+            snprintf(e1, sizeof e1, "n/a");
+        else
+            snprintf(e1, sizeof e1, "%.2f%s", s->error,
+                     d->is_rate ? (d->unit == GF_CUNIT_PCT ? " pp" : "") : "%");
+        if (isnan(s->correlation))
+            snprintf(e2, sizeof e2, "n/a");
+        else
+            snprintf(e2, sizeof e2, "%.3f", s->correlation);
+        snprintf(title, sizeof title, "%s  %s %s  r %s  (%d kernel%s)", d->name,
+                 d->is_rate ? "MAE" : "MAPE", e1, e2, n, n == 1 ? "" : "s");
+        char base[200], path[1024];
+        safe_name(d->name, base, sizeof base);
+        snprintf(path, sizeof path, "%s/%s.png", dir, base);
+        draw("pngcairo", path, x, y, n, logax, lo, hi, title, gf_counter_unit_name(d->unit));
+        FILE *chk = fopen(path, "rb");
+        if (!chk) {
+            st = gf_error_set(err, GF_ERR_IO, path, 0, "PLplot did not write the plot");
+            break;
+        }
+        fclose(chk);
+        snprintf(path, sizeof path, "%s/%s.svg", dir, base);
+        draw("svgcairo", path, x, y, n, logax, lo, hi, title, gf_counter_unit_name(d->unit));
+        if (nplots)
+            (*nplots)++;
+    }
+    free(x);
+    free(y);
+    return st;
+#endif
+}

@@ -1,0 +1,107 @@
+/*
+ * Prediction vs hardware: kernel matching, per-kernel errors and per-counter
+ * statistics (MODEL.md §6), written as table / CSV / JSON.
+ *
+ * Matching, for each predicted kernel in order, in each hardware file:
+ *  1. a not yet matched hardware kernel with the same id and a matching name;
+ *  2. otherwise the first not yet matched hardware kernel with a matching name, so
+ *     the k-th launch of a name meets the k-th launch in the file (launch order).
+ * Names match when equal or when their base names are (gf_validate_base_name: the
+ * function name without namespace, template arguments, parameters or Itanium mangling,
+ * so "_Z6vecAddIfEvPT_S1_S1_i" from a trace matches ncu's demangled "vecAdd").
+ * Hardware kernels left over, and predicted kernels with no hardware at all, are
+ * listed as unmatched.
+ *
+ * Several hardware files may give the same kernel (e.g. three nvprof runs): the
+ * prediction is compared with their mean; min, max and the sample count are reported.
+ *
+ * Errors: rates (percentages, ratios) by absolute error in their own unit (percentage
+ * points for %), MAE over kernels; counts and cycles by percentage error
+ * 100 (pred - hw) / hw, MAPE over kernels (kernels whose hardware value is 0 are left
+ * out of MAPE unless the prediction is 0 too). Correlation: Pearson
+ * (gsl_stats_correlation) over kernels; NAN ("n/a") for fewer than 2 kernels or zero
+ * variance.
+ *
+ * Prefix: gf_validate_.
+ */
+#ifndef GF_VALIDATE_VALIDATE_H
+#define GF_VALIDATE_VALIDATE_H
+/* at most 64 hardware files are compared per run (GF_VALIDATE_MAX_FILES) */
+#define GF_VALIDATE_MAX_FILES 64
+
+#include <stdio.h>
+
+#include "gpuforecast/gpuforecast.h"
+#include "report/counters.h"
+#include "report/report.h"
+#include "validate/hardware.h"
+
+typedef struct gf_vvalue {
+    double pred;
+    double hw_mean, hw_min, hw_max;
+    int hw_n;     /* number of hardware samples */
+    double error; /* signed: pp (rates) or % (counts); NAN when undefined */
+} gf_vvalue;
+
+typedef struct gf_vkernel {
+    long id;
+    char name[512];
+    char gpu[64];
+    gf_vvalue v[GF_C_COUNT];
+} gf_vkernel;
+
+typedef struct gf_vsummary {
+    int n;              /* kernels with both a prediction and hardware */
+    int n_error;        /* kernels entering the MAE / MAPE */
+    double error;       /* MAE (rates) or MAPE (counts) */
+    double correlation; /* Pearson r, NAN when undefined */
+} gf_vsummary;
+
+typedef struct gf_vunmatched {
+    char file[512];   /* "" for a predicted kernel */
+    long line;
+    long id;
+    char name[512];
+} gf_vunmatched;
+
+typedef struct gf_validation {
+    gf_vkernel *kernels; /* matched predicted kernels, prediction order */
+    size_t nkernels;
+    gf_vsummary summary[GF_C_COUNT];
+    gf_vunmatched *unmatched;
+    size_t nunmatched;
+    size_t nfiles;
+    char sources[256]; /* formats of the hardware files, e.g. "nvprof x3" */
+} gf_validation;
+
+/* Compares pred with the hardware files. *out owned by the caller
+ * (gf_validate_free). Errors: GF_ERR_NOMEM. */
+gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
+                          gf_validation **out, gf_error *err);
+void gf_validate_free(gf_validation *v);
+
+/* Writes the per-counter summary, the per-kernel comparison and the unmatched
+ * kernels. CSV: one table, column "section" = summary|kernel|unmatched. */
+gf_status gf_validate_write(const gf_validation *v, gf_report_format fmt, FILE *out,
+                            gf_error *err);
+
+/* Base name used for matching, into buf (n bytes); returns buf. */
+const char *gf_validate_base_name(const char *name, char *buf, size_t n);
+
+/* The statistics alone, for tests and other callers: MAE of |p - h| (is_rate) or
+ * MAPE of |p - h| / h * 100 over the pairs where h != 0 (or both 0); *n_used gets the
+ * pairs used; NAN when none. */
+double gf_validate_error(const double *pred, const double *hw, size_t n, int is_rate,
+                         int *n_used);
+/* Pearson correlation, NAN for n < 2 or zero variance. */
+double gf_validate_correlation(const double *pred, const double *hw, size_t n);
+
+/* One correlation scatter plot per compared counter, DIR/<counter>.png and .svg
+ * (PLplot pngcairo and svg devices): hardware on x, prediction on y, y = x line,
+ * log axes when the values span more than 100x, error and r in the title. Returns
+ * GF_ERR_UNSUPPORTED when built without PLplot (GF_WITH_PLOTS), GF_ERR_IO when DIR
+ * cannot be created. *nplots (may be NULL) receives the number of counters plotted. */
+gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
+                           gf_error *err);
+
+#endif

@@ -1,0 +1,302 @@
+/* torture tests for memory/hierarchy.c: streams, write policy, counters. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "memory/hierarchy.h"
+#include "memory/secreuse.h"
+/* counters.h and gpu/isa.h both define GF_UNIT_COUNT (shared headers): rename one */
+#define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
+#include "report/counters.h"
+#undef GF_UNIT_COUNT
+
+/* A Volta-like model (TITAN V numbers: 80 SMs, 4.5 MB L2 in 24 slices... scaled down to
+ * keep tests fast; the geometry, not the size, matters here). */
+static gf_gpu make_gpu(unsigned cc, int l1_global, unsigned l1_ways, unsigned l2_ways)
+{
+    gf_gpu g;
+    memset(&g, 0, sizeof g);
+    strcpy(g.name, "test");
+    g.compute_capability = cc;
+    g.num_sms = 4;
+    g.l1.line = 128;
+    g.l1.sector = 32;
+    g.l1.ways = l1_ways;
+    g.l1_caches_global = l1_global;
+    g.l2.size = 4 * 64 * 128; /* 4 slices x 64 lines */
+    g.l2.line = 128;
+    g.l2.sector = 32;
+    g.l2.ways = l2_ways;
+    g.l2_slices = 4;
+    g.l2_hash = 1;
+    g.coalescer = GF_COALESCE_SECTOR;
+    return g;
+}
+
+static gf_hier *make(const gf_gpu *g, gf_hier_mode mode, uint64_t l1_bytes)
+{
+    gf_hier *h = NULL;
+    gf_error e;
+    assert_int_equal(gf_hier_create(g, mode, &h, &e), GF_OK);
+    assert_int_equal(gf_hier_begin_kernel(h, l1_bytes, &e), GF_OK);
+    return h;
+}
+
+static void one(gf_hier *h, unsigned sm, uint64_t warp, gf_mem_space sp, gf_mem_dir dir, int bypass,
+                uint64_t addr, gf_access_outcome *o)
+{
+    uint64_t a[32] = {0};
+    a[0] = addr;
+    gf_coalesced c;
+    gf_coalesce(a, 1u, 4, GF_COALESCE_SECTOR, &c);
+    gf_hier_access(h, sm, warp, sp, dir, bypass, &c, o);
+}
+
+static void torture_hier_stride_benchmark(void **state)
+{
+    (void)state;
+    static const unsigned s[6] = {1, 2, 4, 8, 16, 32};
+    static const unsigned want[6] = {32, 16, 8, 4, 4, 4};
+    for (int mode = 0; mode < 2; mode++) {
+        /* fully associative L1/L2 so the reuse model's hit counts are exact too */
+        gf_gpu g = make_gpu(70, 1, 0, 0);
+        for (unsigned i = 0; i < 6; i++) {
+            gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
+            uint64_t a[32];
+            for (unsigned t = 0; t < 32; t++)
+                a[t] = 0x7f0000000000ull + (uint64_t)(t / s[i]) * 128 + (uint64_t)(t % s[i]) * 4;
+            gf_coalesced c;
+            gf_coalesce(a, 0xFFFFFFFFu, 4, GF_COALESCE_SECTOR, &c);
+            gf_access_outcome o;
+            gf_hier_access(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, &c, &o);
+            assert_int_equal(o.sectors, want[i]);
+            assert_int_equal(o.l1_hits, 0);
+            assert_int_equal(o.dram_sectors, want[i]);
+            assert_int_equal(o.worst, GF_LEVEL_DRAM);
+            gf_hier_access(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, &c, &o);
+            assert_int_equal(o.l1_hits, want[i]);
+            assert_int_equal(o.worst, GF_LEVEL_L1);
+            double v[GF_C_COUNT];
+            gf_hier_end_kernel(h, v);
+            assert_true(v[GF_C_L1_GLD_REQUESTS] == 2.0);
+            assert_true(v[GF_C_L1_GLD_SECTORS] == 2.0 * want[i]);
+            assert_true(v[GF_C_L1_GLD_SECTOR_HITS] == want[i]);
+            assert_true(v[GF_C_L1_GLD_HIT_RATE] == 50.0);
+            assert_true(v[GF_C_L2_READ_SECTORS] == want[i]);
+            assert_true(v[GF_C_DRAM_SECTORS_READ] == want[i]);
+            gf_hier_free(h);
+        }
+    }
+}
+
+/* seeds/accelsim-volta-memory-system.txt Fig. 5 (gentrace.py l2write): one thread,
+ * loads bypass L1. C[0]=A[0]; C[1]=A[0]; C[0]=C[0]+A[0]; A[0]=C[0]+C[1]. */
+static void torture_hier_l2_write_policy_fig5(void **state)
+{
+    (void)state;
+    const uint64_t A = 0x7F0000000000ull, C = 0x7F4000000000ull;
+    for (int mode = 0; mode < 2; mode++) {
+        gf_gpu g = make_gpu(70, 1, 4, 16);
+        gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
+        gf_access_outcome o;
+        unsigned dram = 0;
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, A, &o);     /* LDG.E.CG A[0] */
+        dram += o.dram_sectors;
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, C, &o);    /* write miss */
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, C + 4, &o); /* write hit */
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, C, &o);     /* read miss: partial */
+        assert_int_equal(o.dram_sectors, 1);
+        dram += o.dram_sectors;
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, C, &o);
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, C, &o);     /* hits */
+        assert_int_equal(o.l2_hits, 1);
+        dram += o.dram_sectors;
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, C + 4, &o);
+        assert_int_equal(o.l2_hits, 1);
+        dram += o.dram_sectors;
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, A, &o);
+        assert_int_equal(dram, 2);
+        double v[GF_C_COUNT];
+        gf_hier_end_kernel(h, v);
+        assert_true(v[GF_C_DRAM_SECTORS_READ] == 2.0);
+        assert_true(v[GF_C_DRAM_BYTES_READ] == 64.0);
+        assert_true(v[GF_C_L2_READ_SECTORS] == 4.0);
+        assert_true(v[GF_C_L2_READ_SECTOR_HITS] == 2.0);
+        assert_true(v[GF_C_L2_WRITE_SECTORS] == 4.0);
+        assert_true(v[GF_C_L2_WRITE_SECTOR_HITS] == 3.0);
+        assert_true(v[GF_C_DRAM_SECTORS_WRITE] == 0.0); /* dirty at kernel end: not counted */
+        assert_true(v[GF_C_L1_GLD_SECTOR_HITS] == 0.0);  /* bypassed */
+        gf_hier_free(h);
+    }
+}
+
+static void torture_hier_pascal_and_local(void **state)
+{
+    (void)state;
+    gf_gpu g = make_gpu(61, 0, 4, 16); /* GTX 1080: L1 does not cache global loads */
+    gf_hier *h = make(&g, GF_HIER_EXACT, 24 * 1024);
+    gf_access_outcome o;
+    one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, 0x1000, &o);
+    one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, 0x1000, &o);
+    assert_int_equal(o.l1_hits, 0);
+    assert_int_equal(o.l2_hits, 1);
+    assert_int_equal(o.worst, GF_LEVEL_L2);
+    one(h, 0, 7, GF_SPACE_LOCAL, GF_DIR_LOAD, 0, 0x40, &o);
+    one(h, 0, 7, GF_SPACE_LOCAL, GF_DIR_LOAD, 0, 0x40, &o);
+    assert_int_equal(o.l1_hits, 1);                         /* local is cached */
+    one(h, 0, 8, GF_SPACE_LOCAL, GF_DIR_LOAD, 0, 0x40, &o); /* another warp: its own copy */
+    assert_int_equal(o.l1_hits, 0);
+    assert_int_equal(o.l2_hits, 0);
+    one(h, 1, 7, GF_SPACE_LOCAL, GF_DIR_STORE, 0, 0x80, &o);
+    one(h, 1, 7, GF_SPACE_ATOMIC, GF_DIR_ATOMIC, 0, 0x1000, &o);
+    assert_int_equal(o.l2_hits, 1);
+    one(h, 1, 7, GF_SPACE_SHARED, GF_DIR_LOAD, 0, 0x1000, &o); /* not ours: empty */
+    assert_int_equal(o.sectors, 0);
+    gf_hier_shared(h, 3, 2, 0);
+    gf_hier_shared(h, 1, 0, 1);
+    double v[GF_C_COUNT];
+    gf_hier_end_kernel(h, v);
+    assert_true(v[GF_C_L1_GLD_SECTORS] == 2.0);
+    assert_true(v[GF_C_L1_GLD_SECTOR_HITS] == 0.0);
+    assert_true(v[GF_C_L1_LLD_REQUESTS] == 3.0);
+    assert_true(v[GF_C_L1_LLD_SECTOR_HITS] == 1.0);
+    assert_true(v[GF_C_L1_LST_SECTORS] == 1.0);
+    assert_true(v[GF_C_L2_ATOM_SECTORS] == 1.0);
+    assert_true(v[GF_C_L2_WRITE_SECTORS] == 1.0);
+    assert_true(v[GF_C_SHMEM_LD_REQUESTS] == 1.0);
+    assert_true(v[GF_C_SHMEM_ST_REQUESTS] == 1.0);
+    assert_true(v[GF_C_SHMEM_WAVEFRONTS] == 4.0);
+    assert_true(v[GF_C_SHMEM_BANK_CONFLICTS] == 2.0);
+    gf_hier_free(h);
+}
+
+static void torture_hier_memcpy_warms_l2(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; mode++) {
+        gf_gpu g = make_gpu(61, 0, 4, 16);
+        gf_hier *h = NULL;
+        gf_error e;
+        assert_int_equal(gf_hier_create(&g, (gf_hier_mode)mode, &h, &e), GF_OK);
+        gf_hier_memcpy(h, 0x10000, 4096);
+        assert_int_equal(gf_hier_begin_kernel(h, 24 * 1024, &e), GF_OK);
+        gf_access_outcome o;
+        for (uint64_t a = 0x10000; a < 0x11000; a += 32)
+            one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, a, &o);
+        double v[GF_C_COUNT];
+        gf_hier_end_kernel(h, v);
+        assert_true(v[GF_C_L2_READ_SECTORS] == 128.0);
+        assert_true(v[GF_C_L2_READ_HIT_RATE] == 100.0);
+        assert_true(v[GF_C_DRAM_SECTORS_READ] == 0.0);
+        gf_hier_free(h);
+    }
+}
+
+/* Dirty lines evicted during the kernel are DRAM writes, in both modes alike. */
+static void torture_hier_dirty_evictions(void **state)
+{
+    (void)state;
+    double v[2][GF_C_COUNT];
+    memset(v, 0, sizeof v); /* end_kernel fills only the memory counters */
+    for (int mode = 0; mode < 2; mode++) {
+        gf_gpu g = make_gpu(70, 1, 0, 0); /* fully associative: the modes must agree */
+        gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
+        gf_access_outcome o;
+        /* 2 KB of stores then 64 KB of loads through a 32 KB L2 */
+        for (uint64_t a = 0; a < 2048; a += 32)
+            one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, 0x100000 + a, &o);
+        for (uint64_t a = 0; a < 65536; a += 32)
+            one(h, (unsigned)(a / 32) % 4, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, 0x800000 + a, &o);
+        gf_hier_end_kernel(h, v[mode]);
+        assert_true(v[mode][GF_C_DRAM_SECTORS_WRITE] == 64.0);
+        gf_hier_free(h);
+    }
+    for (int c = GF_C_L1_GLD_REQUESTS; c < GF_C_COUNT; c++)
+        if (!(v[0][c] == v[1][c] || (isnan(v[0][c]) && isnan(v[1][c]))))
+            fail_msg("counter %d: reuse %g oracle %g", c, v[0][c], v[1][c]);
+}
+
+static void torture_hier_profile_rates(void **state)
+{
+    (void)state;
+    gf_gpu g = make_gpu(70, 1, 4, 16);
+    gf_hier *h = make(&g, GF_HIER_REUSE, 8 * 1024);
+    gf_access_outcome o;
+    for (int rep = 0; rep < 3; rep++)
+        for (uint64_t a = 0; a < 16384; a += 32)
+            one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, 0x200000 + a, &o);
+    double v[GF_C_COUNT];
+    gf_hier_end_kernel(h, v);
+    const gf_hier_kernel_profile *p = gf_hier_profile(h);
+    assert_int_equal(p->l1_lines, 64);
+    gf_hier_rates r;
+    gf_hier_rates_for(p, p->l1_lines, p->l1_ways, p->l2_lines, p->l2_ways, &r);
+    assert_true(r.l1_hits[GF_HIER_GLD] == v[GF_C_L1_GLD_SECTOR_HITS]);
+    assert_true(r.l2_hits[GF_HIER_L2_READ] == v[GF_C_L2_READ_SECTOR_HITS]);
+    /* a 16 KB working set: an L1 of 256 lines, fully associative, hits every re-read */
+    gf_hier_rates_for(p, 256, 0, p->l2_lines, p->l2_ways, &r);
+    assert_true(r.l1_hits[GF_HIER_GLD] == 2.0 * 512);
+    gf_hier_free(h);
+}
+
+/* Fermi-style what-if: every touched line is 4 sector accesses all the way down. */
+static void torture_hier_fermi_coalescer(void **state)
+{
+    (void)state;
+    gf_gpu g = make_gpu(70, 1, 0, 0);
+    gf_hier *h = make(&g, GF_HIER_REUSE, 32 * 1024);
+    uint64_t a[32];
+    for (unsigned t = 0; t < 32; t++)
+        a[t] = 0x40000 + 128ull * t + 8; /* one float per line */
+    gf_coalesced c;
+    gf_coalesce(a, 0xFFFFFFFFu, 4, GF_COALESCE_FERMI, &c);
+    gf_access_outcome o;
+    gf_hier_access(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, &c, &o);
+    assert_int_equal(o.sectors, 128);
+    assert_int_equal(o.dram_sectors, 128);
+    gf_hier_access(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, &c, &o);
+    assert_int_equal(o.l1_hits, 128);
+    double v[GF_C_COUNT];
+    gf_hier_end_kernel(h, v);
+    assert_true(v[GF_C_L1_GLD_SECTORS] == 256.0);
+    assert_true(v[GF_C_L2_READ_SECTORS] == 128.0);
+    gf_hier_free(h);
+}
+
+static void torture_hier_bad_models(void **state)
+{
+    (void)state;
+    gf_gpu g = make_gpu(70, 1, 4, 16);
+    gf_hier *h = NULL;
+    gf_error e;
+    g.l2.size = 0;
+    assert_int_equal(gf_hier_create(&g, GF_HIER_REUSE, &h, &e), GF_ERR_INVALID);
+    assert_null(h);
+    g = make_gpu(70, 1, 4, 16);
+    g.l2.line = 64;
+    assert_int_equal(gf_hier_create(&g, GF_HIER_REUSE, &h, &e), GF_ERR_UNSUPPORTED);
+    g = make_gpu(70, 1, 4, 16);
+    g.num_sms = 0;
+    assert_int_equal(gf_hier_create(&g, GF_HIER_REUSE, &h, &e), GF_ERR_INVALID);
+    gf_hier_free(NULL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(torture_hier_stride_benchmark),
+        cmocka_unit_test(torture_hier_l2_write_policy_fig5),
+        cmocka_unit_test(torture_hier_pascal_and_local),
+        cmocka_unit_test(torture_hier_memcpy_warms_l2),
+        cmocka_unit_test(torture_hier_dirty_evictions),
+        cmocka_unit_test(torture_hier_profile_rates),
+        cmocka_unit_test(torture_hier_fermi_coalescer),
+        cmocka_unit_test(torture_hier_bad_models),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

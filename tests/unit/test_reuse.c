@@ -1,0 +1,163 @@
+/* torture tests for memory/reuse.c and memory/hist.c: exact reuse distances. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/hist.h"
+#include "memory/reuse.h"
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Reference: scan back to the previous access of the same id, counting distinct ids
+ * with a stamp array. O(gap) per access, independent of the engine. */
+static unsigned stamp[4096];
+static unsigned stamp_gen;
+static uint64_t naive(const unsigned *ids, size_t n, unsigned id)
+{
+    stamp_gen++;
+    uint64_t d = 0;
+    for (size_t j = n; j > 0; j--) {
+        unsigned x = ids[j - 1];
+        if (x == id)
+            return d;
+        if (stamp[x] != stamp_gen) {
+            stamp[x] = stamp_gen;
+            d++;
+        }
+    }
+    return GF_REUSE_COLD;
+}
+
+static void torture_reuse_by_hand(void **state)
+{
+    (void)state;
+    gf_reuse *r = gf_reuse_create();
+    assert_non_null(r);
+    assert_true(gf_reuse_access(r, 10) == GF_REUSE_COLD);
+    assert_true(gf_reuse_access(r, 11) == GF_REUSE_COLD);
+    assert_true(gf_reuse_access(r, 12) == GF_REUSE_COLD);
+    assert_int_equal(gf_reuse_peek(r, 10, NULL), 2);
+    assert_int_equal(gf_reuse_access(r, 10), 2);
+    assert_int_equal(gf_reuse_access(r, 11), 2);
+    assert_int_equal(gf_reuse_access(r, 11), 0);
+    assert_int_equal(gf_reuse_access(r, 12), 2);
+    assert_true(gf_reuse_peek(r, 99, NULL) == GF_REUSE_COLD);
+    assert_int_equal(gf_reuse_distinct(r), 3);
+    gf_reuse_free(r);
+    gf_reuse_free(NULL);
+    assert_null(gf_reuse_create_payload(1000));
+}
+
+static void check_random(unsigned nkeys, size_t n, uint64_t seed, int dense)
+{
+    rng_state = seed;
+    unsigned *ids = calloc(n, sizeof *ids);
+    assert_non_null(ids);
+    gf_reuse *r = gf_reuse_create();
+    for (size_t i = 0; i < n; i++) {
+        /* mix of hot keys and a wide range, with big key values */
+        unsigned id = (unsigned)((rnd() % 4) ? rnd() % (nkeys / 8 + 1) : rnd() % nkeys);
+        /* sparse large line numbers (one key per tile), or dense ones sharing tiles with
+         * runs of consecutive keys (the tile cache and prefetch paths) */
+        if (dense && (i % 3) && i > 0)
+            id = (ids[i - 1] + 1) % nkeys;
+        uint64_t k = dense ? id + 0x7f0000000000ull : id * 0x10001ull + 0x7f0000000000ull;
+        uint64_t want = naive(ids, i, id);
+        ids[i] = id;
+        uint64_t got = gf_reuse_access(r, k);
+        if (got != want)
+            fail_msg("access %zu key %llx: got %llu want %llu", i, (unsigned long long)k,
+                     (unsigned long long)got, (unsigned long long)want);
+    }
+    gf_reuse_free(r);
+    free(ids);
+}
+
+static void torture_reuse_matches_naive(void **state)
+{
+    (void)state;
+    /* 6000 accesses > the initial 2048 timestamps: several compactions; 3000 keys >
+     * the initial table: growth */
+    check_random(40, 6000, 1, 0);
+    check_random(3000, 30000, 2, 0);
+    check_random(700, 40000, 3, 0);
+    check_random(4000, 40000, 4, 1);
+    check_random(100, 20000, 5, 1);
+}
+
+static void torture_reuse_payload_survives_growth(void **state)
+{
+    (void)state;
+    gf_reuse *r = gf_reuse_create_payload(8);
+    void *p;
+    for (uint64_t k = 0; k < 5000; k++) {
+        gf_reuse_access_p(r, k, &p);
+        assert_int_equal(*(uint64_t *)p, 0);
+        *(uint64_t *)p = k * 3 + 1;
+    }
+    for (uint64_t k = 0; k < 5000; k++) {
+        uint64_t d = gf_reuse_access_p(r, k, &p);
+        assert_int_equal(d, 4999);
+        assert_int_equal(*(uint64_t *)p, k * 3 + 1);
+    }
+    assert_true(gf_reuse_bytes(r) >= 5000 * 8);  /* payloads are stored */
+    assert_true(gf_reuse_bytes(r) <= 5000 * 64); /* and O(keys), not O(accesses) */
+    gf_reuse_free(r);
+}
+
+static void torture_hist_bins(void **state)
+{
+    (void)state;
+    uint64_t lo, hi;
+    assert_int_equal(gf_hist_nbins(), 1024 + 16 * 54);
+    assert_int_equal(gf_hist_bin(0), 0);
+    assert_int_equal(gf_hist_bin(1023), 1023);
+    assert_int_equal(gf_hist_bin(1024), 1024);
+    assert_int_equal(gf_hist_bin(1087), 1024);
+    assert_int_equal(gf_hist_bin(1088), 1025);
+    assert_int_equal(gf_hist_bin(2047), 1039);
+    assert_int_equal(gf_hist_bin(2048), 1040);
+    assert_int_equal(gf_hist_bin(UINT64_MAX - 1), GF_HIST_NBINS - 1);
+    gf_hist_bin_range(1025, &lo, &hi);
+    assert_int_equal(lo, 1088);
+    assert_int_equal(hi, 1151);
+    gf_hist_bin_range(GF_HIST_NBINS - 1, &lo, &hi);
+    assert_true(hi == UINT64_MAX);
+    gf_hist_bin_range(7, &lo, &hi);
+    assert_int_equal(lo, 7);
+    assert_int_equal(hi, 7);
+    static gf_hist a, b;
+    gf_hist_clear(&a);
+    gf_hist_clear(&b);
+    gf_hist_add(&a, 5, 2);
+    gf_hist_add(&a, GF_REUSE_COLD, 3);
+    gf_hist_add(&b, 5000, 1);
+    gf_hist_merge(&a, &b);
+    assert_int_equal(gf_hist_total(&a), 6);
+    assert_int_equal(a.cold, 3);
+    assert_int_equal(a.counts[5], 2);
+    assert_int_equal(a.counts[gf_hist_bin(5000)], 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(torture_reuse_by_hand),
+        cmocka_unit_test(torture_reuse_matches_naive),
+        cmocka_unit_test(torture_reuse_payload_survives_growth),
+        cmocka_unit_test(torture_hist_bins),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

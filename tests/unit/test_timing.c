@@ -1,0 +1,225 @@
+/* torture tests for src/timing: the issue model and the predictor on generated
+ * kernels whose answer is known (MODEL.md §6 step 1, issue #5 "Must show"). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "timing/predict.h"
+#include "timing/profile.h"
+#include "trace/gen.h"
+
+static gf_gpu load_gpu(const char *name)
+{
+    gf_gpu g;
+    gf_error e;
+    if (gf_gpu_load(name, NULL, NULL, 0, &g, &e) != GF_OK)
+        fail_msg("cannot load %s: %s:%ld: %s", name, e.file, e.line, e.message);
+    return g;
+}
+
+static const char *gen_dir(const char *tag)
+{
+    static char dirs[8][1024];
+    static int slot;
+    char *d = dirs[slot++ % 8];
+    snprintf(d, 1024, "%s/timing-%d-%s", gf_test_tmpdir(), (int)getpid(), tag);
+    return d;
+}
+
+static const char *gen(const gf_gen_params *p, const char *tag)
+{
+    const char *d = gen_dir(tag);
+    gf_error e;
+    if (gf_gen_write(p, d, &e) != GF_OK)
+        fail_msg("gen %s: %s", tag, e.message);
+    return d;
+}
+
+/* Predicts one-kernel trace dir on gpu; returns its summary. */
+static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_row *row_out)
+{
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    gf_report rep;
+    gf_report_init(&rep);
+    gf_kernel_summary *sums = NULL;
+    size_t n = 0;
+    gf_error e;
+    if (gf_predict_trace(dir, g, &opt, &rep, &sums, &n, &e) != GF_OK)
+        fail_msg("predict %s: %s:%ld: %s", dir, e.file, e.line, e.message);
+    assert_int_equal(n, 1);
+    assert_int_equal(rep.nrows, 1);
+    if (row_out)
+        *row_out = rep.rows[0];
+    gf_kernel_summary k = sums[0];
+    free(sums);
+    gf_report_free(&rep);
+    return k;
+}
+
+/* A compute-bound FFMA kernel keeps the FP32 pipes busy: the issue model reaches the
+ * model's peak FP32 rate within 5 % (issue #5). TITAN V: 4 sub-cores x 16 FP32 lanes, so
+ * one warp FFMA per sub-core every 2 cycles. */
+static void torture_ffma_reaches_fp32_peak(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("titanv");
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_FFMA);
+    p.sm = 70;
+    p.warps = 8;
+    p.total_warps = 8 * g.num_sms * 2; /* two 8-warp blocks per SM */
+    p.n = 256;
+    p.acc = 8;
+    gf_kernel_summary k = predict1(gen(&p, "ffma"), &g, NULL);
+    double fma_busy = (double)k.ks.unit_busy[GF_UNIT_FMA];
+    double capacity = (double)k.ks.sm_cycles_max * g.subcores_per_sm * k.ks.sms_used;
+    double util = fma_busy / capacity;
+    print_message("ffma: FP32 pipe busy %.1f %% of the slowest SM's cycles\n", 100 * util);
+    assert_true(util >= 0.95);
+    assert_true(util <= 1.0 + 1e-9);
+}
+
+/* Blocks of 2 warps use 2 of the 4 sub-cores when one block runs per SM; the same work
+ * in blocks of 4 warps uses all four, so it issues faster
+ * (accelsim-subcore-frontend-memory-pipeline.txt). */
+static void torture_subcore_imbalance(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("titanv");
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_FFMA);
+    p.sm = 70;
+    p.acc = 8;
+    p.warps = 2;
+    p.total_warps = 2 * g.num_sms;
+    p.n = 256;
+    gf_kernel_summary two = predict1(gen(&p, "ffma2"), &g, NULL);
+    p.warps = 4;
+    p.total_warps = 4 * g.num_sms;
+    p.n = 128;
+    gf_kernel_summary four = predict1(gen(&p, "ffma4"), &g, NULL);
+    double ipc2 = (double)two.ks.warp_insts / (double)two.ks.sm_cycles_max;
+    double ipc4 = (double)four.ks.warp_insts / (double)four.ks.sm_cycles_max;
+    print_message("GPU-wide issue rate: 2-warp blocks %.2f, 4-warp blocks %.2f warp insts/cycle\n",
+                  ipc2, ipc4);
+    assert_true(ipc4 > 1.5 * ipc2);
+}
+
+/* A pointer chase exposes the latency of the level that holds its buffer. */
+static double chase_cycles_per_load(const gf_gpu *g, uint64_t footprint, unsigned stride,
+                                    uint64_t loads, const char *tag)
+{
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_PCHASE);
+    p.sm = 70;
+    p.footprint = footprint;
+    p.stride = stride;
+    p.n = loads;
+    gf_kernel_summary k = predict1(gen(&p, tag), g, NULL);
+    return (double)k.ks.sm_cycles_max / (double)loads;
+}
+
+static void torture_pointer_chase_shows_latencies(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("titanv");
+    /* 4 KiB buffer: after the first lap every load hits L1. */
+    double l1 = chase_cycles_per_load(&g, 4096, 128, 4096, "chase-l1");
+    /* 1 GiB footprint with 4 KiB steps: every load is a cold DRAM access. */
+    double dram = chase_cycles_per_load(&g, 1ull << 30, 4096, 2048, "chase-dram");
+    print_message("pointer chase: %.1f cycles/load (L1 %u), %.1f (L2+DRAM %u)\n", l1,
+                  g.l1.latency, dram, g.l2.latency + g.dram_latency);
+    assert_true(fabs(l1 - g.l1.latency) < 0.25 * g.l1.latency + 8);
+    double dl = g.l2.latency + g.dram_latency;
+    assert_true(fabs(dram - dl) < 0.1 * dl + 8);
+}
+
+/* Same inputs, same numbers: the interleaving is deterministic. */
+static void torture_predict_is_deterministic(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("v100");
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_MATMUL);
+    p.sm = 70;
+    p.n = 64;
+    const char *d = gen(&p, "matmul");
+    gf_kernel_row a, b;
+    predict1(d, &g, &a);
+    predict1(d, &g, &b);
+    assert_memory_equal(a.v, b.v, sizeof a.v);
+    assert_true(a.v[GF_C_GPC_CYCLES_ELAPSED] > 0);
+    assert_true(a.v[GF_C_SHMEM_WAVEFRONTS] > 0);
+}
+
+/* A profile saved and loaded evaluates to the prediction made from the trace, and a
+ * model that changes what the profile depends on is refused. */
+static void torture_profile_roundtrip(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("v100");
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_VECADD);
+    p.sm = 70;
+    p.n = 20000;
+    const char *d = gen(&p, "vecadd");
+    gf_kernel_row direct;
+    predict1(d, &g, &direct);
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    gf_profile *pr;
+    gf_error e;
+    assert_int_equal(gf_profile_build(d, &g, &opt, &pr, &e), GF_OK);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/vecadd-%d.gfp", gf_test_tmpdir(), (int)getpid());
+    assert_int_equal(gf_profile_save(pr, path, &e), GF_OK);
+    gf_profile_free(pr);
+    assert_true(gf_profile_is_profile(path));
+    gf_report rep;
+    gf_report_init(&rep);
+    assert_int_equal(gf_profile_predict(path, &g, &rep, &e), GF_OK);
+    assert_int_equal(rep.nrows, 1);
+    assert_memory_equal(rep.rows[0].v, direct.v, sizeof direct.v);
+    gf_report_free(&rep);
+
+    gf_gpu other = g;
+    other.num_sms = g.num_sms / 2;
+    gf_report_init(&rep);
+    assert_int_equal(gf_profile_predict(path, &other, &rep, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "sm.count"));
+    gf_report_free(&rep);
+
+    /* A corrupt profile is an error, not a crash. */
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    fseek(f, 40, SEEK_SET);
+    fputc(0x5a, f);
+    fputc(0xa5, f);
+    fclose(f);
+    gf_report_init(&rep);
+    assert_int_equal(gf_profile_predict(path, &g, &rep, &e), GF_ERR_PARSE);
+    gf_report_free(&rep);
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(torture_ffma_reaches_fp32_peak),
+        cmocka_unit_test(torture_subcore_imbalance),
+        cmocka_unit_test(torture_pointer_chase_shows_latencies),
+        cmocka_unit_test(torture_predict_is_deterministic),
+        cmocka_unit_test(torture_profile_roundtrip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

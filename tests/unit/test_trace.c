@@ -1,0 +1,607 @@
+/* torture tests for src/trace: Accel-Sim line parser (address modes, tracer versions),
+ * kernels lists, opcode interning, register names and every bad-input error. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <lzma.h>
+#include <zlib.h>
+
+#include "testutil.h"
+#include "trace/memspace.h"
+#include "trace/opcode.h"
+#include "trace/trace.h"
+
+#define HDR4                                                                               \
+    "-kernel name = _Z4testPf\n"                                                           \
+    "-kernel id = 3\n"                                                                     \
+    "-grid dim = (2,1,1)\n"                                                                \
+    "-block dim = (64,1,1)\n"                                                              \
+    "-shmem = 1024\n"                                                                      \
+    "-nregs = 16\n"                                                                        \
+    "-binary version = 70\n"                                                               \
+    "-cuda stream id = 5\n"                                                                \
+    "-shmem base_addr = 0x00007f0000000000\n"                                              \
+    "-local mem base_addr = 0x00007f1000000000\n"                                          \
+    "-nvbit version = 1.5.5\n"                                                             \
+    "-accelsim tracer version = 4\n"                                                       \
+    "-enable lineinfo = 0\n"                                                               \
+    "-future key = hello world\n"                                                          \
+    "\n#traces format = [line_num] PC mask dest_num [reg_dests] opcode src_num "            \
+    "[reg_srcs] mem_width [adrrescompress?] [mem_addresses]\n\n\n"
+
+#define BODY4                                                                              \
+    "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 4\n"                            \
+    "0000 ffffffff 1 R1 MOV 0 0 \n"                                                        \
+    "0010 0000000f 1 R2 LDG.E.64 1 R4 8 0 0x1000 0x1008 0x1010 0x1100 \n"                  \
+    "0020 00000005 0 STG.E 2 R4 R2 4 1 0x2000 -4 \n"                                       \
+    "0030 0000000b 0 ST.E 2 RZ P0 4 2 0x3000 8 -16 \n"                                     \
+    "\nwarp = 1\ninsts = 1\n"                                                              \
+    "0058 00000000 0 EXIT 0 0 \n"                                                          \
+    "\n#END_TB\n\n#BEGIN_TB\n\nthread block = 1,0,0\n\nwarp = 0\ninsts = 2\n"              \
+    "0000 80000001 1 R1 MOV 0 0 \n"                                                        \
+    "0040 ffffffff 0 LDS.U.128 1 UR4 16 1 0x7f0000000000 16 \n"
+
+#define H "-kernel name = k\n-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\n"
+
+typedef struct totals {
+    int blocks, warps, insts, thread_insts, mem;
+    uint64_t addr_sum;
+} totals;
+
+/* Reads a whole kernel file; returns the first non-END status. */
+static gf_status read_all(const char *path, totals *t, gf_error *e)
+{
+    memset(t, 0, sizeof *t);
+    gf_kreader *r;
+    gf_status st = gf_kreader_open(path, &r, e);
+    if (st != GF_OK)
+        return st;
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    while ((st = gf_kreader_next_block(r, tb, e)) == GF_OK) {
+        t->blocks++;
+        while ((st = gf_kreader_next_warp(r, &w, &n, e)) == GF_OK) {
+            t->warps++;
+            while ((st = gf_kreader_next_inst(r, &in, e)) == GF_OK) {
+                t->insts++;
+                t->thread_insts += __builtin_popcount(in.mask);
+                if (in.mem_width)
+                    t->mem++;
+                for (int l = 0; l < 32; l++)
+                    t->addr_sum += in.addr[l];
+            }
+            if (st != GF_END)
+                goto out;
+        }
+        if (st != GF_END)
+            goto out;
+    }
+out:
+    gf_kreader_close(r);
+    return st == GF_END ? GF_OK : st;
+}
+
+static void torture_v4_header_and_every_address_mode(void **state)
+{
+    (void)state;
+    const char *text = HDR4 BODY4;
+    const char *p = gf_test_write_file("v4.traceg", text, strlen(text));
+    gf_error e;
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    const gf_kernel_info *k = gf_kreader_info(r);
+    assert_string_equal(k->name, "_Z4testPf");
+    assert_int_equal(k->id, 3);
+    assert_int_equal(k->grid[0], 2);
+    assert_int_equal(k->grid[1], 1);
+    assert_int_equal(k->block[0], 64);
+    assert_int_equal(k->shmem, 1024);
+    assert_int_equal(k->nregs, 16);
+    assert_int_equal(k->binary_version, 70);
+    assert_int_equal(k->stream_id, 5);
+    assert_true(k->has_shmem_base);
+    assert_true(k->shmem_base == 0x00007f0000000000ull);
+    assert_true(k->local_base == 0x00007f1000000000ull);
+    assert_int_equal(k->tracer_version, 4);
+    assert_string_equal(k->nvbit_version, "1.5.5");
+    assert_int_equal(k->nextra, 2);
+    assert_string_equal(k->extra[0].key, "enable lineinfo");
+    assert_string_equal(k->extra[1].key, "future key");
+    assert_string_equal(k->extra[1].value, "hello world");
+
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(tb[0], 0);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(w, 0);
+    assert_int_equal(n, 4);
+    /* MOV: no memory */
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.pc == 0);
+    assert_true(in.mask == 0xffffffffu);
+    assert_int_equal(in.ndst, 1);
+    assert_int_equal(in.dst[0], 1);
+    assert_int_equal(in.nsrc, 0);
+    assert_int_equal(in.mem_width, 0);
+    assert_string_equal(gf_opcode_name(in.opcode), "MOV");
+    /* mode 0: one address per active lane */
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.pc == 0x10);
+    assert_int_equal(in.mem_width, 8);
+    assert_string_equal(gf_opcode_name(in.opcode), "LDG.E.64");
+    assert_string_equal(gf_opcode_name(in.base_opcode), "LDG");
+    assert_true(in.addr[0] == 0x1000 && in.addr[1] == 0x1008 && in.addr[2] == 0x1010 &&
+                in.addr[3] == 0x1100 && in.addr[4] == 0);
+    assert_int_equal(in.src[0], 4);
+    /* mode 1: base + stride over active lanes 0 and 2 (negative stride) */
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.addr[0] == 0x2000 && in.addr[1] == 0 && in.addr[2] == 0x1ffc);
+    assert_int_equal(in.nsrc, 2);
+    /* mode 2: base then deltas from the previous active lane (lanes 0, 1, 3) */
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.addr[0] == 0x3000 && in.addr[1] == 0x3008 && in.addr[2] == 0 &&
+                in.addr[3] == 0x2ff8);
+    assert_int_equal(in.src[0], GF_REG_ZERO);
+    assert_int_equal(in.src[1], GF_REG_PRED_BASE + 0);
+    assert_string_equal(gf_opcode_name(in.base_opcode), "ST");
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    /* mask 0 EXIT: a warp instruction with no active thread */
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(w, 1);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.mask == 0);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_END);
+    /* second block has no #END_TB (file ends) */
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(tb[0], 1);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.mask == 0x80000001u);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_int_equal(in.src[0], GF_REG_UNIFORM_BASE + 4);
+    assert_int_equal(__builtin_popcount(in.mask), 32);
+    assert_true(in.addr[31] == 0x7f0000000000ull + 31 * 16);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_END);
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_END);
+    gf_kreader_close(r);
+    gf_kreader_close(NULL);
+}
+
+static void torture_totals_and_skipping(void **state)
+{
+    (void)state;
+    const char *text = HDR4 BODY4;
+    const char *p = gf_test_write_file("v4b.traceg", text, strlen(text));
+    gf_error e;
+    totals t;
+    assert_int_equal(read_all(p, &t, &e), GF_OK);
+    assert_int_equal(t.blocks, 2);
+    assert_int_equal(t.warps, 3);
+    assert_int_equal(t.insts, 7);
+    assert_int_equal(t.thread_insts, 32 + 4 + 2 + 3 + 0 + 2 + 32);
+    assert_int_equal(t.mem, 4);
+    /* skipping: read only the first instruction of each warp, then whole blocks */
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(w, 1);
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK); /* skips the rest */
+    assert_int_equal(tb[0], 1);
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_END);
+    gf_kreader_close(r);
+}
+
+static void torture_pre_v3_format(void **state)
+{
+    (void)state;
+    const char *text = "-kernel name = _Z13lud_perimeterPfii\n-kernel id = 8\n"
+                       "-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 3072\n"
+                       "-nregs = 166\n-binary version = 70\n-cuda stream id = 0\n\n"
+                       "#traces format = threadblock_x threadblock_y threadblock_z warpid_tb "
+                       "PC mask dest_num reg_dests opcode src_num reg_srcs mem_width "
+                       "mem_addresses\n\n\n#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\n"
+                       "insts = 3\n"
+                       "0 0 0 0 0000 00000000 0 SHFL.IDX 4 R255 R255 R255 R255 0 \n"
+                       "0 0 0 0 0290 ffff0000 1 R8 LDG.E.SYS 1 R2 4 1 0x00007fe033702880 4 \n"
+                       "0 0 0 0 02a0 ffff0000 0 BRA 0 0 \n\n#END_TB\n";
+    const char *p = gf_test_write_file("old.traceg", text, strlen(text));
+    gf_error e;
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    assert_int_equal(gf_kreader_info(r)->tracer_version, 0);
+    assert_int_equal(gf_kreader_info(r)->nregs, 166);
+    assert_false(gf_kreader_info(r)->has_local_base);
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_int_equal(in.nsrc, 4);
+    assert_true(in.mask == 0);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.pc == 0x290);
+    assert_true(in.addr[15] == 0);
+    assert_true(in.addr[16] == 0x00007fe033702880ull);
+    assert_true(in.addr[31] == 0x00007fe033702880ull + 15 * 4);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    gf_kreader_close(r);
+}
+
+/* v3 and v5 share the v4 line format; v5 traces made with lineinfo carry a line number
+ * first (the `[line_num]` of the format comment). */
+static void torture_v3_v5_and_lineinfo(void **state)
+{
+    (void)state;
+    static const char body[] = "#BEGIN_TB\nthread block = 0,1,2\nwarp = 3\ninsts = 1\n"
+                               "%s0010 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 4 \n#END_TB\n";
+    for (int v = 3; v <= 5; v++) {
+        char text[1024];
+        int n = snprintf(text, sizeof text,
+                         "-kernel name = k\n-accelsim tracer version = %d\n"
+                         "-enable lineinfo = %d\n",
+                         v, v == 5);
+        snprintf(text + n, sizeof text - (size_t)n, body, v == 5 ? "17 " : "");
+        const char *p = gf_test_write_file("v35.traceg", text, strlen(text));
+        gf_error e;
+        totals t;
+        assert_int_equal(read_all(p, &t, &e), GF_OK);
+        assert_int_equal(t.insts, 1);
+        assert_int_equal(t.thread_insts, 4);
+        assert_true(t.addr_sum == 0x1000 * 4 + 4 + 8 + 12);
+    }
+}
+
+/* mask 0 (e.g. a predicated-off load) is a warp instruction with no thread and no
+ * address, whether or not the tracer printed an address list after the width */
+static void torture_mask_zero_memory_instruction(void **state)
+{
+    (void)state;
+    const char *text = H "warp = 0\ninsts = 3\n"
+                          "0000 00000000 1 R2 LDG.E 1 R4 4 1 0x1000 4 \n"
+                          "0008 00000000 0 STG.E 2 R4 R2 4\n"
+                          "0010 00000001 0 STG.E 2 R4 R2 4 0 0x20\n";
+    const char *p = gf_test_write_file("mask0.traceg", text, strlen(text));
+    gf_error e;
+    totals t;
+    assert_int_equal(read_all(p, &t, &e), GF_OK);
+    assert_int_equal(t.insts, 3);
+    assert_int_equal(t.thread_insts, 1);
+    assert_int_equal(t.mem, 3);
+    assert_true(t.addr_sum == 0x20);
+}
+
+static void torture_registers_and_opcodes(void **state)
+{
+    (void)state;
+    assert_int_equal(gf_reg_parse("R12", 3), 12);
+    assert_int_equal(gf_reg_parse("RZ", 2), 255);
+    assert_int_equal(gf_reg_parse("R255", 4), 255);
+    assert_int_equal(gf_reg_parse("P3", 2), GF_REG_PRED_BASE + 3);
+    assert_int_equal(gf_reg_parse("PT", 2), GF_REG_PRED_BASE + 7);
+    assert_int_equal(gf_reg_parse("!P1", 3), GF_REG_PRED_BASE + 1);
+    assert_int_equal(gf_reg_parse("UR4", 3), GF_REG_UNIFORM_BASE + 4);
+    assert_int_equal(gf_reg_parse("URZ", 3), GF_REG_UNIFORM_BASE + 63);
+    assert_int_equal(gf_reg_parse("UP1", 3), GF_REG_UPRED_BASE + 1);
+    assert_int_equal(gf_reg_parse("UPT", 3), GF_REG_UPRED_BASE + 7);
+    assert_int_equal(gf_reg_parse("R256", 4), -1);
+    assert_int_equal(gf_reg_parse("X5", 2), -1);
+    assert_int_equal(gf_reg_parse("R", 1), -1);
+    assert_int_equal(gf_reg_parse("P8", 2), -1);
+
+    uint16_t a = gf_opcode_intern("FFMA.FTZ", 8);
+    uint16_t b = gf_opcode_intern("FFMA.FTZ.RN", 8); /* only the first 8 bytes */
+    assert_int_equal(a, b);
+    assert_string_equal(gf_opcode_name(a), "FFMA.FTZ");
+    assert_int_equal(gf_opcode_find("FFMA.FTZ", 8), a);
+    assert_int_equal(gf_opcode_find("NO.SUCH.OP", 10), UINT16_MAX);
+    uint16_t c = gf_opcode_intern("FFMA", 4);
+    assert_int_not_equal(a, c);
+    assert_true(gf_opcode_count() >= 2);
+    assert_string_equal(gf_opcode_name(UINT16_MAX), "?");
+
+    assert_int_equal(gf_memspace_of("LDG", 3), GF_MEMSPACE_GLOBAL_LD);
+    assert_int_equal(gf_memspace_of("LDSM", 4), GF_MEMSPACE_SHARED_LD);
+    assert_int_equal(gf_memspace_of("RED", 3), GF_MEMSPACE_ATOMIC);
+    assert_int_equal(gf_memspace_of("LDGSTS", 6), GF_MEMSPACE_LDGSTS);
+    assert_int_equal(gf_memspace_of("LDGDEPBAR", 9), GF_MEMSPACE_NONE);
+    assert_int_equal(gf_memspace_of("LD", 2), GF_MEMSPACE_GENERIC_LD);
+    assert_string_equal(gf_memspace_name(GF_MEMSPACE_CONSTANT), "constant");
+}
+
+static const char *tmpsub(const char *name)
+{
+    static char path[1024];
+    snprintf(path, sizeof path, "%s/%d-%s", gf_test_tmpdir(), (int)getpid(), name);
+    mkdir(path, 0777);
+    return path;
+}
+
+static void write_at(const char *dir, const char *name, const char *text)
+{
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+static void torture_kernelslist_memcpy_and_kernels(void **state)
+{
+    (void)state;
+    const char *dir = tmpsub("klist");
+    char d[1024];
+    snprintf(d, sizeof d, "%s", dir);
+    write_at(d, "kernelslist.g",
+             "MemcpyHtoD,0x00007f2b2d500000,400\n"
+             "MemcpyHtoD,0x00007f2b2d500200,400\n\n"
+             "kernel-1.traceg\n"
+             "MemcpyHtoD,0x0000000000001000,4096\n"
+             "kernel-2.traceg\n"
+             "kernel-3.traceg\n");
+    write_at(d, "kernel-1.traceg", HDR4 BODY4);
+    /* kernel-2 exists only compressed: the list still names kernel-2.traceg */
+    char gz[1200];
+    snprintf(gz, sizeof gz, "%s/kernel-2.traceg.gz", d);
+    gzFile g = gzopen(gz, "wb");
+    assert_non_null(g);
+    const char *k2 = "-kernel name = second\n-kernel id = 2\n-accelsim tracer version = 4\n"
+                     "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+                     "0000 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    gzwrite(g, k2, (unsigned)strlen(k2));
+    gzclose(g);
+    /* kernel-3 exists only as .xz */
+    const char *k3 = "-kernel name = third\n-kernel id = 3\n-accelsim tracer version = 4\n"
+                     "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
+                     "0000 0000ffff 0 NOP 0 0 \n0008 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    uint8_t xzbuf[1024];
+    size_t xzpos = 0;
+    assert_int_equal(lzma_easy_buffer_encode(1, LZMA_CHECK_CRC64, NULL, (const uint8_t *)k3,
+                                             strlen(k3), xzbuf, &xzpos, sizeof xzbuf),
+                     LZMA_OK);
+    char xzname[64];
+    snprintf(xzname, sizeof xzname, "kernel-3.traceg.xz");
+    {
+        char xp[1200];
+        snprintf(xp, sizeof xp, "%s/%s", d, xzname);
+        FILE *xf = fopen(xp, "wb");
+        assert_non_null(xf);
+        fwrite(xzbuf, 1, xzpos, xf);
+        fclose(xf);
+    }
+
+    gf_error e;
+    gf_trace *t;
+    assert_int_equal(gf_trace_open(d, &t, &e), GF_OK);
+    assert_int_equal(gf_trace_command_count(t), 6);
+    const gf_command *c = gf_trace_command(t, 0);
+    assert_int_equal(c->kind, GF_CMD_MEMCPY_HTOD);
+    assert_true(c->addr == 0x00007f2b2d500000ull);
+    assert_true(c->bytes == 400);
+    assert_int_equal(c->line, 1);
+    c = gf_trace_command(t, 2);
+    assert_int_equal(c->kind, GF_CMD_KERNEL);
+    assert_int_equal(c->line, 4);
+    assert_non_null(strstr(c->path, "/kernel-1.traceg"));
+    c = gf_trace_command(t, 3);
+    assert_true(c->bytes == 4096 && c->addr == 0x1000);
+    c = gf_trace_command(t, 4);
+    assert_non_null(strstr(c->path, "/kernel-2.traceg.gz"));
+    totals tt;
+    assert_int_equal(read_all(c->path, &tt, &e), GF_OK);
+    assert_int_equal(tt.insts, 1);
+    assert_int_equal(tt.thread_insts, 32);
+    c = gf_trace_command(t, 5);
+    assert_non_null(strstr(c->path, "/kernel-3.traceg.xz"));
+    assert_int_equal(read_all(c->path, &tt, &e), GF_OK);
+    assert_int_equal(tt.insts, 2);
+    assert_int_equal(tt.thread_insts, 48);
+    assert_null(gf_trace_command(t, 6));
+    gf_trace_free(t);
+    gf_trace_free(NULL);
+
+    /* the list file itself, and a lone kernel file */
+    char lp[1200];
+    snprintf(lp, sizeof lp, "%s/kernelslist.g", d);
+    assert_int_equal(gf_trace_open(lp, &t, &e), GF_OK);
+    assert_int_equal(gf_trace_command_count(t), 6);
+    gf_trace_free(t);
+    snprintf(lp, sizeof lp, "%s/kernel-1.traceg", d);
+    assert_int_equal(gf_trace_open(lp, &t, &e), GF_OK);
+    assert_int_equal(gf_trace_command_count(t), 1);
+    assert_int_equal(gf_trace_command(t, 0)->kind, GF_CMD_KERNEL);
+    assert_string_equal(gf_trace_command(t, 0)->path, lp);
+    gf_trace_free(t);
+}
+
+static void torture_missing_kernel_file(void **state)
+{
+    (void)state;
+    const char *dir = tmpsub("klist-missing");
+    write_at(dir, "kernelslist.g", "MemcpyHtoD,0x10,4\nkernel-9.traceg\n");
+    gf_error e;
+    gf_trace *t = (gf_trace *)1;
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_IO);
+    assert_null(t);
+    assert_int_equal(e.line, 2);
+    assert_non_null(strstr(e.file, "kernelslist.g"));
+    assert_non_null(strstr(e.message, "kernel-9.traceg' not found"));
+    /* bad memcpy line */
+    write_at(dir, "kernelslist.g", "MemcpyHtoD,0xZZ,4\n");
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 1);
+    assert_non_null(strstr(e.message, "expected 'MemcpyHtoD,0xADDRESS,BYTES'"));
+    /* a directory without a list */
+    const char *empty = tmpsub("no-list");
+    assert_int_equal(gf_trace_open(empty, &t, &e), GF_ERR_IO);
+    assert_non_null(strstr(e.message, "kernelslist.g"));
+    assert_int_equal(gf_trace_open("/nonexistent/trace", &t, &e), GF_ERR_IO);
+}
+
+/* Each bad input: status, line and a message that says what was expected. */
+static void expect_error(const char *text, gf_status code, long line, const char *msg)
+{
+    const char *p = gf_test_write_file("bad.traceg", text, strlen(text));
+    gf_error e;
+    memset(&e, 0, sizeof e);
+    totals t;
+    gf_status st = read_all(p, &t, &e);
+    if (st != code || e.line != line || !strstr(e.message, msg))
+        fail_msg("got status %d line %ld '%s'; wanted %d line %ld '%s'", st, e.line, e.message,
+                 code, line, msg);
+    assert_string_equal(e.file, p);
+}
+
+
+static void torture_error_truncated_file(void **state)
+{
+    (void)state;
+    expect_error(H "warp = 0\ninsts = 3\n0000 ffffffff 0 NOP 0 0\n0008 ffffffff 0 NOP 0 0\n",
+                 GF_ERR_PARSE, 9, "found end of file (truncated?)");
+    expect_error(H "warp = 0\n", GF_ERR_PARSE, 6, "expected 'insts = N'");
+    expect_error("-kernel name = k\n#BEGIN_TB\n", GF_ERR_PARSE, 3, "expected 'thread block");
+}
+
+static void torture_error_insts_more_than_lines(void **state)
+{
+    (void)state;
+    expect_error(H "warp = 0\ninsts = 5\n"
+                   "0000 ffffffff 0 NOP 0 0\n0000 ffffffff 0 NOP 0 0\n"
+                   "0000 ffffffff 0 NOP 0 0\n0000 ffffffff 0 NOP 0 0\n"
+                   "warp = 1\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n#END_TB\n",
+                 GF_ERR_PARSE, 11, "declares insts = 5 (line 6) but has only 4");
+    expect_error(H "warp = 0\ninsts = 2\n0000 ffffffff 0 NOP 0 0\n#END_TB\n", GF_ERR_PARSE, 8,
+                 "has only 1 instruction line:");
+}
+
+static void torture_error_bad_hex(void **state)
+{
+    (void)state;
+    expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1g08 0x10 "
+                   "0x10\n",
+                 GF_ERR_PARSE, 7, "bad hex address '0x1g08' for lane 1");
+    expect_error(H "warp = 0\ninsts = 1\nxyz0 ffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+                 "bad hex PC 'xyz0'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 four\n",
+                 GF_ERR_PARSE, 7, "expected a decimal stride");
+    expect_error(H "warp = 0\ninsts = 1\n0000 00000003 1 R2 LDG.E 1 R4 4 2 0x1000 +x\n",
+                 GF_ERR_PARSE, 7, "bad decimal address delta '+x'");
+}
+
+static void torture_error_bad_mask(void **state)
+{
+    (void)state;
+    expect_error(H "warp = 0\ninsts = 1\n0000 fffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+                 "bad mask 'fffffffff'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffzfff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+                 "bad mask 'ffffzfff'");
+    expect_error(H "warp = 0\ninsts = 1\n0000\n", GF_ERR_PARSE, 7, "bad mask '(end)'");
+}
+
+static void torture_error_unknown_address_mode(void **state)
+{
+    (void)state;
+    expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4 3 0x1000\n",
+                 GF_ERR_PARSE, 7, "unknown address mode '3'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4\n", GF_ERR_PARSE, 7,
+                 "unknown address mode '(end)'");
+}
+
+static void torture_error_too_few_addresses(void **state)
+{
+    (void)state;
+    expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1004 "
+                   "0x1008\n",
+                 GF_ERR_PARSE, 7, "too few addresses: expected 4 for 4 active lanes");
+    expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 2 0x1000 4 4\n",
+                 GF_ERR_PARSE, 7, "expected base + 3 deltas for 4 active lanes");
+    expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000\n",
+                 GF_ERR_PARSE, 7, "expected a decimal stride");
+    expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4 0 0x1000 0x2000\n",
+                 GF_ERR_PARSE, 7, "unexpected token '0x2000'");
+}
+
+static void torture_error_empty_file(void **state)
+{
+    (void)state;
+    expect_error("", GF_ERR_PARSE, 1, "empty file");
+    expect_error("\n\n  \n", GF_ERR_PARSE, 4, "empty file");
+    const char *p = gf_test_write_file("empty.g", "", 0);
+    gf_error e;
+    gf_trace *t;
+    assert_int_equal(gf_trace_open(p, &t, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "empty file"));
+}
+
+static void torture_error_garbage_lines(void **state)
+{
+    (void)state;
+    expect_error("hello world\n", GF_ERR_PARSE, 1, "expected an Accel-Sim kernel header");
+    expect_error(H "hello world\n", GF_ERR_PARSE, 5,
+                 "expected 'warp = N', '#END_TB' or '#BEGIN_TB'");
+    expect_error("-kernel name = k\nwarp = 0\n", GF_ERR_PARSE, 2, "expected '#BEGIN_TB'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 X5 MOV 0 0\n", GF_ERR_PARSE, 7,
+                 "unknown register token 'X5'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 R1 mov 0 0\n", GF_ERR_PARSE, 7,
+                 "expected an opcode");
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 9 R1 MOV 0 0\n", GF_ERR_PARSE, 7,
+                 "destination register count 0..4");
+    expect_error("-kernel name = k\n-grid dim = (1,2)\n", GF_ERR_PARSE, 2,
+                 "bad value '(1,2)' for header key 'grid dim'");
+    expect_error("-kernel name\n", GF_ERR_PARSE, 1, "expected a header line");
+    expect_error(H "warp = x\n", GF_ERR_PARSE, 5, "expected 'warp = N'");
+    expect_error(H "warp = 1\ninsts = -1\n", GF_ERR_PARSE, 6, "expected 'insts = N'");
+    /* binary junk: never a crash, always an error */
+    char junk[4096];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (char)((i * 7919u + 13u) & 0xff);
+    junk[0] = 'J';
+    const char *p = gf_test_write_file("junk.traceg", junk, sizeof junk);
+    gf_error e;
+    totals t;
+    assert_true(read_all(p, &t, &e) < 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(torture_v4_header_and_every_address_mode),
+        cmocka_unit_test(torture_totals_and_skipping),
+        cmocka_unit_test(torture_pre_v3_format),
+        cmocka_unit_test(torture_v3_v5_and_lineinfo),
+        cmocka_unit_test(torture_mask_zero_memory_instruction),
+        cmocka_unit_test(torture_registers_and_opcodes),
+        cmocka_unit_test(torture_kernelslist_memcpy_and_kernels),
+        cmocka_unit_test(torture_missing_kernel_file),
+        cmocka_unit_test(torture_error_truncated_file),
+        cmocka_unit_test(torture_error_insts_more_than_lines),
+        cmocka_unit_test(torture_error_bad_hex),
+        cmocka_unit_test(torture_error_bad_mask),
+        cmocka_unit_test(torture_error_unknown_address_mode),
+        cmocka_unit_test(torture_error_too_few_addresses),
+        cmocka_unit_test(torture_error_empty_file),
+        cmocka_unit_test(torture_error_garbage_lines),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,552 @@
+/* torture tests for src/validate: hardware counter readers (real refdata files when
+ * present), unit conversion, error locations, matching and statistics, plots. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/counters.h"
+#include "testutil.h"
+#include "util/error.h"
+#include "validate/hardware.h"
+#include "validate/validate.h"
+
+/* PLplot's cairo driver loads fonts through pango/fontconfig, which keep their caches
+ * for the life of the process; LeakSanitizer would report them as leaks. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libfontconfig.so\nleak:libpango\nleak:libcairo\n";
+}
+
+#define NEAR(a, b) assert_true(fabs((a) - (b)) < 1e-9 * (1 + fabs(b)))
+
+static void torture_parse_cell(void **state)
+{
+    (void)state;
+    double v;
+    char unit[16];
+    assert_int_equal(gf_hardware_parse_cell("1,024.00", &v, unit, sizeof unit), 0);
+    assert_true(v == 1024.0);
+    assert_string_equal(unit, "");
+    assert_int_equal(gf_hardware_parse_cell("2,917,647,058.82", &v, unit, sizeof unit), 0);
+    NEAR(v, 2917647058.82);
+    assert_int_equal(gf_hardware_parse_cell("n/a", &v, unit, sizeof unit), 0);
+    assert_true(isnan(v));
+    assert_int_equal(gf_hardware_parse_cell("  ", &v, unit, sizeof unit), 0);
+    assert_true(isnan(v));
+    assert_int_equal(gf_hardware_parse_cell("12.5%", &v, unit, sizeof unit), 0);
+    assert_true(v == 12.5);
+    assert_string_equal(unit, "%");
+    assert_int_equal(gf_hardware_parse_cell("157.162440GB/s", &v, unit, sizeof unit), 0);
+    assert_string_equal(unit, "GB/s");
+    assert_int_equal(gf_hardware_parse_cell("-3e2", &v, unit, sizeof unit), 0);
+    assert_true(v == -300);
+    assert_int_equal(gf_hardware_parse_cell("1,2,3", &v, unit, sizeof unit), -1);
+    assert_int_equal(gf_hardware_parse_cell("12,34", &v, unit, sizeof unit), -1);
+    assert_int_equal(gf_hardware_parse_cell("abc", &v, unit, sizeof unit), -1);
+    assert_int_equal(gf_hardware_parse_cell("12 34", &v, unit, sizeof unit), -1);
+    assert_int_equal(gf_hardware_parse_cell("Low (1)", &v, unit, sizeof unit), -1);
+}
+
+/* ---- real files ---- */
+
+static void torture_ncu_refdata(void **state)
+{
+    (void)state;
+    const char *p = gf_test_refdata("microgpusim/profile-tests/nsight_vectoradd_100_32_metrics_all.csv");
+    if (!p)
+        skip();
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    assert_int_equal(f.format, GF_HW_NCU);
+    assert_int_equal(f.rows.nrows, 3);
+    const gf_kernel_row *k = &f.rows.rows[0];
+    assert_string_equal(k->name, "vecAdd");
+    assert_int_equal(k->id, 1); /* ID 0 + 1 */
+    assert_int_equal(f.lines[0], 3);
+    assert_true(k->v[GF_C_GPC_CYCLES_ELAPSED] == 5774);        /* "5,774.00" cycle */
+    assert_true(k->v[GF_C_TIME_NS] == 2720);                  /* "2,720.00" nsecond */
+    assert_true(k->v[GF_C_INST_EXECUTED] == 344);             /* smsp__inst_executed_sum */
+    assert_true(k->v[GF_C_DRAM_SECTORS_READ] == 236);
+    assert_true(k->v[GF_C_DRAM_BYTES_READ] == 7552);          /* "7,552.00" byte */
+    assert_true(k->v[GF_C_DRAM_SECTORS_WRITE] == 12);
+    NEAR(k->v[GF_C_L2_SECTOR_HIT_RATE], 30.77);
+    NEAR(k->v[GF_C_WARPS_ACTIVE_PCT], 28.30);
+    assert_true(k->v[GF_C_THEORETICAL_OCCUPANCY_PCT] == 100);
+    assert_true(k->v[GF_C_GLD_INST] == 8);
+    assert_true(k->v[GF_C_GST_INST] == 4);
+    assert_true(k->v[GF_C_L1_GLD_SECTORS] == 26);
+    assert_true(f.rows.rows[1].v[GF_C_DRAM_SECTORS_READ] == 102);
+    assert_true(f.rows.rows[2].v[GF_C_DRAM_SECTORS_READ] == 68);
+    assert_int_equal(f.rows.rows[2].id, 3);
+    gf_hardware_free(&f);
+}
+
+static void torture_nvprof_log_refdata(void **state)
+{
+    (void)state;
+    const char *p = gf_test_refdata("microgpusim/vectoradd/nvprof.log");
+    if (!p)
+        skip();
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    assert_int_equal(f.format, GF_HW_NVPROF);
+    assert_int_equal(f.rows.nrows, 1);
+    const gf_kernel_row *k = &f.rows.rows[0];
+    assert_string_equal(k->name, "_Z6vecAddIfEvPT_S1_S1_i");
+    assert_string_equal(k->gpu, "NVIDIA GeForce GTX 1080 (0)");
+    assert_int_equal(k->id, 1);
+    assert_int_equal(f.lines[0], 7);
+    assert_true(k->v[GF_C_SM_CYCLES_ELAPSED_SUM] == 89355);
+    assert_true(k->v[GF_C_L1_GLD_SECTORS] == 106);           /* gld_transactions */
+    assert_true(k->v[GF_C_L1_GST_SECTORS] == 13);
+    assert_true(k->v[GF_C_L2_READ_SECTORS_ALL] == 92);       /* l2_read_transactions */
+    assert_true(k->v[GF_C_L2_READ_SECTORS] == 26);           /* l2_tex_read_transactions */
+    assert_true(k->v[GF_C_DRAM_SECTORS_READ] == 20);
+    assert_true(k->v[GF_C_DRAM_SECTORS_WRITE] == 4);
+    assert_true(k->v[GF_C_DRAM_BYTES_READ] == 640);
+    assert_true(k->v[GF_C_INST_EXECUTED] == 344);
+    NEAR(k->v[GF_C_WARPS_ACTIVE_PCT], 36.8591);             /* achieved_occupancy 0.368591 */
+    NEAR(k->v[GF_C_L2_READ_HIT_RATE], 100.0);
+    NEAR(k->v[GF_C_L1_SECTOR_HIT_RATE], 48.0);
+    NEAR(k->v[GF_C_IPC], 0.351020);
+    gf_hardware_free(&f);
+}
+
+static void torture_nvprof_gpu_trace_refdata(void **state)
+{
+    (void)state;
+    const char *p = gf_test_refdata("microgpusim/profile-tests/nvprof_vectoradd_100_32_commands.txt");
+    if (!p)
+        skip();
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    assert_int_equal(f.rows.nrows, 1); /* memcpy rows skipped */
+    NEAR(f.rows.rows[0].v[GF_C_TIME_NS], 3264.0); /* 3.264000 us */
+    assert_int_equal(f.lines[0], 9);
+    gf_hardware_free(&f);
+}
+
+static void torture_nvprof_three_runs_refdata(void **state)
+{
+    (void)state;
+    const char *rel[3] = {"gtx1080-matrixmul-hw/0.result.nvprof.cycles.csv",
+                          "gtx1080-matrixmul-hw/1.result.nvprof.cycles.csv",
+                          "gtx1080-matrixmul-hw/2.result.nvprof.cycles.csv"};
+    gf_hw_file f[3];
+    gf_error e;
+    for (int i = 0; i < 3; i++) {
+        const char *p = gf_test_refdata(rel[i]);
+        if (!p)
+            skip();
+        assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f[i], &e), GF_OK);
+    }
+    gf_report pred;
+    gf_report_init(&pred);
+    gf_kernel_row *k = gf_report_add(&pred, "_Z8mult_gpuIfEvPT_S1_S1_ii", 1, "gtx1080");
+    k->v[GF_C_SM_CYCLES_ELAPSED_SUM] = 150000;
+    k->v[GF_C_INST_EXECUTED] = 4416;
+    gf_validation *v;
+    assert_int_equal(gf_validate_run(&pred, f, 3, &v, &e), GF_OK);
+    assert_int_equal(v->nkernels, 1);
+    assert_int_equal(v->nunmatched, 0);
+    const gf_vvalue *c = &v->kernels[0].v[GF_C_SM_CYCLES_ELAPSED_SUM];
+    assert_int_equal(c->hw_n, 3);
+    NEAR(c->hw_mean, (151500.0 + 152755.0 + 149740.0) / 3);
+    assert_true(c->hw_min == 149740 && c->hw_max == 152755);
+    NEAR(c->error, (150000 - c->hw_mean) / c->hw_mean * 100);
+    const gf_vvalue *l2 = &v->kernels[0].v[GF_C_L2_READ_SECTORS_ALL];
+    assert_true(l2->hw_min == 372 && l2->hw_max == 560); /* the noisy runs */
+    assert_true(v->kernels[0].v[GF_C_INST_EXECUTED].error == 0);
+    assert_int_equal(v->summary[GF_C_INST_EXECUTED].n, 1);
+    assert_true(isnan(v->summary[GF_C_INST_EXECUTED].correlation)); /* n < 2 */
+    gf_validate_free(v);
+    gf_report_free(&pred);
+    for (int i = 0; i < 3; i++)
+        gf_hardware_free(&f[i]);
+}
+
+static void torture_accelsim_refdata(void **state)
+{
+    (void)state;
+    const char *p = gf_test_refdata("accel-sim-runs/vectoradd_qv100.log");
+    if (!p)
+        skip();
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    assert_int_equal(f.format, GF_HW_ACCELSIM);
+    assert_int_equal(f.rows.nrows, 1);
+    const gf_kernel_row *k = &f.rows.rows[0];
+    assert_string_equal(k->name, "_Z6vecAddIfEvPT_S1_S1_i");
+    assert_int_equal(k->id, 1);
+    assert_true(k->v[GF_C_GPC_CYCLES_ELAPSED] == 5714);
+    assert_true(k->v[GF_C_THREAD_INST_EXECUTED] == 10516);
+    assert_true(k->v[GF_C_INST_EXECUTED] == 344);
+    assert_true(k->v[GF_C_L1_GLD_SECTORS] == 26);
+    assert_true(k->v[GF_C_L1_GST_SECTORS] == 13);
+    assert_true(k->v[GF_C_L2_READ_SECTORS] == 26);
+    assert_true(k->v[GF_C_L2_WRITE_SECTORS] == 13);
+    assert_true(k->v[GF_C_L2_READ_SECTOR_HITS] == 0);
+    assert_true(k->v[GF_C_DRAM_SECTORS_READ] == 26);
+    assert_true(k->v[GF_C_DRAM_SECTORS_WRITE] == 0);
+    assert_true(k->v[GF_C_DRAM_BYTES_READ] == 832);
+    assert_true(k->v[GF_C_L2_READ_HIT_RATE] == 0);
+    gf_hardware_free(&f);
+    p = gf_test_refdata("accel-sim-runs/lud_k8_qv100.log");
+    if (!p)
+        skip();
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    k = &f.rows.rows[0];
+    assert_string_equal(k->name, "_Z13lud_perimeterPfii");
+    assert_true(k->v[GF_C_L2_WRITE_SECTOR_HITS] == 62);
+    assert_true(k->v[GF_C_L1_GST_SECTOR_HITS] == 62);
+    assert_true(k->v[GF_C_DRAM_SECTORS_READ] == 96);
+    NEAR(k->v[GF_C_L2_SECTOR_HIT_RATE], 100.0 * 62 / 158);
+    gf_hardware_free(&f);
+}
+
+/* GPGPU-Sim prints running totals for caches and DRAM: the second kernel's values are
+ * differences. */
+static void torture_accelsim_cumulative(void **state)
+{
+    (void)state;
+    const char *log =
+        "Accel-Sim [build x]\n"
+        "kernel_name = _Z1ai \nkernel_launch_uid = 1 \ngpu_sim_cycle = 100\n"
+        "gpu_sim_insn = 640\ngpgpu_n_tot_w_icount = 20\n"
+        "Total_core_cache_stats:\n"
+        "\tTotal_core_cache_stats_breakdown[GLOBAL_ACC_R][HIT] = 2\n"
+        "\tTotal_core_cache_stats_breakdown[GLOBAL_ACC_R][TOTAL_ACCESS] = 10\n"
+        "total dram reads = 8\ntotal dram writes = 1\n"
+        "kernel_name = _Z1bi \nkernel_launch_uid = 2 \ngpu_sim_cycle = 50\n"
+        "gpu_sim_insn = 320\ngpgpu_n_tot_w_icount = 30\n"
+        "Total_core_cache_stats:\n"
+        "\tTotal_core_cache_stats_breakdown[GLOBAL_ACC_R][HIT] = 5\n"
+        "\tTotal_core_cache_stats_breakdown[GLOBAL_ACC_R][TOTAL_ACCESS] = 14\n"
+        "total dram reads = 11\ntotal dram writes = 1\n";
+    const char *p = gf_test_write_file("two.log", log, strlen(log));
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    assert_int_equal(f.rows.nrows, 2);
+    const gf_kernel_row *b = &f.rows.rows[1];
+    assert_int_equal(b->id, 2);
+    assert_int_equal(f.lines[1], 12);
+    assert_true(b->v[GF_C_GPC_CYCLES_ELAPSED] == 50); /* per kernel already */
+    assert_true(b->v[GF_C_INST_EXECUTED] == 10);
+    assert_true(b->v[GF_C_L1_GLD_SECTORS] == 4);
+    assert_true(b->v[GF_C_L1_GLD_SECTOR_HITS] == 3);
+    assert_true(b->v[GF_C_L1_GST_SECTORS] == 0); /* absent breakdown line = 0 */
+    assert_true(b->v[GF_C_DRAM_SECTORS_READ] == 3);
+    assert_true(b->v[GF_C_DRAM_SECTORS_WRITE] == 0);
+    assert_true(f.rows.rows[0].v[GF_C_L1_GLD_HIT_RATE] == 20);
+    assert_true(isnan(b->v[GF_C_L2_READ_SECTORS])); /* no L2 breakdown printed */
+    gf_hardware_free(&f);
+}
+
+/* ---- units in a Nsight Compute CSV ---- */
+
+static void torture_ncu_units(void **state)
+{
+    (void)state;
+    const char *csv =
+        "\"ID\",\"Kernel Name\",\"Device\",\"dram__bytes_read.sum\",\"gpu__time_duration.sum\","
+        "\"dram__bytes_write.sum\",\"sm__cycles_active.avg\",\"lts__t_sector_hit_rate.pct\","
+        "\"launch__grid_size\"\n"
+        "\"\",\"\",\"\",\"Kbyte\",\"usecond\",\"Gbyte\",\"cycle\",\"%\",\"\"\n"
+        "\"0\",\"k(int)\",\"A100\",\"1.50\",\"2.72\",\"0.001\",\"1,234,567\",\"n/a\",\"Low (1)\"\n"
+        "\"1\",\"k(int)\",\"A100\",\"2\",\"1.5\",\"0\",\"10\",\"99.5\",\"x\"\n";
+    const char *p = gf_test_write_file("units.csv", csv, strlen(csv));
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    const gf_kernel_row *k = &f.rows.rows[0];
+    assert_string_equal(k->gpu, "A100");
+    NEAR(k->v[GF_C_DRAM_BYTES_READ], 1500.0);
+    NEAR(k->v[GF_C_TIME_NS], 2720.0);
+    NEAR(k->v[GF_C_DRAM_BYTES_WRITE], 1e6);
+    assert_true(k->v[GF_C_SM_CYCLES_ACTIVE] == 1234567);
+    assert_true(isnan(k->v[GF_C_L2_SECTOR_HIT_RATE]));
+    NEAR(k->v[GF_C_DRAM_SECTORS_READ], 1500.0 / 32); /* derived */
+    NEAR(f.rows.rows[1].v[GF_C_L2_SECTOR_HIT_RATE], 99.5);
+    gf_hardware_free(&f);
+}
+
+/* ncu --page details: one row per metric, grouped by launch ID */
+static void torture_ncu_details_page(void **state)
+{
+    (void)state;
+    const char *csv =
+        "\"ID\",\"Process ID\",\"Kernel Name\",\"Section Name\",\"Metric Name\","
+        "\"Metric Unit\",\"Metric Value\"\n"
+        "\"0\",\"1\",\"k\",\"SOL\",\"gpu__time_duration.sum\",\"msecond\",\"1.25\"\n"
+        "\"0\",\"1\",\"k\",\"SOL\",\"Memory Throughput\",\"Gbyte/second\",\"1.2\"\n"
+        "\"0\",\"1\",\"k\",\"Mem\",\"dram__bytes_read.sum\",\"Mbyte\",\"2.5\"\n"
+        "\"1\",\"1\",\"k2\",\"SOL\",\"gpu__time_duration.sum\",\"usecond\",\"3\"\n";
+    const char *p = gf_test_write_file("details.csv", csv, strlen(csv));
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    assert_int_equal(f.rows.nrows, 2);
+    NEAR(f.rows.rows[0].v[GF_C_TIME_NS], 1.25e6);
+    NEAR(f.rows.rows[0].v[GF_C_DRAM_BYTES_READ], 2.5e6);
+    assert_string_equal(f.rows.rows[1].name, "k2");
+    NEAR(f.rows.rows[1].v[GF_C_TIME_NS], 3000.0);
+    assert_int_equal(f.lines[1], 5);
+    gf_hardware_free(&f);
+}
+
+static void expect_hw_error(const char *name, const char *text, long line, const char *needle)
+{
+    const char *p = gf_test_write_file(name, text, strlen(text));
+    gf_hw_file f;
+    gf_error e;
+    gf_error_clear(&e);
+    gf_status st = gf_hardware_read(p, GF_HW_AUTO, &f, &e);
+    if (st != GF_ERR_PARSE)
+        fail_msg("%s: status %d, expected a parse error", name, st);
+    assert_string_equal(e.file, p);
+    assert_int_equal(e.line, line);
+    if (!strstr(e.message, needle))
+        fail_msg("message '%s' lacks '%s'", e.message, needle);
+    gf_hardware_free(&f);
+}
+
+static void torture_errors_name_file_and_line(void **state)
+{
+    (void)state;
+    const char *hdr = "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\"\n\"\",\"\",\"byte\"\n";
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s\"0\",\"k\",\"12\"\n\"1\",\"k\",\"twelve\"\n", hdr);
+    expect_hw_error("nonnum.csv", buf, 4, "twelve");
+    snprintf(buf, sizeof buf, "%s\"0\",\"k\"\n", hdr);
+    expect_hw_error("short.csv", buf, 3, "fields");
+    expect_hw_error("throughput.csv",
+                    "\"ID\",\"Kernel Name\",\"dram__bytes_read.sum\"\n\"\",\"\",\"Mbyte/second\"\n"
+                    "\"0\",\"k\",\"1\"\n", 3, "Mbyte/second");
+    expect_hw_error("nokname.csv", "\"ID\",\"Name\",\"x\"\n\"0\",\"k\",\"1\"\n", 1,
+                    "Kernel Name");
+    snprintf(buf, sizeof buf, "%s\"0\",\"k\",\"12\n", hdr);
+    expect_hw_error("unterminated.csv", buf, 3, "quoted");
+    expect_hw_error("badid.csv", "\"ID\",\"Kernel Name\"\n\"x\",\"k\"\n", 2, "ID");
+    expect_hw_error("unknown.txt", "hello\nworld\n", 1, "unrecognised");
+    expect_hw_error("rate-list.csv",
+                    "\"ID\",\"Kernel Name\",\"lts__t_sector_hit_rate.pct\"\n\"\",\"\",\"%\"\n"
+                    "\"0\",\"k\",\"1; 2\"\n", 3, "rate");
+    expect_hw_error("nvprof-short.csv",
+                    "Device,Context,Stream,Kernel,Correlation_ID,gld_transactions\n"
+                    ",,,,,\nGTX,1,7,k,1,12\nGTX,1,7,k,2\n", 4, "fields");
+    expect_hw_error("nvprof-unit.csv",
+                    "Device,Kernel,dram_read_bytes\n,,cycle\nGTX,k,12\n", 3, "cycle");
+    expect_hw_error("accel-bad.log", "kernel_name = x\nkernel_launch_uid = 1\ngpu_sim_cycle = abc\n",
+                    3, "gpu_sim_cycle");
+    expect_hw_error("accel-huge.log", "kernel_name = x\nkernel_launch_uid = 1e300\n", 2,
+                    "kernel_launch_uid");
+    expect_hw_error("bigid.csv", "\"ID\",\"Kernel Name\"\n\"1e30\",\"k\"\n", 2, "ID");
+    expect_hw_error("binary.csv", "\"ID\",\"Kernel Name\",\"dram__sectors_read.sum\"\n\"0\",\"k\",\"\x01\xff\"\n",
+                    2, "got '?\?'");
+    expect_hw_error("accel-empty.log", "GPGPU-Sim banner\nnothing else\n", 2, "kernel_name");
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read("/nonexistent/x.csv", GF_HW_AUTO, &f, &e), GF_ERR_IO);
+    gf_hardware_free(&f);
+}
+
+static void torture_nvprof_summary_format(void **state)
+{
+    (void)state;
+    const char *log =
+        "==1== Metric result:\n"
+        "\"Device\",\"Kernel\",\"Invocations\",\"Metric Name\",\"Metric Description\",\"Min\","
+        "\"Max\",\"Avg\"\n"
+        "\"P100 (0)\",\"void bench(int2*)\",1,\"l2_read_transactions\",\"L2 Read\",22700774,"
+        "22700774,22700774\n"
+        "\"P100 (0)\",\"void bench(int2*)\",1,\"tex_cache_hit_rate\",\"Hit\",7.65%,7.65%,7.653763%\n"
+        "\"P100 (0)\",\"void bench(int4*)\",1,\"dram_read_transactions\",\"D\",9,9,9\n";
+    const char *p = gf_test_write_file("summary.log", log, strlen(log));
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    assert_int_equal(f.rows.nrows, 2);
+    assert_true(f.rows.rows[0].v[GF_C_L2_READ_SECTORS_ALL] == 22700774);
+    NEAR(f.rows.rows[0].v[GF_C_L1_SECTOR_HIT_RATE], 7.653763);
+    assert_string_equal(f.rows.rows[1].name, "void bench(int4*)");
+    assert_int_equal(f.rows.rows[1].id, 2);
+    gf_hardware_free(&f);
+}
+
+/* ---- statistics, matching ---- */
+
+static void torture_stats_hand_computed(void **state)
+{
+    (void)state;
+    int n;
+    double pr[] = {10, 20, 30}, hr[] = {12, 18, 30};
+    NEAR(gf_validate_error(pr, hr, 3, 1, &n), 4.0 / 3);
+    assert_int_equal(n, 3);
+    double pc[] = {110, 90, 50, 0}, hc[] = {100, 100, 0, 0};
+    /* 10 %, 10 %, hw 0 with pred 50 left out, both 0 counted as exact */
+    NEAR(gf_validate_error(pc, hc, 4, 0, &n), 20.0 / 3);
+    assert_int_equal(n, 3);
+    double x[] = {1, 2, 3}, y[] = {1, 2, 4};
+    /* sxy = 3, sxx = 2, syy = 42/9 */
+    NEAR(gf_validate_correlation(x, y, 3), 3.0 / sqrt(2.0 * 42.0 / 9.0));
+    double c[] = {5, 5, 5};
+    assert_true(isnan(gf_validate_correlation(x, c, 3)));
+    assert_true(isnan(gf_validate_correlation(x, y, 1)));
+    double nn[] = {NAN};
+    assert_true(isnan(gf_validate_error(nn, nn, 1, 0, &n)));
+    assert_int_equal(n, 0);
+}
+
+static void torture_base_names(void **state)
+{
+    (void)state;
+    char b[64];
+    assert_string_equal(gf_validate_base_name("_Z6vecAddIfEvPT_S1_S1_i", b, sizeof b), "vecAdd");
+    assert_string_equal(gf_validate_base_name("_Z8mult_gpuPfS_S_ii", b, sizeof b), "mult_gpu");
+    assert_string_equal(gf_validate_base_name("_ZN3foo3barEv", b, sizeof b), "bar");
+    assert_string_equal(gf_validate_base_name("void ns::k<float, 2>(float*, int)", b, sizeof b),
+                        "k");
+    assert_string_equal(gf_validate_base_name("vecAdd", b, sizeof b), "vecAdd");
+    assert_string_equal(gf_validate_base_name("_Z99short", b, sizeof b), "_Z99short");
+}
+
+static void hw_add(gf_hw_file *f, long id, const char *name, double cycles)
+{
+    gf_kernel_row *r = gf_report_add(&f->rows, name, id, "");
+    r->v[GF_C_GPC_CYCLES_ELAPSED] = cycles;
+}
+
+static void torture_match_rules(void **state)
+{
+    (void)state;
+    gf_report pred;
+    gf_report_init(&pred);
+    gf_report_add(&pred, "_Z6vecAddIfEvPT_S1_S1_i", 1, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 110;
+    gf_report_add(&pred, "_Z6vecAddIfEvPT_S1_S1_i", 2, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 180;
+    gf_report_add(&pred, "foo", 3, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 1;
+    gf_hw_file hw[2];
+    memset(hw, 0, sizeof hw);
+    snprintf(hw[0].path, sizeof hw[0].path, "a.csv");
+    snprintf(hw[1].path, sizeof hw[1].path, "b.csv");
+    /* file a: ids do not match, so name order decides: pred 1 -> 5, pred 2 -> 6 */
+    hw_add(&hw[0], 5, "vecAdd", 100);
+    hw_add(&hw[0], 6, "vecAdd", 200);
+    hw_add(&hw[0], 1, "bar", 7);
+    /* file b: pred 2 takes id 2 by id+name, pred 1 then the first unused vecAdd */
+    hw_add(&hw[1], 2, "vecAdd", 200);
+    hw_add(&hw[1], 1, "vecAdd", 100);
+    gf_validation *v;
+    gf_error e;
+    assert_int_equal(gf_validate_run(&pred, hw, 2, &v, &e), GF_OK);
+    assert_int_equal(v->nkernels, 2);
+    const gf_vvalue *c1 = &v->kernels[0].v[GF_C_GPC_CYCLES_ELAPSED];
+    const gf_vvalue *c2 = &v->kernels[1].v[GF_C_GPC_CYCLES_ELAPSED];
+    assert_int_equal(c1->hw_n, 2);
+    assert_true(c1->hw_mean == 100 && c2->hw_mean == 200);
+    NEAR(c1->error, 10.0);
+    NEAR(c2->error, -10.0);
+    const gf_vsummary *s = &v->summary[GF_C_GPC_CYCLES_ELAPSED];
+    assert_int_equal(s->n, 2);
+    NEAR(s->error, 10.0);
+    NEAR(s->correlation, 1.0);
+    assert_int_equal(v->nunmatched, 2);
+    assert_string_equal(v->unmatched[0].name, "foo");
+    assert_string_equal(v->unmatched[0].file, "");
+    assert_string_equal(v->unmatched[1].name, "bar");
+    assert_string_equal(v->unmatched[1].file, "a.csv");
+    /* writers: every format runs; table names the unmatched file */
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_int_equal(gf_validate_write(v, GF_REPORT_TABLE, out, &e), GF_OK);
+    assert_int_equal(gf_validate_write(v, GF_REPORT_CSV, out, &e), GF_OK);
+    assert_int_equal(gf_validate_write(v, GF_REPORT_JSON, out, &e), GF_OK);
+    fclose(out);
+    assert_non_null(strstr(buf, "hardware   a.csv:0: kernel 1 bar"));
+    assert_non_null(strstr(buf, "summary,,,gpc__cycles_elapsed.max,\"cycle\",predicted,,,,,,10,"
+                                "MAPE_pct,1,2,"));
+    assert_non_null(strstr(buf, "\"error_pct\": -10"));
+    free(buf);
+    gf_validate_free(v);
+    gf_validate_free(NULL);
+    gf_report_free(&pred);
+    gf_hardware_free(&hw[0]);
+    gf_hardware_free(&hw[1]);
+}
+
+static void torture_plot(void **state)
+{
+    (void)state;
+    gf_report pred;
+    gf_report_init(&pred);
+    gf_hw_file hw;
+    memset(&hw, 0, sizeof hw);
+    for (int i = 1; i <= 4; i++) {
+        gf_kernel_row *k = gf_report_add(&pred, "k", i, "");
+        k->v[GF_C_DRAM_SECTORS_READ] = 10.0 * pow(10, i);
+        gf_report_add(&hw.rows, "k", i, "")->v[GF_C_DRAM_SECTORS_READ] = 12.0 * pow(10, i);
+    }
+    gf_validation *v;
+    gf_error e;
+    assert_int_equal(gf_validate_run(&pred, &hw, 1, &v, &e), GF_OK);
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/plots-%d", gf_test_tmpdir(), (int)getpid());
+    int n = -1;
+    gf_status st = gf_validate_plot(v, dir, &n, &e);
+#ifdef GF_WITH_PLOTS
+    assert_int_equal(st, GF_OK);
+    assert_int_equal(n, 1);
+    char path[1200];
+    snprintf(path, sizeof path, "%s/dram__sectors_read.sum.png", dir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char magic[4] = {0};
+    assert_int_equal(fread(magic, 1, 4, f), 4);
+    fclose(f);
+    assert_memory_equal(magic, "\x89PNG", 4);
+    snprintf(path, sizeof path, "%s/dram__sectors_read.sum.svg", dir);
+    assert_int_equal(access(path, R_OK), 0);
+    assert_int_equal(gf_validate_plot(v, "/proc/forbidden/plots", &n, &e), GF_ERR_IO);
+#else
+    assert_int_equal(st, GF_ERR_UNSUPPORTED);
+#endif
+    gf_validate_free(v);
+    gf_report_free(&pred);
+    gf_hardware_free(&hw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(torture_parse_cell),
+        cmocka_unit_test(torture_ncu_refdata),
+        cmocka_unit_test(torture_nvprof_log_refdata),
+        cmocka_unit_test(torture_nvprof_gpu_trace_refdata),
+        cmocka_unit_test(torture_nvprof_three_runs_refdata),
+        cmocka_unit_test(torture_accelsim_refdata),
+        cmocka_unit_test(torture_accelsim_cumulative),
+        cmocka_unit_test(torture_ncu_units),
+        cmocka_unit_test(torture_ncu_details_page),
+        cmocka_unit_test(torture_errors_name_file_and_line),
+        cmocka_unit_test(torture_nvprof_summary_format),
+        cmocka_unit_test(torture_stats_hand_computed),
+        cmocka_unit_test(torture_base_names),
+        cmocka_unit_test(torture_match_rules),
+        cmocka_unit_test(torture_plot),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
