@@ -1,0 +1,3 @@
+MemcpyHtoD,0x00007f0000000000,4000
+MemcpyHtoD,0x00007f4000000000,4000
+kernel-1.traceg

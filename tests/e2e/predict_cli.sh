@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# End-to-end runs of predict, memory, profile and sweep on generated traces: exit codes,
+# formats, profile == trace, thread-count independence, and the error paths.
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+say() { echo "FAIL: $*"; fail=1; }
+expect() { # expect CODE PATTERN -- args...
+    local code=$1 pat=$2
+    shift 3
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" != "$code" ] || ! grep -q -- "$pat" "$tmp/err" "$tmp/out"; then
+        echo "FAIL: '$*' exited $rc (want $code), stderr:"; cat "$tmp/err"; fail=1
+    fi
+}
+col() { # col FILE COUNTER -> value of the first kernel row
+    python3 - "$1" "$2" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["kernel_id"] != "total"]
+print(rows[0][sys.argv[2]])
+PY
+}
+
+"$bin" gen vecadd -n 20000 -o "$tmp/va" >/dev/null || say "gen vecadd"
+"$bin" gen matmul -n 64 -o "$tmp/mm" >/dev/null || say "gen matmul"
+
+# predict in every format
+"$bin" predict "$tmp/va" --gpu v100 >"$tmp/p.txt" || say "predict table"
+grep -q "gpc__cycles_elapsed.max" "$tmp/p.txt" || say "table lacks cycles"
+"$bin" predict "$tmp/va" --gpu v100 --format json -o "$tmp/p.json" || say "predict json"
+python3 -c "import json,sys; d=json.load(open('$tmp/p.json')); assert d['kernels'][0]['counters']['smsp__inst_executed.sum'] > 0" \
+    || say "predict json invalid"
+"$bin" predict "$tmp/va" --gpu v100 --format csv -o "$tmp/p.csv" || say "predict csv"
+insts=$(col "$tmp/p.csv" smsp__inst_executed.sum)
+want=$("$bin" info "$tmp/va" --format json | python3 -c 'import json,sys; print(sum(k["warp_insts"] for k in json.load(sys.stdin)["kernels"]))')
+[ "$insts" = "$want" ] || say "predict counts $insts warp instructions, info $want"
+
+# the reuse-distance model equals the exact oracle on fully associative caches
+"$bin" memory "$tmp/mm" --gpu v100 --set l1.ways=0 --set l2.ways=0 --format csv -o "$tmp/m1.csv" || say "memory"
+"$bin" memory "$tmp/mm" --gpu v100 --set l1.ways=0 --set l2.ways=0 --exact --format csv -o "$tmp/m2.csv" || say "memory --exact"
+cmp -s "$tmp/m1.csv" "$tmp/m2.csv" || { say "memory: reuse model and oracle differ on fully associative caches"; diff "$tmp/m1.csv" "$tmp/m2.csv" | head; }
+
+# a saved profile predicts what the trace predicts
+"$bin" profile "$tmp/mm" --gpu v100 -o "$tmp/mm.gfp" -q || say "profile"
+"$bin" predict "$tmp/mm" --gpu v100 --format csv -o "$tmp/t.csv" || say "predict trace"
+"$bin" predict "$tmp/mm.gfp" --gpu v100 --format csv -o "$tmp/f.csv" || say "predict profile"
+cmp -s "$tmp/t.csv" "$tmp/f.csv" || say "profile and trace predictions differ"
+expect 1 "sm.count" -- predict "$tmp/mm.gfp" --gpu v100 --set sm.count=40
+head -c 100 "$tmp/mm.gfp" >"$tmp/cut.gfp"
+expect 1 "corrupt or truncated profile" -- predict "$tmp/cut.gfp" --gpu v100
+
+# sweeps: same bytes for any thread count, one row per configuration and kernel
+args=(sweep "$tmp/mm.gfp" --gpu v100 --vary l2.size=3MiB,6MiB --vary dram.bandwidth=450GB/s,900GB/s --vary l2.mshrs=8,192)
+"$bin" "${args[@]}" -j 1 -o "$tmp/s1.csv" || say "sweep -j 1"
+"$bin" "${args[@]}" -j 2 -o "$tmp/s2.csv" || say "sweep -j 2"
+cmp -s "$tmp/s1.csv" "$tmp/s2.csv" || say "sweep output depends on the thread count"
+[ "$(wc -l <"$tmp/s1.csv")" = 9 ] || say "sweep: expected 8 rows + header"
+"$bin" sweep "$tmp/mm" --gpu v100 --vary dram.bandwidth=450GB/s,900GB/s -o "$tmp/s3.csv" || say "sweep over a trace"
+expect 1 "sm.count" -- sweep "$tmp/mm.gfp" --gpu v100 --vary sm.count=40,80
+
+# usage and input errors
+expect 2 "--gpu NAME is required" -- predict "$tmp/va"
+expect 2 "Try 'gpuforecast predict --help'" -- predict
+expect 2 "--scheduler must be gto or lrr" -- predict "$tmp/va" --gpu v100 --scheduler fifo
+expect 1 "gpuforecast: error: .*nosuch" -- predict "$tmp/nosuch" --gpu v100
+expect 1 "gpuforecast: error:" -- predict "$tmp/va" --gpu nosuchgpu
+expect 1 "--set l2.size" -- predict "$tmp/va" --gpu v100 --set l2.size=banana
+sed 's/ FADD / FROBNICATE /' "$tmp/va/kernel-1.traceg" >"$tmp/bad.traceg"
+expect 1 "FROBNICATE" -- predict "$tmp/bad.traceg" --gpu v100
+"$bin" predict "$tmp/bad.traceg" --gpu v100 --unknown-opcode alu >/dev/null 2>"$tmp/warn" || say "--unknown-opcode alu"
+[ "$(grep -c "warning: .*FROBNICATE" "$tmp/warn")" = 1 ] || say "--unknown-opcode alu must warn once"
+expect 1 "gpuforecast: error:" -- predict "$tmp/bad.traceg" --gpu v100 -o "$tmp/none.csv"
+[ ! -e "$tmp/none.csv" ] || say "-o left a file behind"
+exit $fail
