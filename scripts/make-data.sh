@@ -24,7 +24,7 @@ gen stride4       stride 4
 gen stride8       stride 8
 gen stride32      stride 32
 gen l2write       l2write
-gen stream-copy   stream copy -n 65536 --sms 2
+gen stream-copy   stream copy -n 32768 --sms 1
 gen stream-triad  stream triad -n 16384 --sms 1 --gzip
 gen pchase-l1     pchase --footprint 4K --stride 128 -n 128
 gen matmul        matmul -n 32 --tile 16
@@ -32,7 +32,7 @@ gen spill         spill -n 512 --block 128 --slots 8 --iters 2
 gen ldgsts        ldgsts -n 4 --grid 2 --block 128
 gen ldgsts-bypass ldgsts -n 4 --grid 2 --block 128 --bypass
 gen hmma          hmma -n 8 --grid 2 --block 128
-gen reduce        reduce -n 4096 --block 256
-gen ffma-w2       ffma --warps 2 --total-warps 16 -n 32 --acc 8
-gen ffma-w4       ffma --warps 4 --total-warps 16 -n 32 --acc 8
+gen reduce        reduce -n 2048 --block 256
+gen ffma-w2       ffma --warps 2 --total-warps 16 -n 16 --acc 8
+gen ffma-w4       ffma --warps 4 --total-warps 16 -n 16 --acc 8
 du -sh "$DATA"

@@ -193,7 +193,7 @@ int gf_cmd_gen(int argc, char **argv)
             NEED_VAL();
             if (parse_uint(val, &p.sm))
                 return BAD_VAL("a binary version such as 61, 70, 80");
-        } else if (FLAG("--grid")) {
+        } else if (FLAG("--grid") || FLAG("--blocks")) {
             NEED_VAL();
             if (parse_dim3(val, p.grid))
                 return BAD_VAL("X[,Y[,Z]]");

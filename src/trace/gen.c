@@ -1306,6 +1306,11 @@ gf_status gf_gen_write_summary(const gf_gen_params *in, const char *out_dir,
     size_t dl = strlen(out_dir);
     if (dl > 900)
         return gf_error_set(err, GF_ERR_INVALID, out_dir, 0, "output path too long");
+    char target[1024]; /* without trailing slashes, so "dir/" renames like "dir" */
+    memcpy(target, out_dir, dl + 1);
+    while (dl > 1 && target[dl - 1] == '/')
+        target[--dl] = 0;
+    out_dir = target;
 
     char workdir[1024], newdir[1024] = "", ktmp[1100] = "", ltmp[1100] = "";
     char kfinal[1100], lfinal[1100];

@@ -18,6 +18,7 @@
 
 #include "testutil.h"
 #include "trace/gen.h"
+#include "trace/trace.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* A minimal reader of the written kernel file */
@@ -645,6 +646,57 @@ static void torture_names_roundtrip(void **state)
     assert_int_equal(gf_gen_stream_op_parse("sum", &op), -1);
 }
 
+/* The project's own reader (src/trace) accepts what gen writes, gzip included, and sees
+ * the same counts as the reader above. */
+static void torture_project_reader_agrees(void **state)
+{
+    (void)state;
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_VECADD);
+    p.n = 1000;
+    p.gzip = 1;
+    tstats s;
+    gen_and_read(&p, "reader", &s, NULL);
+    char *d = outdir("reader2");
+    gf_error e;
+    assert_int_equal(gf_gen_write(&p, d, &e), GF_OK);
+    gf_trace *t = NULL;
+    if (gf_trace_open(d, &t, &e) != GF_OK)
+        fail_msg("gf_trace_open: %s:%ld: %s", e.file, e.line, e.message);
+    assert_int_equal(gf_trace_command_count(t), 3);
+    const gf_command *c0 = gf_trace_command(t, 0), *k = gf_trace_command(t, 2);
+    assert_int_equal(c0->kind, GF_CMD_MEMCPY_HTOD);
+    assert_int_equal(c0->addr, 0x7F0000000000ull);
+    assert_int_equal(c0->bytes, 4000);
+    assert_int_equal(k->kind, GF_CMD_KERNEL);
+    gf_kreader *r = NULL;
+    assert_int_equal(gf_kreader_open(k->path, &r, &e), GF_OK);
+    assert_int_equal(gf_kreader_info(r)->binary_version, 70);
+    assert_int_equal(gf_kreader_info(r)->grid[0], 4);
+    long insts = 0, addrs = 0;
+    unsigned tb[3], w;
+    uint32_t ni;
+    gf_inst in;
+    gf_status st;
+    while ((st = gf_kreader_next_block(r, tb, &e)) == GF_OK) {
+        while ((st = gf_kreader_next_warp(r, &w, &ni, &e)) == GF_OK) {
+            while ((st = gf_kreader_next_inst(r, &in, &e)) == GF_OK) {
+                insts++;
+                if (in.mem_width)
+                    addrs += __builtin_popcount(in.mask);
+            }
+            assert_int_equal(st, GF_END);
+        }
+        assert_int_equal(st, GF_END);
+    }
+    if (st != GF_END)
+        fail_msg("reader: %s:%ld: %s", e.file, e.line, e.message);
+    assert_int_equal(insts, s.insts);
+    assert_int_equal(addrs, s.addrs);
+    gf_kreader_close(r);
+    gf_trace_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -666,6 +718,7 @@ int main(void)
         cmocka_unit_test(torture_address_modes),
         cmocka_unit_test(torture_count_matches_write),
         cmocka_unit_test(torture_names_roundtrip),
+        cmocka_unit_test(torture_project_reader_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
