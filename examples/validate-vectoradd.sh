@@ -1,5 +1,5 @@
 #!/bin/bash
-# Regenerates docs/validation.md: gpuforecast's prediction of the GTX 1080
+# Regenerates docs/validation-vectoradd.md: gpuforecast's prediction of the GTX 1080
 # vectoradd(100, 32) trace against its Nsight Compute CSV, its two nvprof logs and the
 # Accel-Sim log stored beside the trace (refdata/microgpusim, see refdata/README.md).
 #
@@ -7,13 +7,13 @@
 #            [--prediction CSV] [--out MARKDOWN] [--plots DIR]
 #   --prediction CSV  use an existing prediction instead of running `gpuforecast predict`
 #                     (tests use tests/e2e/fixtures/vectoradd_prediction.csv)
-#   --out FILE        default docs/validation.md; --plots DIR: also write the plots
+#   --out FILE        default docs/validation-vectoradd.md; --plots DIR: also write the plots
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${GPUFORECAST:-$HERE/build/gpuforecast}
 GPU=gtx1080
 PRED=
-OUT=$HERE/docs/validation.md
+OUT=$HERE/docs/validation-vectoradd.md
 PLOTS=
 while [ $# -gt 0 ]; do
     case $1 in

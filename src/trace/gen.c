@@ -1286,7 +1286,8 @@ static unsigned long tmp_counter;
 static int create_tmp(const char *dir, const char *name, char *path, size_t cap)
 {
     for (int tries = 0; tries < 100; tries++) {
-        snprintf(path, cap, "%s/.%s.tmp.%ld.%lu", dir, name, (long)getpid(), tmp_counter++);
+        snprintf(path, cap, "%.1000s/.%.32s.tmp.%ld.%lu", dir, name, (long)getpid(),
+                 tmp_counter++);
         int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0666);
         if (fd >= 0 || errno != EEXIST)
             return fd;
@@ -1312,19 +1313,19 @@ gf_status gf_gen_write_summary(const gf_gen_params *in, const char *out_dir,
         target[--dl] = 0;
     out_dir = target;
 
-    char workdir[1024], newdir[1024] = "", ktmp[1100] = "", ltmp[1100] = "";
-    char kfinal[1100], lfinal[1100];
+    char workdir[1024], newdir[1024] = "", ktmp[1200] = "", ltmp[1200] = "";
+    char kfinal[1200], lfinal[1200];
     struct stat sb;
     if (stat(out_dir, &sb) == 0) {
         if (!S_ISDIR(sb.st_mode))
             return gf_error_set(err, GF_ERR_IO, out_dir, 0,
                                 "exists and is not a directory (expected an output directory)");
-        snprintf(workdir, sizeof workdir, "%s", out_dir);
+        snprintf(workdir, sizeof workdir, "%.900s", out_dir);
     } else {
         /* A fresh directory is built beside the target and renamed into place. */
         int ok = 0;
         for (int tries = 0; tries < 100 && !ok; tries++) {
-            snprintf(newdir, sizeof newdir, "%s.tmp.%ld.%lu", out_dir, (long)getpid(),
+            snprintf(newdir, sizeof newdir, "%.900s.tmp.%ld.%lu", out_dir, (long)getpid(),
                      tmp_counter++);
             if (mkdir(newdir, 0777) == 0)
                 ok = 1;

@@ -720,5 +720,10 @@ int main(void)
         cmocka_unit_test(torture_names_roundtrip),
         cmocka_unit_test(torture_project_reader_agrees),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'/gen-%d-*", gf_test_tmpdir(), (int)getpid());
+    if (system(cmd) != 0)
+        fprintf(stderr, "warning: could not clean %s\n", gf_test_tmpdir());
+    return rc;
 }
