@@ -17,7 +17,7 @@ mkdir -p "$scratch"
 printf '| trace | MB | warp insts | wall s | M warp insts/s | MB/s | peak RSS MB |\n|---|---|---|---|---|---|---|\n'
 for n in $sizes; do
   dir=$scratch/stream-$n
-  [ -f "$dir/kernel-1.traceg" ] || "$bin" gen stream --n "$n" --sm 70 --width 4 -o "$dir" >/dev/null
+  [ -f "$dir/kernel-1.traceg" ] || "$bin" gen stream copy -n "$n" --sm 70 --width 4 -o "$dir" >/dev/null
   mb=$(du -m "$dir/kernel-1.traceg" | cut -f1)
   insts=$("$bin" info "$dir" --format json | python3 -c 'import json,sys; print(sum(k["warp_insts"] for k in json.load(sys.stdin)["kernels"]))')
   /usr/bin/time -f '%e %M' -o "$scratch/time.txt" "$bin" predict "$dir" --gpu titanv -q -o /dev/null

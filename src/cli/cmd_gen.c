@@ -330,7 +330,8 @@ int gf_cmd_gen(int argc, char **argv)
         return gf_cli_usage_error(cmd, "matmul's block is tile x tile: use --tile");
     if (kind == GF_GEN_MATMUL && grid_set)
         return gf_cli_usage_error(cmd, "matmul's grid is (n/tile)^2: use -n");
-    if (kind == GF_GEN_PCHASE && pchase_shape_set && !pchase_n_set && p.stride)
+    if (kind == GF_GEN_PCHASE && pchase_shape_set && !pchase_n_set && p.stride &&
+        p.footprint >= p.stride)
         p.n = 2 * (p.footprint / p.stride); /* one cold and one warm pass */
     if (!out)
         return gf_cli_usage_error(cmd, "missing -o DIR");

@@ -46,6 +46,11 @@ typedef struct swarp {
     unsigned subcore;
     int state;
     uint64_t next_issue;
+    /* Cached for the next instruction (only this warp writes its registers, so this
+     * changes only when the warp issues or is released from a barrier): the cycle its
+     * operands are ready, whether the last one comes from memory, its unit, LSU use. */
+    uint64_t opready;
+    uint8_t opmem, unit, lsu;
     uint64_t *ready;       /* GF_REG_COUNT cycles at which each register is readable */
     uint8_t *ready_is_mem; /* 1 when that value comes from a memory load */
     struct sblock *block;
@@ -400,6 +405,8 @@ static unsigned heap_pop(sim *s)
 
 /* ---------------------------------------------------------------- issue */
 
+static void warp_prepare(swarp *w);
+
 static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t)
 {
     ssm *sm = &s->sms[smi];
@@ -416,16 +423,18 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
         w->next_issue = t;
         memset(w->ready, 0, GF_REG_COUNT * sizeof *w->ready);
         memset(w->ready_is_mem, 0, GF_REG_COUNT);
+        warp_prepare(w);
     }
 }
 
-/* Earliest cycle warp w could issue its next instruction; *mem_wait says whether the
- * binding constraint is a value still coming from memory. */
-static uint64_t warp_earliest(const ssm *sm, const swarp *w, int *mem_wait)
+/* Recomputes the cached operand readiness of w's next instruction. */
+static void warp_prepare(swarp *w)
 {
+    if (w->pc >= w->n)
+        return;
     const sinst *in = &w->insts[w->pc];
     uint64_t t = w->next_issue;
-    *mem_wait = 0;
+    int mem = 0;
     const uint16_t *regs = w->regs + in->regs;
     for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
         uint16_t r = regs[i];
@@ -433,15 +442,27 @@ static uint64_t warp_earliest(const ssm *sm, const swarp *w, int *mem_wait)
             continue;
         if (w->ready[r] > t) {
             t = w->ready[r];
-            *mem_wait = w->ready_is_mem[r];
+            mem = w->ready_is_mem[r];
         }
     }
-    uint64_t u = sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit];
+    w->opready = t;
+    w->opmem = (uint8_t)mem;
+    w->unit = in->unit;
+    w->lsu = in->kind == K_MEM || in->kind == K_SHARED;
+}
+
+/* Earliest cycle warp w could issue its next instruction; *mem_wait says whether the
+ * binding constraint is a value still coming from memory. */
+static uint64_t warp_earliest(const ssm *sm, const swarp *w, int *mem_wait)
+{
+    uint64_t t = w->opready;
+    *mem_wait = w->opmem;
+    uint64_t u = sm->unit_free[w->subcore * GF_UNIT_COUNT + w->unit];
     if (u > t) {
         t = u;
         *mem_wait = 0;
     }
-    if ((in->kind == K_MEM || in->kind == K_SHARED) && sm->lsu_free > t) {
+    if (w->lsu && sm->lsu_free > t) {
         t = sm->lsu_free;
         *mem_wait = 0;
     }
@@ -467,6 +488,7 @@ static void release_barrier(sblock *b, uint64_t t)
             b->warps[i].state = W_RUN;
             if (b->warps[i].next_issue < t + 1)
                 b->warps[i].next_issue = t + 1;
+            warp_prepare(&b->warps[i]);
         }
     b->arrived = 0;
 }
@@ -560,6 +582,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     if (done > sm->last_done)
         sm->last_done = done;
     w->next_issue = t + 1;
+    warp_prepare(w);
     sblock *b = w->block;
     if (in->kind == K_EXIT || w->pc >= w->n) {
         /* A warp whose trace ends without EXIT finishes after its last instruction. */

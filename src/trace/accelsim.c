@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "trace/opcode.h"
+#include "trace/pptgpu.h"
 #include "trace/stream.h"
 #include "trace/trace.h"
 #include "util/alloc.h"
@@ -46,6 +47,7 @@ struct gf_kreader {
     uint32_t ninsts, remaining;
     long warp_line;  /* line of `insts = n`, for messages */
     uint16_t base_of[GF_OPCODE_MAX]; /* opcode id -> base id + 1; 0 = not computed */
+    gf_pptgpu *ppt; /* non-NULL: a PPT-GPU kernel (.sass), every call goes there */
 };
 
 /* ---------- small lexing helpers ---------- */
@@ -325,6 +327,15 @@ gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err)
     gf_kreader *r = gf_calloc(1, sizeof *r);
     if (!r)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    if (gf_pptgpu_is_kernel_path(path)) { /* second input format (pptgpu.h) */
+        gf_status pst = gf_pptgpu_open(path, &r->ppt, err);
+        if (pst != GF_OK) {
+            free(r);
+            return pst;
+        }
+        *out = r;
+        return GF_OK;
+    }
     gf_status st = gf_stream_open(path, &r->s, err);
     if (st != GF_OK) {
         free(r);
@@ -376,22 +387,29 @@ void gf_kreader_close(gf_kreader *r)
 {
     if (!r)
         return;
+    gf_pptgpu_close(r->ppt);
     gf_stream_close(r->s);
     free(r);
 }
 
 const gf_kernel_info *gf_kreader_info(const gf_kreader *r)
 {
+    if (r->ppt)
+        return gf_pptgpu_info(r->ppt);
     return &r->info;
 }
 
 const char *gf_kreader_path(const gf_kreader *r)
 {
+    if (r->ppt)
+        return gf_pptgpu_path(r->ppt);
     return gf_stream_path(r->s);
 }
 
 long gf_kreader_line(const gf_kreader *r)
 {
+    if (r->ppt)
+        return gf_pptgpu_line(r->ppt);
     return gf_stream_line(r->s);
 }
 
@@ -469,6 +487,8 @@ static int parse_assign(const char *line, const char *name, uint64_t *v, int max
 
 gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
 {
+    if (r->ppt)
+        return gf_pptgpu_next_block(r->ppt, tb, err);
     gf_status st = skip_warp(r, err);
     if (st != GF_OK)
         return st;
@@ -530,6 +550,8 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
 gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
                                gf_error *err)
 {
+    if (r->ppt)
+        return gf_pptgpu_next_warp(r->ppt, warp_id, ninsts, err);
     gf_status st = skip_warp(r, err);
     if (st != GF_OK)
         return st;
@@ -613,6 +635,8 @@ static uint16_t base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n
 
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
 {
+    if (r->ppt)
+        return gf_pptgpu_next_inst(r->ppt, inst, err);
     if (r->state != RS_IN_WARP || r->remaining == 0)
         return GF_END;
     char *line;

@@ -48,6 +48,7 @@
 #define GEN_MAX_BUFFER (1ull << 34) /* 16 GiB per buffer: keeps buffers from overlapping */
 #define RZ 255
 #define OUTBUF 65536
+#define GEN_MIN_LINE 25 /* "0000 ffffffff 0 EXIT 0 0\n" */
 
 /* ------------------------------------------------------------------------------------ */
 /* Names */
@@ -657,6 +658,20 @@ static void k_l2write(gen *g)
     alu(g, m, "EXIT", -1, 0);
 }
 
+/* Lanes that go round the grid-stride loop once more: the backward BRA is predicated,
+ * and NVBit records only lanes whose predicate holds (refdata: "0118 00000000 0 BRA"). */
+static uint32_t stream_more(const gen *g, uint64_t first)
+{
+    const gf_gen_params *p = g->p;
+    unsigned vec = p->width / 4;
+    uint64_t next = first + (uint64_t)p->grid[0] * g->bt * vec;
+    uint32_t m = 0;
+    for (unsigned t = 0; t < 32; t++)
+        if ((g->full >> t & 1) && next + (uint64_t)t * vec < p->n)
+            m |= 1u << t;
+    return m;
+}
+
 static void stream_body(gen *g, uint64_t first)
 {
     const gf_gen_params *p = g->p;
@@ -711,7 +726,7 @@ static void stream_body(gen *g, uint64_t first)
     }
     alu(g, f, copy ? "IADD3" : op_iadd(g), 2, 1, 2);
     alu(g, f, "ISETP.GE.AND", -1, 1, 2);
-    alu(g, f, "BRA", -1, 0);
+    alu(g, copy ? f : stream_more(g, first), "BRA", -1, 0);
 }
 
 /* STREAM with a grid-stride loop. copy follows gentrace.py stream() exactly (16 B: byte
@@ -773,7 +788,7 @@ static void k_pchase(gen *g)
         }
         alu(g, m, op_iadd(g), 4, 1, 4);
         alu(g, m, "ISETP.NE.AND", -1, 1, 4);
-        alu(g, m, "BRA", -1, 0);
+        alu(g, it + 1 < groups ? m : 0, "BRA", -1, 0);
     }
     if (g->phantom)
         k = 0;
@@ -862,7 +877,7 @@ static void k_matmul(gen *g)
         alu(g, f, op_iadd(g), 15, 1, 15);
         alu(g, f, op_iadd(g), 13, 1, 13);
         alu(g, f, "ISETP.GE.AND", -1, 1, 15);
-        alu(g, f, "BRA", -1, 0);
+        alu(g, mt + 1 < N / T ? f : 0, "BRA", -1, 0);
     }
     alu(g, f, op_imad(g), 26, 2, 13, 9);
     wide_addr(g, f, 26, 26, 30);
@@ -913,7 +928,7 @@ static void k_spill(gen *g)
         }
         alu(g, in, op_iadd(g), 7, 1, 7);
         alu(g, in, "ISETP.NE.AND", -1, 1, 7);
-        alu(g, in, "BRA", -1, 0);
+        alu(g, last ? 0 : in, "BRA", -1, 0);
     }
     wide_addr(g, in, 8, 0, 10);
     for (unsigned l = 0; l < 32; l++)
@@ -957,7 +972,7 @@ static void k_ldgsts(gen *g)
         alu(g, f, "BAR.SYNC", -1, 0);
         alu(g, f, "IADD3", 3, 1, 3);
         alu(g, f, "ISETP.NE.AND", -1, 1, 3);
-        alu(g, f, "BRA", -1, 0);
+        alu(g, i + 1 < p->n ? f : 0, "BRA", -1, 0);
     }
     alu(g, f, "IMAD.WIDE", 10, 1, 0);
     for (unsigned l = 0; l < 32; l++)
@@ -1010,7 +1025,7 @@ static void k_hmma(gen *g)
         }
         alu(g, f, "IADD3", 3, 1, 3);
         alu(g, f, "ISETP.NE.AND", -1, 1, 3);
-        alu(g, f, "BRA", -1, 0);
+        alu(g, k + 1 < p->n ? f : 0, "BRA", -1, 0);
     }
     alu(g, f, "IMAD.WIDE", 32, 1, 3);
     for (unsigned l = 0; l < 32; l++)
@@ -1111,7 +1126,7 @@ static void k_ffma(gen *g)
             alu(g, f, "FFMA", 4 + j, 3, 4 + j, ra, rb);
         alu(g, f, op_iadd(g), cnt, 1, cnt);
         alu(g, f, "ISETP.NE.AND", -1, 1, cnt);
-        alu(g, f, "BRA", -1, 0);
+        alu(g, it + 1 < p->n ? f : 0, "BRA", -1, 0);
     }
     for (int step = 1; step < A; step *= 2) /* pairwise sum of the accumulators */
         for (int j = 0; j + step < A; j += 2 * step)
@@ -1221,8 +1236,8 @@ static void run_kernel(gen *g)
     uint64_t start_pc = g->gentrace_pcs ? 0x10 : p->sm >= 70 ? 0x0 : 0x8;
     if (g->writing)
         write_header(g);
-    for (unsigned z = 0; z < p->grid[2]; z++)
-        for (unsigned y = 0; y < p->grid[1]; y++)
+    for (unsigned z = 0; z < p->grid[2] && !g->io_failed; z++)
+        for (unsigned y = 0; y < p->grid[1] && !g->io_failed; y++)
             for (unsigned x = 0; x < p->grid[0] && !g->io_failed; x++) {
                 g->bidx[0] = x;
                 g->bidx[1] = y;
@@ -1244,8 +1259,13 @@ static void run_kernel(gen *g)
                     g->sum.warp_insts += g->ninst;
                     g->sum.thread_insts += g->nthread;
                     g->sum.mem_insts += g->nmem;
-                    if (!writing)
+                    if (!writing) {
+                        /* Size check before any byte hits the disk: no line is
+                         * shorter than GEN_MIN_LINE bytes. */
+                        if (p->max_bytes && g->sum.warp_insts > p->max_bytes / GEN_MIN_LINE)
+                            g->io_failed = 2;
                         continue;
+                    }
                     g->writing = 1;
                     put_fmt(g, "warp = %u\ninsts = %llu\n", w, (unsigned long long)g->ninst);
                     g->ninst = 0;
@@ -1339,6 +1359,26 @@ gf_status gf_gen_write_summary(const gf_gen_params *in, const char *out_dir,
     }
 
     const char *kname = p.gzip ? "kernel-1.traceg.gz" : "kernel-1.traceg";
+    if (p.max_bytes) { /* a counting pass first: refuse before creating anything */
+        gen *c = calloc(1, sizeof *c);
+        if (!c)
+            st = gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+        else {
+            c->p = &p;
+            run_kernel(c);
+            if (c->io_failed == 2)
+                st = inval(err, "--max-size: the trace would exceed %llu bytes (%llu+ warp "
+                                "instructions); raise --max-size or shrink -n/--grid",
+                           (unsigned long long)p.max_bytes,
+                           (unsigned long long)c->sum.warp_insts);
+            free(c);
+        }
+        if (st != GF_OK) {
+            if (newdir[0])
+                rmdir(newdir);
+            return st;
+        }
+    }
     gen *g = calloc(1, sizeof *g);
     FILE *lf = NULL;
     int kfd = -1, lfd = -1;

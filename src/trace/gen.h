@@ -74,10 +74,12 @@ typedef struct gf_gen_params {
     int atom;             /* reduce: ATOM (returns the old value) instead of RED */
     gf_gen_addr_mode addr_mode;
     int gzip;             /* write kernel-1.traceg.gz (zlib) */
-    uint64_t max_bytes;   /* give up (GF_ERR_INVALID naming --max-size, nothing left
-                             behind) once the uncompressed trace passes this; 0 = no limit.
-                             A mistyped -n can otherwise fill a disk (matmul -n 4096 is
-                             ~0.5 TB). */
+    uint64_t max_bytes;   /* refuse (GF_ERR_INVALID naming --max-size, nothing left
+                             behind) a trace whose uncompressed size passes this; 0 = no
+                             limit. A counting pass first rejects what is surely too big
+                             (>= 25 bytes per line) without touching the disk; the writer
+                             stops at the exact limit. A mistyped -n can otherwise fill a
+                             disk (matmul -n 4096 is ~0.5 TB). */
 } gf_gen_params;
 
 /* What a write produced. */

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trace/pptgpu.h"
 #include "trace/stream.h"
 #include "trace/trace.h"
 #include "util/alloc.h"
@@ -151,6 +152,22 @@ static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_e
     return GF_OK;
 }
 
+/* PPT-GPU directory (pptgpu.h): one kernel command per app_config.py dict. */
+static gf_status open_pptgpu(const char *dir, gf_trace **out, gf_error *err)
+{
+    gf_trace *t = gf_calloc(1, sizeof *t);
+    if (!t)
+        return gf_error_set(err, GF_ERR_NOMEM, dir, 0, "out of memory");
+    gf_status st = gf_pptgpu_commands(dir, &t->cmds, &t->n, err);
+    if (st != GF_OK) {
+        free(t);
+        return st;
+    }
+    t->cap = t->n;
+    *out = t;
+    return GF_OK;
+}
+
 gf_status gf_trace_open(const char *path, gf_trace **out, gf_error *err)
 {
     *out = NULL;
@@ -162,10 +179,13 @@ gf_status gf_trace_open(const char *path, gf_trace **out, gf_error *err)
         size_t n = strlen(path);
         snprintf(list, sizeof list, "%s%skernelslist.g", path,
                  n && path[n - 1] == '/' ? "" : "/");
+        if (!is_regular(list) && gf_pptgpu_is_dir(path))
+            return open_pptgpu(path, out, err);
         if (!is_regular(list))
             return gf_error_set(err, GF_ERR_IO, path, 0,
                                 "directory has no kernelslist.g: expected an Accel-Sim trace "
-                                "directory");
+                                "directory (or a PPT-GPU one: app_config.py and "
+                                "sass_traces/)");
     } else {
         snprintf(list, sizeof list, "%s", path);
     }
