@@ -158,6 +158,24 @@ static gf_mem_space resolve_generic(const sim *s, uint64_t a)
     return GF_SPACE_GLOBAL;
 }
 
+/* Local memory is per thread, but the hardware interleaves the threads of a warp word
+ * by word, so the same stack offset in 32 threads is one contiguous 32 x width run
+ * (gpgpu-sim's translate_local_memaddr; NVBit reports the per-thread offset, the same
+ * on every lane). Offsets are taken from the header's local window when it is given.
+ * The hierarchy then makes the result unique per warp (warp_uid). */
+static void interleave_local(const sim *s, const gf_inst *in, unsigned width,
+                             uint64_t out[GF_WARP_SIZE])
+{
+    uint64_t base = s->ki->has_local_base && in->addr[__builtin_ctz(in->mask)] >= s->ki->local_base
+                        ? s->ki->local_base
+                        : 0;
+    uint64_t w = width ? width : 4;
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
+        uint64_t off = in->addr[l] - base;
+        out[l] = (off / w) * (GF_WARP_SIZE * w) + l * w + off % w;
+    }
+}
+
 static unsigned first_lane(uint32_t mask)
 {
     return (unsigned)__builtin_ctz(mask);
@@ -210,7 +228,13 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             si.aux = wf ? wf : 1;
         } else {
             gf_coalesced c;
-            gf_coalesce(in->addr, in->mask, width, s->gpu->coalescer, &c);
+            const uint64_t *addr = in->addr;
+            uint64_t local[GF_WARP_SIZE];
+            if (space == GF_SPACE_LOCAL) {
+                interleave_local(s, in, width, local);
+                addr = local;
+            }
+            gf_coalesce(addr, in->mask, width, s->gpu->coalescer, &c);
             size_t need = sizeof(memrec) + c.nsectors * (sizeof(uint64_t) + sizeof(uint32_t));
             need = (need + 7) & ~(size_t)7;
             if ((st = block_reserve_pool(b, need, err, s)) != GF_OK)
