@@ -1,6 +1,8 @@
 #include "cli/cli_model.h"
 
 #include <getopt.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +15,36 @@ static void warn_unknown(void *ctx, const char *opcode, const char *file, long l
     gf_cli_warn("%s:%ld: unknown opcode '%s' treated as an ALU instruction "
                 "(--unknown-opcode=alu)",
                 file, line, opcode);
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Progress on stderr: only on a terminal, only once a run has taken a second, at most
+ * five updates a second; --quiet turns it off. */
+static void show_progress(void *ctx, const char *kernel, uint64_t done, uint64_t total)
+{
+    struct gf_progress_state *p = ctx;
+    double t = now_seconds();
+    if (t - p->start < 1.0 || (t - p->last < 0.2 && done < total))
+        return;
+    p->last = t;
+    p->shown = 1;
+    fprintf(stderr, "\r\033[Kgpuforecast: %.40s: block %llu of %llu (%.0f %%), %.0f s", kernel,
+            (unsigned long long)done, (unsigned long long)total,
+            total ? 100.0 * (double)done / (double)total : 0.0, t - p->start);
+    fflush(stderr);
+}
+
+void gf_model_args_progress_end(gf_model_args *a)
+{
+    if (a->progress.shown)
+        fputs("\r\033[K", stderr);
+    a->progress.shown = 0;
 }
 
 enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_EXTRA0 };
@@ -105,6 +137,11 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         a->positional[a->npositional++] = argv[i];
     }
     a->popt.models_dir = a->models_dir;
+    if (!a->quiet && isatty(STDERR_FILENO)) {
+        a->progress.start = a->progress.last = now_seconds();
+        a->popt.ksim.progress = show_progress;
+        a->popt.ksim.progress_ctx = &a->progress;
+    }
     return -1;
 }
 
@@ -119,6 +156,7 @@ int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu)
 
 void gf_model_args_free(gf_model_args *a)
 {
+    gf_model_args_progress_end(a);
     gf_setlist_free(&a->sets);
 }
 

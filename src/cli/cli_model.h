@@ -19,6 +19,10 @@ typedef struct gf_model_args {
     const char *output;
     int quiet;
     gf_predict_options popt;
+    struct gf_progress_state {
+        double start, last;
+        int shown;
+    } progress;
     const char *positional[8];
     unsigned npositional;
 } gf_model_args;
@@ -33,7 +37,9 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
 /* Loads the GPU model with the --set overrides; prints the error and returns 1 on
  * failure, 0 on success. */
 int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu);
-void gf_model_args_free(gf_model_args *a);
+void gf_model_args_free(gf_model_args *a); /* also clears a progress line */
+/* Clears the progress line, if one is shown (before printing results). */
+void gf_model_args_progress_end(gf_model_args *a);
 /* Writes a report to a.output atomically in a.format; returns the exit code. */
 int gf_model_args_write_report(const gf_model_args *a, const gf_report *r);
 

@@ -54,6 +54,7 @@ int gf_cmd_memory(int argc, char **argv)
     gf_error err;
     gf_error_clear(&err);
     gf_status st = gf_predict_trace(a.positional[0], &gpu, &a.popt, &rep, NULL, NULL, &err);
+    gf_model_args_progress_end(&a);
     if (st == GF_OK) {
         for (size_t i = 0; i < rep.nrows; i++)
             for (size_t k = 0; k < sizeof time_counters / sizeof time_counters[0]; k++)

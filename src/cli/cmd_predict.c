@@ -56,6 +56,7 @@ int gf_cmd_predict(int argc, char **argv)
         st = gf_profile_predict(a.positional[0], &gpu, &rep, &err);
     else
         st = gf_predict_trace(a.positional[0], &gpu, &a.popt, &rep, NULL, NULL, &err);
+    gf_model_args_progress_end(&a);
     rc = st == GF_OK ? gf_model_args_write_report(&a, &rep) : gf_cli_error(&err);
     gf_report_free(&rep);
     gf_model_args_free(&a);

@@ -43,6 +43,7 @@ int gf_cmd_profile(int argc, char **argv)
     gf_error_clear(&err);
     gf_profile *p = NULL;
     gf_status st = gf_profile_build(a.positional[0], &gpu, &a.popt, &p, &err);
+    gf_model_args_progress_end(&a);
     if (st == GF_OK)
         st = gf_profile_save(p, a.output, &err);
     rc = st == GF_OK ? 0 : gf_cli_error(&err);

@@ -98,6 +98,7 @@ int gf_cmd_sweep(int argc, char **argv)
         gf_status st = gf_profile_is_profile(a.positional[0])
                            ? gf_profile_load(a.positional[0], &p, &err)
                            : gf_profile_build(a.positional[0], &gpu, &a.popt, &p, &err);
+    gf_model_args_progress_end(&a);
         if (st != GF_OK)
             rc = gf_cli_error(&err);
     }

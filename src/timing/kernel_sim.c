@@ -374,6 +374,9 @@ static gf_status read_block(sim *s, sblock **out, gf_error *err)
     }
     s->res->blocks++;
     s->res->warps += count;
+    if (s->opt->progress)
+        s->opt->progress(s->opt->progress_ctx, s->ki->name, s->res->blocks,
+                         (uint64_t)s->ki->grid[0] * s->ki->grid[1] * s->ki->grid[2]);
     *out = b;
     return GF_OK;
 nomem_block:

@@ -34,6 +34,10 @@ typedef struct gf_ksim_options {
     /* Called once per opcode that fell back to ALU (may be NULL). */
     void (*warn_unknown)(void *ctx, const char *opcode, const char *file, long line);
     void *warn_ctx;
+    /* Called after each thread block is read (may be NULL): blocks read so far and the
+     * grid's total, for a progress display. */
+    void (*progress)(void *ctx, const char *kernel, uint64_t blocks_done, uint64_t blocks_total);
+    void *progress_ctx;
 } gf_ksim_options;
 
 /* What the issue model measured for one kernel, at unloaded memory latencies. Plain data

@@ -832,10 +832,17 @@ static int traced_mem(gf_memspace m, const char *base)
     }
 }
 
+/* Up to 60 bytes of s for a message; control and non-ASCII bytes (a corrupt or binary
+ * file) become '?' so the terminal shows what was expected, not garbage. */
 static const char *snip(const char *s, size_t n)
 {
     static _Thread_local char buf[72];
-    snprintf(buf, sizeof buf, "%.*s%s", (int)(n > 60 ? 60 : n), s, n > 60 ? "..." : "");
+    size_t m = n > 60 ? 60 : n;
+    for (size_t i = 0; i < m; i++) {
+        unsigned char c = (unsigned char)s[i];
+        buf[i] = c >= 32 && c < 127 ? (char)c : '?';
+    }
+    snprintf(buf + m, sizeof buf - m, "%s", n > 60 ? "..." : "");
     return buf;
 }
 
