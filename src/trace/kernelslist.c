@@ -187,6 +187,14 @@ gf_status gf_trace_open(const char *path, gf_trace **out, gf_error *err)
                                 "directory (or a PPT-GPU one: app_config.py and "
                                 "sass_traces/)");
     } else {
+        /* PPT-GPU: its app_config.py stands for the directory; one .sass is one kernel */
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        if (strcmp(base, "app_config.py") == 0) {
+            char dir[1024];
+            snprintf(dir, sizeof dir, "%.*s", (int)(base - path), path);
+            return open_pptgpu(dir[0] ? dir : ".", out, err);
+        }
         snprintf(list, sizeof list, "%s", path);
     }
     gf_trace *t = gf_calloc(1, sizeof *t);
@@ -217,7 +225,7 @@ gf_status gf_trace_open(const char *path, gf_trace **out, gf_error *err)
     }
     if (st != GF_OK)
         goto fail;
-    int kernel_file = line[0] == '-';
+    int kernel_file = line[0] == '-' || gf_pptgpu_is_kernel_path(list);
     gf_stream_close(s);
     s = NULL;
     if (kernel_file) {

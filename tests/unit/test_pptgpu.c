@@ -125,6 +125,17 @@ static void torture_pptgpu_commands_in_config_order(void **state)
     assert_string_equal(c1->path, sass_of(d, 1));
     assert_int_equal(c1->line, 12);
     gf_trace_free(t);
+    /* app_config.py stands for its directory; one .sass file is one kernel */
+    char cfg[1100];
+    snprintf(cfg, sizeof cfg, "%s/app_config.py", d);
+    assert_int_equal(gf_trace_open(cfg, &t, &e), GF_OK);
+    assert_int_equal(gf_trace_command_count(t), 2);
+    assert_string_equal(gf_trace_command(t, 1)->path, sass_of(d, 1));
+    gf_trace_free(t);
+    assert_int_equal(gf_trace_open(sass_of(d, 1), &t, &e), GF_OK);
+    assert_int_equal(gf_trace_command_count(t), 1);
+    assert_string_equal(gf_trace_command(t, 0)->path, sass_of(d, 1));
+    gf_trace_free(t);
     assert_int_equal(gf_pptgpu_is_dir(d), 1);
     assert_int_equal(gf_pptgpu_is_dir(gf_test_tmpdir()), 0);
 }
