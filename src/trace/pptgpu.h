@@ -40,6 +40,10 @@
  *     ascending order (the block-local warp index).
  *   - a block without a .mem file executed no global memory instruction (the tracer
  *     creates the file at the first one; PPT-GPU's own reader skips missing files).
+ *   - pc: the format has no PCs; inst.pc is the .sass line of the template instruction
+ *     (of the borrowed one for appended entries), 0 when there is none.
+ * gf_trace_open accepts the directory, its app_config.py, or one kernel_K.sass (a
+ * directory with a kernelslist.g stays an Accel-Sim trace).
  * A PPT-GPU kernel is recognisable from gf_kreader_info(): extra[] holds
  * "format" = "pptgpu" (first entry), binary_version is 0 (unknown), tracer_version 0.
  *
