@@ -47,7 +47,7 @@ void gf_model_args_progress_end(gf_model_args *a)
     a->progress.shown = 0;
 }
 
-enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_EXTRA0 };
+enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_EXTRA0 };
 
 int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
@@ -68,8 +68,9 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         {"unknown-opcode", required_argument, NULL, OPT_UNKNOWN},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
+        {"jobs", required_argument, NULL, 'j'},
     };
-    int n = 10;
+    int n = 11;
     for (int i = 0; extra_names && extra_names[i] && n < 30; i++, n++) {
         opts[n].name = extra_names[i];
         opts[n].has_arg = required_argument;
@@ -81,7 +82,7 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
     optind = 1;
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, ":g:s:f:o:hq", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":g:s:f:o:hqj:", opts, NULL)) != -1) {
         switch (c) {
         case 'g': a->gpu_name = optarg; break;
         case 's':
@@ -94,6 +95,16 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
                                           optarg);
             break;
         case 'o': a->output = optarg; break;
+        case 'j': {
+            char *end;
+            long jobs = strtol(optarg, &end, 10);
+            if (*end || jobs < 1 || jobs > 1024)
+                return gf_cli_usage_error(cmd, "--jobs takes a number from 1 to 1024, not '%s'",
+                                          optarg);
+            a->jobs = (unsigned)jobs;
+            a->jobs_given = 1;
+            break;
+        }
         case OPT_MODELS: a->models_dir = optarg; break;
         case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
         case OPT_SCHED:
@@ -137,6 +148,10 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         a->positional[a->npositional++] = argv[i];
     }
     a->popt.models_dir = a->models_dir;
+    if (!a->jobs) {
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
+    }
     if (!a->quiet && isatty(STDERR_FILENO)) {
         a->progress.start = a->progress.last = now_seconds();
         a->popt.ksim.progress = show_progress;
@@ -174,4 +189,24 @@ int gf_model_args_write_report(const gf_model_args *a, const gf_report *r)
     if (gf_outfile_commit(f, &err) != GF_OK)
         return gf_cli_error(&err);
     return 0;
+}
+
+int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *a,
+                        const char *what, int need_output, gf_gpu *gpu)
+{
+    int rc = gf_model_args_parse(argc, argv, help, a, NULL, NULL, NULL);
+    if (rc < 0 && a->npositional != 1)
+        rc = gf_cli_usage_error(argv[0], "expected one %s argument", what);
+    else if (rc < 0 && !a->gpu_name)
+        rc = gf_cli_usage_error(argv[0], "--gpu NAME is required (see 'gpuforecast gpus')");
+    else if (rc < 0 && need_output && !a->output)
+        rc = gf_cli_usage_error(argv[0], "-o FILE is required");
+    else if (rc < 0 && a->jobs_given)
+        rc = gf_cli_usage_error(argv[0], "--jobs: only 'sweep' runs on several threads; the "
+                                         "issue model is sequential (bench/README.md)");
+    if (rc < 0)
+        rc = gf_model_args_load_gpu(a, gpu) ? 1 : -1;
+    if (rc >= 0)
+        gf_model_args_free(a);
+    return rc;
 }

@@ -18,6 +18,8 @@ typedef struct gf_model_args {
     gf_format format;
     const char *output;
     int quiet;
+    unsigned jobs;      /* -j N; default: the number of online CPUs */
+    int jobs_given;     /* -j was on the command line (only sweep uses threads) */
     gf_predict_options popt;
     struct gf_progress_state {
         double start, last;
@@ -34,6 +36,11 @@ typedef struct gf_model_args {
 int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
                         const char *const *extra_names);
+/* parse + the checks predict, memory and profile share (one positional argument named
+ * `what`, --gpu, -o when need_output, no --jobs) + loading the model. Returns -1 to go
+ * on, else the exit code (a is then already freed). */
+int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *a,
+                        const char *what, int need_output, gf_gpu *gpu);
 /* Loads the GPU model with the --set overrides; prints the error and returns 1 on
  * failure, 0 on success. */
 int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu);

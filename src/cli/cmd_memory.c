@@ -22,7 +22,8 @@ static const char help[] =
     "      --scheduler gto|lrr  warp scheduler, which sets the interleaving (default:\n"
     "                           the model's sm.warp_scheduler)\n"
     "      --unknown-opcode error|alu\n"
-    "      --models DIR         directory of model files\n";
+    "      --models DIR         directory of model files\n"
+;
 
 /* Counters that describe time, not memory: left out of this command's output. */
 static const gf_counter_id time_counters[] = {
@@ -34,21 +35,10 @@ static const gf_counter_id time_counters[] = {
 int gf_cmd_memory(int argc, char **argv)
 {
     gf_model_args a;
-    int rc = gf_model_args_parse(argc, argv, help, &a, NULL, NULL, NULL);
-    if (rc >= 0) {
-        gf_model_args_free(&a);
-        return rc;
-    }
-    if (a.npositional != 1 || !a.gpu_name) {
-        gf_model_args_free(&a);
-        return gf_cli_usage_error(argv[0], a.gpu_name ? "expected one TRACE argument"
-                                                      : "--gpu NAME is required");
-    }
     gf_gpu gpu;
-    if ((rc = gf_model_args_load_gpu(&a, &gpu)) != 0) {
-        gf_model_args_free(&a);
+    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE", 0, &gpu);
+    if (rc >= 0)
         return rc;
-    }
     gf_report rep;
     gf_report_init(&rep);
     gf_error err;

@@ -21,6 +21,7 @@ static const char help[] =
     "      --scheduler gto|lrr  warp scheduler (default: the model's sm.warp_scheduler)\n"
     "      --unknown-opcode error|alu  unknown opcodes fail (default) or run as ALU\n"
     "      --models DIR         directory of model files\n"
+
     "  -q, --quiet              no progress output\n"
     "\n"
     "Predicted counters depend on the model; counted ones are exact counts from the\n"
@@ -29,24 +30,10 @@ static const char help[] =
 int gf_cmd_predict(int argc, char **argv)
 {
     gf_model_args a;
-    int rc = gf_model_args_parse(argc, argv, help, &a, NULL, NULL, NULL);
-    if (rc >= 0) {
-        gf_model_args_free(&a);
-        return rc;
-    }
-    if (a.npositional != 1) {
-        gf_model_args_free(&a);
-        return gf_cli_usage_error(argv[0], "expected one TRACE or PROFILE argument");
-    }
-    if (!a.gpu_name) {
-        gf_model_args_free(&a);
-        return gf_cli_usage_error(argv[0], "--gpu NAME is required (see 'gpuforecast gpus')");
-    }
     gf_gpu gpu;
-    if ((rc = gf_model_args_load_gpu(&a, &gpu)) != 0) {
-        gf_model_args_free(&a);
+    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE or PROFILE", 0, &gpu);
+    if (rc >= 0)
         return rc;
-    }
     gf_report rep;
     gf_report_init(&rep);
     gf_error err;

@@ -19,26 +19,16 @@ static const char help[] =
     "bandwidth, MSHRs, clocks, launch overhead, and L2 size and ways (re-derived from the\n"
     "histograms).\n"
     "\n"
-    "options: --gpu, --set, --models, --exact, --scheduler, --unknown-opcode as in predict;\n"
+    "options: --gpu, --set, --models, --exact, --scheduler, --unknown-opcode, -q as in predict;\n"
     "  -o, --output FILE        the profile to write (required)\n";
 
 int gf_cmd_profile(int argc, char **argv)
 {
     gf_model_args a;
-    int rc = gf_model_args_parse(argc, argv, help, &a, NULL, NULL, NULL);
-    if (rc >= 0) {
-        gf_model_args_free(&a);
-        return rc;
-    }
-    if (a.npositional != 1 || !a.gpu_name || !a.output) {
-        gf_model_args_free(&a);
-        return gf_cli_usage_error(argv[0], "expected TRACE, --gpu NAME and -o FILE");
-    }
     gf_gpu gpu;
-    if ((rc = gf_model_args_load_gpu(&a, &gpu)) != 0) {
-        gf_model_args_free(&a);
+    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE", 1, &gpu);
+    if (rc >= 0)
         return rc;
-    }
     gf_error err;
     gf_error_clear(&err);
     gf_profile *p = NULL;

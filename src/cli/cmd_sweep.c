@@ -28,22 +28,13 @@ typedef struct sweep_ctx {
     gf_sweep_spec spec;
     char *owned[GF_SWEEP_MAX_AXES];
     const char **vals[GF_SWEEP_MAX_AXES];
-    long jobs;
     const char *cmd;
 } sweep_ctx;
 
 static int extra(int opt, const char *arg, void *p)
 {
     sweep_ctx *c = p;
-    if (opt == 1) { /* --jobs */
-        char *end;
-        long n = strtol(arg, &end, 10);
-        if (*end || n < 1 || n > 1024)
-            return gf_cli_usage_error(c->cmd, "--jobs takes a number from 1 to 1024, not '%s'",
-                                      arg);
-        c->jobs = n;
-        return 0;
-    }
+    (void)opt; /* the only extra option: --vary */
     if (c->spec.naxes == GF_SWEEP_MAX_AXES)
         return gf_cli_usage_error(c->cmd, "at most %d --vary axes", GF_SWEEP_MAX_AXES);
     const char *eq = strchr(arg, '=');
@@ -75,17 +66,12 @@ static int extra(int opt, const char *arg, void *p)
 
 int gf_cmd_sweep(int argc, char **argv)
 {
-    static const char *const names[] = {"vary", "jobs", NULL};
+    static const char *const names[] = {"vary", NULL};
     sweep_ctx c;
     memset(&c, 0, sizeof c);
     c.cmd = argv[0];
-    /* -j N is accepted as a short form of --jobs N. */
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "-j") == 0)
-            argv[i] = "--jobs";
     gf_model_args a;
     int rc = gf_model_args_parse(argc, argv, help, &a, extra, &c, names);
-    /* extra() indexes: 0 = vary, 1 = jobs */
     if (rc < 0 && (a.npositional != 1 || !a.gpu_name || c.spec.naxes == 0))
         rc = gf_cli_usage_error(argv[0], "expected TRACE|PROFILE, --gpu NAME and --vary");
     gf_gpu gpu;
@@ -103,8 +89,7 @@ int gf_cmd_sweep(int argc, char **argv)
             rc = gf_cli_error(&err);
     }
     if (rc < 0) {
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-        c.spec.threads = (unsigned)(c.jobs ? c.jobs : (ncpu > 0 ? ncpu : 1));
+        c.spec.threads = a.jobs;
         c.spec.gpu_name = a.gpu_name;
         c.spec.models_dir = a.models_dir;
         c.spec.sets = a.sets.items;

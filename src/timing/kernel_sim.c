@@ -20,6 +20,8 @@
 
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
+#define SPARE_MAX 16u /* finished blocks kept for their buffers */
+
 typedef struct sinst {
     uint8_t unit, kind, ndst, nsrc;
     uint16_t latency, interval;
@@ -59,7 +61,10 @@ typedef struct swarp {
 typedef struct sblock {
     swarp *warps;
     unsigned nwarps, live, arrived, slot;
-    uint64_t start;
+    unsigned listed;               /* warps the trace lists */
+    uint64_t warp_insts, thread_insts;
+    struct sblock *next;           /* free list */
+    uint64_t start, done; /* placed at; its last warp's last issue */
     uint8_t *pool;
     size_t poollen, poolcap;
 } sblock;
@@ -71,6 +76,7 @@ typedef struct ssm {
     uint64_t *unit_free;   /* subcores x GF_UNIT_COUNT */
     uint64_t lsu_free;
     int *last;             /* per sub-core: index in sub[] of the last warp issued */
+    uint64_t *last_uid;    /* ... and its uid */
     swarp **sub;           /* per sub-core lists of resident warps, age (slot) order:
                               nsub rows of bps * warps_per_block entries */
     unsigned *nsubw;       /* entries used in each row */
@@ -97,7 +103,10 @@ typedef struct sim {
     double miss_latency_sum;
     uint64_t miss_accesses;
     uint8_t warned[GF_OPCODE_MAX];
-    sblock *spare; /* one finished block kept for reuse of its buffers */
+    /* Finished blocks kept for reuse of their buffers (at most SPARE_MAX). */
+    sblock *spare;
+    unsigned nspare;
+
     uint64_t *open_row; /* per (channel, bank): row + 1 of the open page, 0 = none */
 } sim;
 
@@ -223,9 +232,14 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             unsigned conflicts = 0;
             unsigned wf = gf_shmem_wavefronts(in->addr, in->mask, width, s->gpu->shmem_banks,
                                               &conflicts);
-            gf_hier_shared(s->hier, wf, conflicts, e->dir == GF_DIR_STORE);
+            /* Counted when issued (the hierarchy belongs to the issuing thread):
+             * wavefronts in bits 0-11, conflicts 12-23, store flag 24. */
+            if (wf > 0xfff)
+                wf = 0xfff;
+            if (conflicts >= wf)
+                conflicts = wf ? wf - 1 : 0;
             si.kind = K_SHARED;
-            si.aux = wf ? wf : 1;
+            si.aux = (wf ? wf : 1) | conflicts << 12 | (e->dir == GF_DIR_STORE ? 1u << 24 : 0u);
         } else {
             gf_coalesced c;
             const uint64_t *addr = in->addr;
@@ -265,8 +279,8 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
         regs[nr++] = in->src[i];
     si.ndst = (uint8_t)(in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST);
     si.nsrc = (uint8_t)(in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC);
-    s->res->warp_insts++;
-    s->res->thread_insts += (uint64_t)__builtin_popcount(in->mask);
+    b->warp_insts++;
+    b->thread_insts += (uint64_t)__builtin_popcount(in->mask);
     return warp_push(w, &si, regs, nr, s, err);
 }
 
@@ -277,7 +291,8 @@ static void block_reset(sblock *b)
         b->warps[i].state = W_RUN;
     }
     b->poollen = 0;
-    b->live = b->arrived = 0;
+    b->live = b->arrived = b->listed = 0;
+    b->warp_insts = b->thread_insts = 0;
 }
 
 static void block_free(sblock *b)
@@ -295,36 +310,48 @@ static void block_free(sblock *b)
     free(b);
 }
 
-/* Reads the next thread block of the trace into a block (reusing s->spare's buffers).
- * *out = NULL at the end of the kernel. */
-static gf_status read_block(sim *s, sblock **out, gf_error *err)
+/* A block to fill: a spare one (its buffers are reused) or a new one; NULL when out of
+ * memory. */
+static sblock *take_spare(sim *s)
 {
-    *out = NULL;
-    if (s->trace_done)
-        return GF_OK;
+    sblock *b = s->spare;
+    if (b) {
+        s->spare = b->next;
+        s->nspare--;
+        return b;
+    }
+    b = calloc(1, sizeof *b);
+    if (!b)
+        return NULL;
+    b->warps = calloc(s->warps_per_block, sizeof *b->warps);
+    if (!b->warps) {
+        free(b);
+        return NULL;
+    }
+    b->nwarps = s->warps_per_block;
+    return b;
+}
+
+static void put_spare(sim *s, sblock *b)
+{
+    if (s->nspare >= SPARE_MAX) {
+        block_free(b);
+        return;
+    }
+    b->next = s->spare;
+    s->spare = b;
+    s->nspare++;
+}
+
+/* Parses and decodes the next thread block of the trace into b. GF_END at the end of
+ * the kernel. Touches only the reader, the ISA table and b. */
+static gf_status produce_block(sim *s, sblock *b, gf_error *err)
+{
     unsigned tb[3];
     gf_status st = gf_kreader_next_block(s->r, tb, err);
-    if (st == GF_END) {
-        s->trace_done = 1;
-        return GF_OK;
-    }
     if (st != GF_OK)
         return st;
-    sblock *b = s->spare;
-    s->spare = NULL;
-    if (!b) {
-        b = calloc(1, sizeof *b);
-        if (!b)
-            goto nomem;
-        b->warps = calloc(s->warps_per_block, sizeof *b->warps);
-        if (!b->warps) {
-            free(b);
-            goto nomem;
-        }
-        b->nwarps = s->warps_per_block;
-    }
     block_reset(b);
-    unsigned count = 0;
     for (;;) {
         unsigned wid;
         uint32_t n;
@@ -332,62 +359,70 @@ static gf_status read_block(sim *s, sblock **out, gf_error *err)
         if (st == GF_END)
             break;
         if (st != GF_OK)
-            goto fail;
-        if (wid >= s->warps_per_block) {
-            st = gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                              "warp %u outside a block of %u warps (block dim %ux%ux%u)", wid,
-                              s->warps_per_block, s->ki->block[0], s->ki->block[1],
-                              s->ki->block[2]);
-            goto fail;
-        }
+            return st;
+        if (wid >= s->warps_per_block)
+            return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                                "warp %u outside a block of %u warps (block dim %ux%ux%u)", wid,
+                                s->warps_per_block, s->ki->block[0], s->ki->block[1],
+                                s->ki->block[2]);
         swarp *w = &b->warps[wid];
-        if (w->state == W_DONE || w->n) {
-            st = gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                              "warp %u appears twice in one thread block", wid);
-            goto fail;
-        }
+        if (w->state == W_DONE || w->n)
+            return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                                "warp %u appears twice in one thread block", wid);
         if (!w->ready) {
             w->ready = calloc(GF_REG_COUNT, sizeof *w->ready);
             w->ready_is_mem = calloc(GF_REG_COUNT, 1);
             if (!w->ready || !w->ready_is_mem)
-                goto nomem_block;
+                return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r),
+                                    gf_kreader_line(s->r), "out of memory holding a thread block");
         }
         gf_inst in;
         while ((st = gf_kreader_next_inst(s->r, &in, err)) == GF_OK)
             if ((st = decode_inst(s, b, w, &in, err)) != GF_OK)
-                goto fail;
+                return st;
         if (st != GF_END)
-            goto fail;
-        w->state = W_RUN;
-        count++;
+            return st;
+        w->state = W_DONE; /* marks "listed" until the block is finished below */
+        b->listed++;
     }
-    /* Warps the trace does not list (none of their threads ran) count as finished. */
+    for (unsigned i = 0; i < b->nwarps; i++)
+        b->warps[i].state = b->warps[i].n ? W_RUN : W_DONE;
+    return GF_OK;
+}
+
+/* The next thread block of the kernel, ready to place; *out = NULL at the end. */
+static gf_status read_block(sim *s, sblock **out, gf_error *err)
+{
+    *out = NULL;
+    if (s->trace_done)
+        return GF_OK;
+    sblock *b = take_spare(s);
+    if (!b)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory holding a thread block");
+    gf_status st = produce_block(s, b, err);
+    if (st != GF_OK) {
+        put_spare(s, b);
+        s->trace_done = 1;
+        return st == GF_END ? GF_OK : st;
+    }
     for (unsigned i = 0; i < b->nwarps; i++) {
         swarp *w = &b->warps[i];
         w->block = b;
         w->pc = 0;
         w->uid = s->next_uid++;
-        if (w->n == 0)
-            w->state = W_DONE;
-        else
+        if (w->state == W_RUN)
             b->live++;
     }
     s->res->blocks++;
-    s->res->warps += count;
+    s->res->warps += b->listed;
+    s->res->warp_insts += b->warp_insts;
+    s->res->thread_insts += b->thread_insts;
     if (s->opt->progress)
         s->opt->progress(s->opt->progress_ctx, s->ki->name, s->res->blocks,
                          (uint64_t)s->ki->grid[0] * s->ki->grid[1] * s->ki->grid[2]);
     *out = b;
     return GF_OK;
-nomem_block:
-    st = gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                      "out of memory holding a thread block");
-fail:
-    block_free(b);
-    return st;
-nomem:
-    return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                        "out of memory holding a thread block");
 }
 
 /* ---------------------------------------------------------------- SM heap */
@@ -441,7 +476,7 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
     sm->resident++;
     sm->dirty = 1;
     b->slot = slot;
-    b->start = t;
+    b->start = b->done = t;
     for (unsigned i = 0; i < b->nwarps; i++) {
         swarp *w = &b->warps[i];
         /* Warp slots are allocated per block slot, as gpgpu-sim does; warp slot
@@ -593,7 +628,8 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         done = t + stage + lat;
         from_mem = 1;
     } else if (in->kind == K_SHARED) {
-        uint64_t stage = in->aux;
+        uint64_t stage = in->aux & 0xfff;
+        gf_hier_shared(s->hier, (unsigned)stage, in->aux >> 12 & 0xfff, (int)(in->aux >> 24 & 1));
         sm->lsu_free = t + stage;
         sm->lsu_cycles += stage;
         done = t + stage + g->shmem_latency;
@@ -608,6 +644,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     }
     if (done > sm->last_done)
         sm->last_done = done;
+
     w->next_issue = t + 1;
     warp_prepare(w);
     sblock *b = w->block;
@@ -615,6 +652,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
         w->state = W_DONE;
         b->live--;
+        b->done = t + 1;
         release_barrier(b, t);
     } else if (in->kind == K_BAR) {
         w->state = W_BAR;
@@ -630,15 +668,14 @@ static gf_status refill(sim *s, unsigned smi, uint64_t t, gf_error *err)
     for (unsigned k = 0; k < s->bps; k++) {
         sblock *b = sm->slots[k];
         if (b && b->live == 0) {
-            uint64_t end = t > sm->last_done ? t : sm->last_done;
+            /* Nsight counts a warp active from launch to exit; the block's last exit
+             * bounds that (warps that exit early are over-counted). */
+            uint64_t end = b->done > b->start ? b->done : b->start;
             s->res->warp_cycles_resident += (double)b->nwarps * (double)(end - b->start);
             sm->slots[k] = NULL;
             sm->resident--;
             sm->dirty = 1;
-            if (!s->spare)
-                s->spare = b;
-            else
-                block_free(b);
+            put_spare(s, b);
         }
         if (!sm->slots[k] && !s->trace_done) {
             sblock *nb;
@@ -656,9 +693,8 @@ static void rebuild_subcores(sim *s, ssm *sm)
 {
     unsigned row = s->bps * s->warps_per_block;
     for (unsigned sc = 0; sc < s->nsub; sc++) {
-        swarp *last = sm->last[sc] >= 0 && (unsigned)sm->last[sc] < sm->nsubw[sc]
-                          ? sm->sub[sc * row + (unsigned)sm->last[sc]]
-                          : NULL;
+        /* Matched by uid, not address: a retired block's memory is reused or freed. */
+        uint64_t last = sm->last[sc] >= 0 ? sm->last_uid[sc] : UINT64_MAX;
         sm->nsubw[sc] = 0;
         sm->last[sc] = -1;
         for (unsigned k = 0; k < s->bps; k++) {
@@ -667,7 +703,7 @@ static void rebuild_subcores(sim *s, ssm *sm)
                 continue;
             for (unsigned i = 0; i < b->nwarps; i++)
                 if (b->warps[i].subcore == sc && b->warps[i].state != W_DONE) {
-                    if (&b->warps[i] == last)
+                    if (b->warps[i].uid == last)
                         sm->last[sc] = (int)sm->nsubw[sc];
                     sm->sub[sc * row + sm->nsubw[sc]++] = &b->warps[i];
                 }
@@ -725,6 +761,7 @@ static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
         if (pick) {
             issue(s, smi, pick, t);
             sm->last[sc] = pick_idx;
+            sm->last_uid[sc] = pick->uid;
             issued_any = 1;
             if (pick->state == W_DONE)
                 sm->dirty = 1;
@@ -788,13 +825,18 @@ static void sim_free(sim *s)
             free(s->sms[i].slots);
             free(s->sms[i].unit_free);
             free(s->sms[i].last);
+            free(s->sms[i].last_uid);
             free(s->sms[i].sub);
             free(s->sms[i].nsubw);
         }
     free(s->sms);
     free(s->heap);
     free(s->open_row);
-    block_free(s->spare);
+    while (s->spare) {
+        sblock *b = s->spare;
+        s->spare = b->next;
+        block_free(b);
+    }
 }
 
 gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,
@@ -844,9 +886,10 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         sm->slots = gf_calloc(s->bps, sizeof *sm->slots);
         sm->unit_free = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_free);
         sm->last = gf_calloc(s->nsub, sizeof *sm->last);
+        sm->last_uid = gf_calloc(s->nsub, sizeof *sm->last_uid);
         sm->sub = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->sub);
         sm->nsubw = gf_calloc(s->nsub, sizeof *sm->nsubw);
-        if (!sm->slots || !sm->unit_free || !sm->last || !sm->sub || !sm->nsubw)
+        if (!sm->slots || !sm->unit_free || !sm->last || !sm->last_uid || !sm->sub || !sm->nsubw)
             goto nomem;
         for (unsigned k = 0; k < s->nsub; k++)
             sm->last[k] = -1;

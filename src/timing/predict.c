@@ -20,9 +20,11 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
 {
     const gf_ksim_result *ks = &k->ks;
     const double *m = k->mem;
+    /* Expected hit counts from the binomial model can be 1e-160 where nothing hits:
+     * report them as the 0 they are. */
     for (int i = 0; i < GF_C_COUNT; i++)
         if (!isnan(m[i]))
-            row->v[i] = m[i];
+            row->v[i] = fabs(m[i]) < 1e-9 ? 0.0 : m[i];
     unsigned nsub = g->subcores_per_sm ? g->subcores_per_sm : 1;
     gf_queue_input in = {0};
     in.t0 = (double)ks->sm_cycles_max;
