@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "timing/profile.h"
 #include "util/atomic_file.h"
 
 static void warn_unknown(void *ctx, const char *opcode, const char *file, long line)
@@ -130,8 +131,15 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         case 'q':
         case OPT_QUIET: a->quiet = 1; break;
         case 'h': fputs(help, stdout); return 0;
-        case ':': return gf_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        case '?': return gf_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        case ':':
+            if (optopt && optopt < 256)
+                return gf_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+            return gf_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        case '?':
+            if (optopt && optopt < 256)
+                return gf_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+            return gf_cli_usage_error(cmd, "unknown option or unexpected value '%s'",
+                                      argv[optind - 1]);
         default:
             if (c >= OPT_EXTRA0 && extra) {
                 int rc = extra(c - OPT_EXTRA0, optarg, ctx);
@@ -192,7 +200,7 @@ int gf_model_args_write_report(const gf_model_args *a, const gf_report *r)
 }
 
 int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *a,
-                        const char *what, int need_output, gf_gpu *gpu)
+                        const char *what, int need_output, int allow_profile, gf_gpu *gpu)
 {
     int rc = gf_model_args_parse(argc, argv, help, a, NULL, NULL, NULL);
     if (rc < 0 && a->npositional != 1)
@@ -201,6 +209,13 @@ int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *
         rc = gf_cli_usage_error(argv[0], "--gpu NAME is required (see 'gpuforecast gpus')");
     else if (rc < 0 && need_output && !a->output)
         rc = gf_cli_usage_error(argv[0], "-o FILE is required");
+    else if (rc < 0 && !allow_profile && gf_profile_is_profile(a->positional[0]))
+        rc = gf_cli_usage_error(argv[0], "%s is a saved profile; this command needs a trace",
+                                a->positional[0]);
+    else if (rc < 0 && gf_profile_is_profile(a->positional[0]) &&
+             (a->popt.mode == GF_HIER_EXACT || a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
+        rc = gf_cli_usage_error(argv[0], "--exact and --unknown-opcode act when a trace is "
+                                         "profiled, not on a saved profile");
     else if (rc < 0 && a->jobs_given)
         rc = gf_cli_usage_error(argv[0], "--jobs: only 'sweep' runs on several threads; the "
                                          "issue model is sequential (bench/README.md)");

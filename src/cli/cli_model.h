@@ -37,10 +37,11 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
                         const char *const *extra_names);
 /* parse + the checks predict, memory and profile share (one positional argument named
- * `what`, --gpu, -o when need_output, no --jobs) + loading the model. Returns -1 to go
- * on, else the exit code (a is then already freed). */
+ * `what`, a trace unless allow_profile, --gpu, -o when need_output, no --jobs, no
+ * trace-only options on a profile) + loading the model. Returns -1 to go on, else the
+ * exit code (a is then already freed). */
 int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *a,
-                        const char *what, int need_output, gf_gpu *gpu);
+                        const char *what, int need_output, int allow_profile, gf_gpu *gpu);
 /* Loads the GPU model with the --set overrides; prints the error and returns 1 on
  * failure, 0 on success. */
 int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu);

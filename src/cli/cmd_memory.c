@@ -23,20 +23,20 @@ static const char help[] =
     "                           the model's sm.warp_scheduler)\n"
     "      --unknown-opcode error|alu\n"
     "      --models DIR         directory of model files\n"
-;
+    "  -q, --quiet              no progress output\n";
 
 /* Counters that describe time, not memory: left out of this command's output. */
 static const gf_counter_id time_counters[] = {
     GF_C_GPC_CYCLES_ELAPSED, GF_C_SM_CYCLES_ACTIVE, GF_C_TIME_NS, GF_C_IPC,
     GF_C_WARPS_ACTIVE_PCT, GF_C_PIPE_ALU_PCT, GF_C_PIPE_FMA_PCT, GF_C_PIPE_FP64_PCT,
     GF_C_PIPE_SFU_PCT, GF_C_PIPE_TENSOR_PCT, GF_C_PIPE_LSU_PCT, GF_C_L2_BW_PCT,
-    GF_C_DRAM_BW_PCT, GF_C_THEORETICAL_OCCUPANCY_PCT};
+    GF_C_DRAM_BW_PCT, GF_C_THEORETICAL_OCCUPANCY_PCT, GF_C_SM_CYCLES_ELAPSED_SUM};
 
 int gf_cmd_memory(int argc, char **argv)
 {
     gf_model_args a;
     gf_gpu gpu;
-    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE", 0, &gpu);
+    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE", 0, 0, &gpu);
     if (rc >= 0)
         return rc;
     gf_report rep;

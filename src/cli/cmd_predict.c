@@ -31,7 +31,7 @@ int gf_cmd_predict(int argc, char **argv)
 {
     gf_model_args a;
     gf_gpu gpu;
-    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE or PROFILE", 0, &gpu);
+    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE or PROFILE", 0, 1, &gpu);
     if (rc >= 0)
         return rc;
     gf_report rep;

@@ -26,7 +26,7 @@ int gf_cmd_profile(int argc, char **argv)
 {
     gf_model_args a;
     gf_gpu gpu;
-    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE", 1, &gpu);
+    int rc = gf_model_args_setup(argc, argv, help, &a, "TRACE", 1, 0, &gpu);
     if (rc >= 0)
         return rc;
     gf_error err;

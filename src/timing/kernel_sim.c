@@ -209,6 +209,9 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
         s->opt->warn_unknown(s->opt->warn_ctx, gf_opcode_name(in->opcode),
                              gf_kreader_path(s->r), gf_kreader_line(s->r));
     }
+    if (in->mem_width > 32)
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "memory width %u bytes per lane; expected at most 32", in->mem_width);
     sinst si = {0};
     si.unit = (uint8_t)e->unit;
     si.latency = (uint16_t)(e->latency > 65535 ? 65535 : e->latency);

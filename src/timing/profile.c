@@ -80,11 +80,18 @@ gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err
     for (size_t i = 0; i < sizeof deps / sizeof deps[0]; i++) {
         const char *a = (const char *)&p->gpu + deps[i].offset;
         const char *b = (const char *)gpu + deps[i].offset;
-        if (memcmp(a, b, deps[i].size) != 0)
+        if (memcmp(a, b, deps[i].size) != 0) {
+            char va[128] = "?", vb[128] = "?";
+            for (size_t k = 0; k < gf_gpu_key_count(); k++)
+                if (strcmp(gf_gpu_key_name(k), deps[i].key) == 0) {
+                    gf_gpu_key_format(gpu, k, va, sizeof va);
+                    gf_gpu_key_format(&p->gpu, k, vb, sizeof vb);
+                }
             return gf_error_set(err, GF_ERR_INVALID, "", 0,
-                                "the profile was made with a different '%s' (model %s, "
-                                "profile %s): profile the trace again for this model",
-                                deps[i].key, gpu->name, p->gpu.name);
+                                "the profile was made with %s = %s, the model has %s: profile "
+                                "the trace again for this model",
+                                deps[i].key, vb, va);
+        }
     }
     return GF_OK;
 }
@@ -163,16 +170,23 @@ static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu
     }
     double dr = now.l2_hits[GF_HIER_L2_READ] - was.l2_hits[GF_HIER_L2_READ];
     double dw = now.l2_hits[GF_HIER_L2_WRITE] - was.l2_hits[GF_HIER_L2_WRITE];
+    double da = now.l2_hits[GF_HIER_L2_ATOM] - was.l2_hits[GF_HIER_L2_ATOM];
+    double reads = m[GF_C_L2_READ_SECTORS], writes = m[GF_C_L2_WRITE_SECTORS];
+    double atoms = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];
+    double all = reads + writes + atoms;
+    /* All hits (reads, writes and atomics) as the profiled model counted them, moved by
+     * the cache model's change for each class. */
+    double all_hits = all > 0 && !isnan(m[GF_C_L2_SECTOR_HIT_RATE])
+                          ? m[GF_C_L2_SECTOR_HIT_RATE] / 100.0 * all + dr + dw + da
+                          : NAN;
     if (!isnan(m[GF_C_L2_READ_SECTOR_HITS]))
         m[GF_C_L2_READ_SECTOR_HITS] = fmax(0, m[GF_C_L2_READ_SECTOR_HITS] + dr);
     if (!isnan(m[GF_C_L2_WRITE_SECTOR_HITS]))
         m[GF_C_L2_WRITE_SECTOR_HITS] = fmax(0, m[GF_C_L2_WRITE_SECTOR_HITS] + dw);
-    double reads = m[GF_C_L2_READ_SECTORS], writes = m[GF_C_L2_WRITE_SECTORS];
     if (reads > 0)
         m[GF_C_L2_READ_HIT_RATE] = 100.0 * m[GF_C_L2_READ_SECTOR_HITS] / reads;
-    if (reads + writes > 0)
-        m[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * (m[GF_C_L2_READ_SECTOR_HITS] +
-                                              m[GF_C_L2_WRITE_SECTOR_HITS]) / (reads + writes);
+    if (all > 0 && !isnan(all_hits))
+        m[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * fmin(all, fmax(0, all_hits)) / all;
     gf_ksim_result *ks = &k->ks;
     double past_l1 = (double)ks->l2_sectors;
     if (past_l1 > 0 && ks->mean_miss_latency > 0) {
@@ -267,7 +281,7 @@ gf_status gf_profile_save(const gf_profile *p, const char *path, gf_error *err)
     memcpy(head, magic, 8);
     put_u32(head + 8, GF_PROFILE_VERSION);
     put_u64(head + 12, plen);
-    put_u32(head + 20, (uint32_t)crc32(0L, payload, (uInt)plen));
+    put_u32(head + 20, (uint32_t)crc32_z(0L, payload, plen));
     free(payload);
     gf_outfile *f;
     gf_status st = gf_outfile_open(path, &f, err);
@@ -339,16 +353,26 @@ gf_status gf_profile_load(const char *path, gf_profile **out, gf_error *err)
     }
     int rerr = ferror(f);
     fclose(f);
-    unsigned char *payload = rerr ? NULL : malloc(plen);
+    if (rerr) {
+        free(z);
+        return gf_error_set(err, GF_ERR_IO, path, 0, "read error");
+    }
+    unsigned char *payload = malloc(plen);
+    if (!payload) {
+        free(z);
+        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    }
     uLongf dlen = (uLongf)plen;
-    int zst = payload ? uncompress(payload, &dlen, z, (uLong)zlen) : Z_MEM_ERROR;
+    int zst = uncompress(payload, &dlen, z, (uLong)zlen);
     free(z);
-    if (zst != Z_OK || dlen != plen || crc32(0L, payload, (uInt)plen) != crc) {
+    const char *why = zst != Z_OK        ? "compressed data does not inflate"
+                      : dlen != plen     ? "payload shorter than its header says"
+                      : crc32_z(0L, payload, plen) != crc ? "checksum mismatch"
+                                                            : NULL;
+    if (why) {
         free(payload);
-        return gf_error_set(err, GF_ERR_PARSE, path, 0,
-                            "corrupt or truncated profile (%s)",
-                            zst != Z_OK ? "compressed data does not inflate"
-                                        : "checksum mismatch");
+        return gf_error_set(err, GF_ERR_PARSE, path, 0, "corrupt or truncated profile (%s)",
+                            why);
     }
     if (get_u64(payload) != sizeof(gf_gpu) || get_u64(payload + 8) != sizeof(kentry)) {
         free(payload);
@@ -378,8 +402,23 @@ gf_status gf_profile_load(const char *path, gf_profile **out, gf_error *err)
     p->gpu.arch[sizeof p->gpu.arch - 1] = 0;
     p->gpu.marketing[sizeof p->gpu.marketing - 1] = 0;
     p->gpu.dram_type[sizeof p->gpu.dram_type - 1] = 0;
-    for (size_t i = 0; i < n; i++)
-        p->k[i].name[sizeof p->k[i].name - 1] = 0;
+    for (size_t i = 0; i < n; i++) {
+        gf_kernel_summary *k = &p->k[i];
+        k->name[sizeof k->name - 1] = 0;
+        /* A checksum guards against damage, not against a crafted file: refuse values no
+         * profile run can produce rather than print them as a prediction. */
+        int bad = k->ks.sm_cycles_max > (1ull << 56) || k->ks.warp_insts > (1ull << 56) ||
+                  !isfinite(k->ks.mean_miss_latency) || k->ks.mean_miss_latency < 0 ||
+                  !isfinite(k->ks.sm_cycles_avg) || !isfinite(k->ks.warp_cycles_resident) ||
+                  k->ks.crit_mem_stall_cycles > k->ks.sm_cycles_max;
+        for (int c = 0; c < GF_C_COUNT && !bad; c++)
+            bad = isinf(k->mem[c]) || k->mem[c] < 0 || k->mem[c] > 1e18;
+        if (bad) {
+            gf_profile_free(p);
+            return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                                "corrupt profile: kernel %zu holds impossible values", i + 1);
+        }
+    }
     *out = p;
     return GF_OK;
 }

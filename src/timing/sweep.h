@@ -35,8 +35,10 @@ unsigned long long gf_sweep_count(const gf_sweep_spec *s);
 
 /* Evaluates every configuration on profile p and writes CSV to out: columns config,
  * one per axis, kernel_id, kernel_name, then every counter (report/counters.h order).
- * The first error (a bad value, a key the profile depends on) stops the sweep and names
- * the configuration; nothing is written before all rows are computed. */
+ * Rows are written as configurations complete, in index order, holding at most a
+ * window of results in memory. The first error (a bad value, a key the profile depends
+ * on, an axis given twice) stops the sweep and names the configuration; out then holds
+ * a partial CSV, so write it through gf_outfile and discard it on error. */
 gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, gf_error *err);
 
 #endif

@@ -60,6 +60,16 @@ cmp -s "$tmp/s1.csv" "$tmp/s2.csv" || say "sweep output depends on the thread co
 [ "$(wc -l <"$tmp/s1.csv")" = 9 ] || say "sweep: expected 8 rows + header"
 "$bin" sweep "$tmp/mm" --gpu v100 --vary dram.bandwidth=450GB/s,900GB/s -o "$tmp/s3.csv" || say "sweep over a trace"
 expect 1 "sm.count" -- sweep "$tmp/mm.gfp" --gpu v100 --vary sm.count=40,80
+expect 1 "given twice" -- sweep "$tmp/mm.gfp" --gpu v100 --vary l2.mshrs=8 --vary l2.mshrs=16
+# more configurations than the writer's window (256): still identical for any -j
+big=(sweep "$tmp/mm.gfp" --gpu v100 --vary l2.mshrs=$(seq -s, 1 30) --vary dram.bandwidth=$(seq -s, 100 100 1200 | sed 's/\([0-9]*\)/\1GB\/s/g'))
+"$bin" "${big[@]}" -j 1 -o "$tmp/b1.csv" || say "big sweep -j 1"
+"$bin" "${big[@]}" -j 2 -o "$tmp/b2.csv" || say "big sweep -j 2"
+cmp -s "$tmp/b1.csv" "$tmp/b2.csv" || say "big sweep output depends on the thread count"
+[ "$(wc -l <"$tmp/b1.csv")" = 361 ] || say "big sweep: expected 360 rows + header"
+expect 2 "saved profile" -- memory "$tmp/mm.gfp" --gpu v100
+expect 2 "act when a trace is profiled" -- predict "$tmp/mm.gfp" --gpu v100 --exact
+expect 2 "only 'sweep'" -- predict "$tmp/mm" --gpu v100 -j 2
 
 # usage and input errors
 expect 2 "--gpu NAME is required" -- predict "$tmp/va"
