@@ -25,7 +25,8 @@ enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 typedef struct sinst {
     uint8_t unit, kind, ndst, nsrc;
     uint16_t latency, interval;
-    uint32_t aux;  /* K_MEM: offset of its record in the block pool; K_SHARED: wavefronts */
+    uint32_t aux;  /* K_MEM: offset of its record in the block pool; K_SHARED: wavefronts
+                      (bits 0-11), bank conflicts (12-23), store flag (24) */
     uint32_t regs; /* first register in the warp's register pool (dst then src) */
 } sinst;
 
