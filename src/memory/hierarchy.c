@@ -103,6 +103,10 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     if (gpu->num_sms == 0 || gpu->num_sms > 4096)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "GPU model %s: %u SMs, expected 1..4096",
                             gpu->name, gpu->num_sms);
+    if (!gpu->l2_write_back)
+        return gf_error_set(err, GF_ERR_UNSUPPORTED, "", 0,
+                            "GPU model %s: l2.write_policy = writethrough is not modelled (the "
+                            "L2 is write-back with lazy fetch-on-read, MODEL.md §3)", gpu->name);
     unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
     if (slices > 4096)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "GPU model %s: %u L2 slices, expected 1..4096",

@@ -78,6 +78,7 @@ expect 2 "--scheduler must be gto or lrr" -- predict "$tmp/va" --gpu v100 --sche
 expect 1 "gpuforecast: error: .*nosuch" -- predict "$tmp/nosuch" --gpu v100
 expect 1 "gpuforecast: error:" -- predict "$tmp/va" --gpu nosuchgpu
 expect 1 "--set l2.size" -- predict "$tmp/va" --gpu v100 --set l2.size=banana
+expect 1 "writethrough is not modelled" -- predict "$tmp/va" --gpu v100 --set l2.write_policy=writethrough
 sed 's/ FADD / FROBNICATE /' "$tmp/va/kernel-1.traceg" >"$tmp/bad.traceg"
 expect 1 "FROBNICATE" -- predict "$tmp/bad.traceg" --gpu v100
 "$bin" predict "$tmp/bad.traceg" --gpu v100 --unknown-opcode alu >/dev/null 2>"$tmp/warn" || say "--unknown-opcode alu"

@@ -33,6 +33,7 @@ static gf_gpu make_gpu(unsigned cc, int l1_global, unsigned l1_ways, unsigned l2
     g.l2.sector = 32;
     g.l2.ways = l2_ways;
     g.l2_slices = 4;
+    g.l2_write_back = 1; /* the L2 write policy the hierarchy models */
     g.l2_hash = 1;
     g.coalescer = GF_COALESCE_SECTOR;
     return g;

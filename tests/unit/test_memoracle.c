@@ -148,6 +148,7 @@ static void torture_memoracle_hierarchy_fa(void **state)
         g.l1_caches_global = 1;
         g.l2.size = 4 * 256 * 128;
         g.l2_slices = 4;
+        g.l2_write_back = 1; /* the L2 write policy the hierarchy models */
         g.l2_hash = 1;
         gf_hier *h;
         gf_error e;

@@ -38,6 +38,7 @@ static gf_gpu gtx1080(unsigned l1_ways, unsigned l2_ways)
     g.l2.size = 2u * 1024 * 1024;
     g.l2.ways = l2_ways;
     g.l2_slices = 16;
+    g.l2_write_back = 1; /* the L2 write policy the hierarchy models */
     g.l2_hash = 0;
     return g;
 }
