@@ -98,6 +98,8 @@ typedef struct gf_kernel_row {
     char name[512];
     long id;
     char gpu[64];
+    char limiter[16];         /* what bounds the predicted time ("dram", "latency", ...);
+                                 "" when not predicted */
     double v[GF_C_COUNT];     /* NAN = not available */
 } gf_kernel_row;
 

@@ -88,6 +88,8 @@ static void csv_row(FILE *out, const gf_kernel_row *row, int is_total)
     gf_report_csv_string(out, is_total ? "" : row->name);
     fputc(',', out);
     gf_report_csv_string(out, row->gpu);
+    fputc(',', out);
+    gf_report_csv_string(out, is_total ? "" : row->limiter);
     for (int c = 0; c < GF_C_COUNT; c++) {
         fputc(',', out);
         fputs(gf_report_format_value(row->v[c], buf, sizeof buf), out);
@@ -97,7 +99,7 @@ static void csv_row(FILE *out, const gf_kernel_row *row, int is_total)
 
 static void write_csv(const gf_report *r, const gf_kernel_row *tot, FILE *out)
 {
-    fputs("kernel_id,kernel_name,gpu", out);
+    fputs("kernel_id,kernel_name,gpu,limiter", out);
     for (int c = 0; c < GF_C_COUNT; c++)
         fprintf(out, ",%s", gf_counter_def_of((gf_counter_id)c)->name);
     fputc('\n', out);
@@ -118,6 +120,10 @@ static void json_row(FILE *out, const gf_kernel_row *row, int is_total)
     }
     fputs("\"gpu\": ", out);
     gf_report_json_string(out, row->gpu);
+    if (!is_total && row->limiter[0]) {
+        fputs(", \"limiter\": ", out);
+        gf_report_json_string(out, row->limiter);
+    }
     fputs(", \"counters\": {", out);
     for (int c = 0; c < GF_C_COUNT; c++) {
         fprintf(out, "%s\n      ", c ? "," : "");
@@ -165,8 +171,9 @@ static void write_table(const gf_report *r, const gf_kernel_row *tot, FILE *out)
     int *w = calloc(ncol, sizeof *w);
     char buf[64];
     for (size_t k = 0; k < r->nrows; k++)
-        fprintf(out, "kernel %ld: %s%s%s%s\n", r->rows[k].id, r->rows[k].name,
-                r->rows[k].gpu[0] ? " (" : "", r->rows[k].gpu, r->rows[k].gpu[0] ? ")" : "");
+        fprintf(out, "kernel %ld: %s%s%s%s%s%s\n", r->rows[k].id, r->rows[k].name,
+                r->rows[k].gpu[0] ? " (" : "", r->rows[k].gpu, r->rows[k].gpu[0] ? ")" : "",
+                r->rows[k].limiter[0] ? ", limited by " : "", r->rows[k].limiter);
     if (r->nrows)
         fputc('\n', out);
     for (size_t k = 0; k < ncol && w; k++) {
@@ -271,6 +278,8 @@ gf_status gf_report_read_csv(const char *path, gf_report *r, gf_error *err)
             cname = (long)j;
         else if (strcmp(f, "gpu") == 0)
             cgpu = (long)j;
+        else if (strcmp(f, "limiter") == 0)
+            ; /* informative only */
         else {
             const gf_counter_def *d = gf_counter_find(f);
             if (!d) {

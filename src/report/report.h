@@ -5,7 +5,7 @@
  * prediction); and the counter list of `gpuforecast counters`.
  *
  * CSV layout (one header row, one row per kernel, one totals row):
- *   kernel_id,kernel_name,gpu,<Nsight Compute name of every counter in table order>
+ *   kernel_id,kernel_name,gpu,limiter,<Nsight Compute name of every counter in table order>
  *   the totals row has kernel_id "total"; an empty cell means "not available" (NAN).
  * JSON layout: {"tool":"gpuforecast","version":...,"kernels":[{"id":1,"name":...,
  *   "gpu":...,"counters":{"<name>":number|null,...}}...],"total":{...same...}}

@@ -72,6 +72,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_PIPE_SFU_PCT] = pct((double)ks->unit_busy[GF_UNIT_SFU], subcycles);
     row->v[GF_C_PIPE_TENSOR_PCT] = pct((double)ks->unit_busy[GF_UNIT_TENSOR], subcycles);
     row->v[GF_C_PIPE_LSU_PCT] = pct((double)ks->unit_busy[GF_UNIT_LSU], subcycles);
+    snprintf(row->limiter, sizeof row->limiter, "%s", gf_limiter_name(q.limiter));
     row->v[GF_C_L2_BW_PCT] = 100.0 * q.l2_util;
     row->v[GF_C_DRAM_BW_PCT] = 100.0 * q.dram_util;
     /* Names older profilers use for the same quantities (nvprof elapsed_cycles_sm sums

@@ -129,6 +129,7 @@ static void write_rows(const gf_sweep_spec *s, unsigned long long i, const gf_re
             csv_field(out, s->axes[a].values[value_index(s, i, a)], 0);
         fprintf(out, ",%ld", r->rows[k].id);
         csv_field(out, r->rows[k].name, 0);
+        csv_field(out, r->rows[k].limiter, 0);
         for (int c = 0; c < GF_C_COUNT; c++)
             fprintf(out, ",%s", gf_report_format_value(r->rows[k].v[c], buf, sizeof buf));
         fputc('\n', out);
@@ -160,6 +161,7 @@ gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, g
         csv_field(out, s->axes[a].key, 0);
     csv_field(out, "kernel_id", 0);
     csv_field(out, "kernel_name", 0);
+    csv_field(out, "limiter", 0);
     for (int c = 0; c < GF_C_COUNT; c++)
         csv_field(out, gf_counter_def_of((gf_counter_id)c)->name, 0);
     fputc('\n', out);

@@ -34,7 +34,7 @@ typedef struct gf_sweep_spec {
 unsigned long long gf_sweep_count(const gf_sweep_spec *s);
 
 /* Evaluates every configuration on profile p and writes CSV to out: columns config,
- * one per axis, kernel_id, kernel_name, then every counter (report/counters.h order).
+ * one per axis, kernel_id, kernel_name, limiter, then every counter (counters.h order).
  * Rows are written as configurations complete, in index order, holding at most a
  * window of results in memory. The first error (a bad value, a key the profile depends
  * on, an axis given twice) stops the sweep and names the configuration; out then holds

@@ -318,7 +318,7 @@ static void torture_csv_quoting_roundtrip(void **state)
     char *csv = write_report(&r, GF_REPORT_CSV);
     assert_non_null(strstr(csv, "7,\"void f<int, 2>(\"\"x\"\", y)\",\"gtx,1080\","));
     assert_non_null(strstr(csv, "\ntotal,\"\",\"gtx,1080\","));
-    assert_true(strncmp(csv, "kernel_id,kernel_name,gpu,gpc__cycles_elapsed.max,", 50) == 0);
+    assert_true(strncmp(csv, "kernel_id,kernel_name,gpu,limiter,gpc__cycles_elapsed.max,", 58) == 0);
     const char *path = gf_test_write_file("roundtrip.csv", csv, strlen(csv));
     gf_report back;
     gf_error e;

@@ -80,7 +80,9 @@ static void torture_ffma_reaches_fp32_peak(void **state)
     p.total_warps = 8 * g.num_sms * 2; /* two 8-warp blocks per SM */
     p.n = 256;
     p.acc = 8;
-    gf_kernel_summary k = predict1(gen(&p, "ffma"), &g, NULL);
+    gf_kernel_row row;
+    gf_kernel_summary k = predict1(gen(&p, "ffma"), &g, &row);
+    assert_string_equal(row.limiter, "issue");
     double fma_busy = (double)k.ks.unit_busy[GF_UNIT_FMA];
     double capacity = (double)k.ks.sm_cycles_max * g.subcores_per_sm * k.ks.sms_used;
     double util = fma_busy / capacity;
@@ -125,7 +127,9 @@ static double chase_cycles_per_load(const gf_gpu *g, uint64_t footprint, unsigne
     p.footprint = footprint;
     p.stride = stride;
     p.n = loads;
-    gf_kernel_summary k = predict1(gen(&p, tag), g, NULL);
+    gf_kernel_row row;
+    gf_kernel_summary k = predict1(gen(&p, tag), g, &row);
+    assert_string_equal(row.limiter, "latency"); /* one thread: nothing else binds */
     return (double)k.ks.sm_cycles_max / (double)loads;
 }
 
