@@ -42,6 +42,37 @@ typedef struct gf_error {
 const char *gf_version(void);
 const char *gf_status_name(gf_status status);
 
+/*
+ * Prediction, the short way. Everything else (trace streaming, models, the memory
+ * hierarchy, profiles, sweeps) is reachable through the module headers installed with
+ * the source tree; this is the stable entry point.
+ */
+typedef struct gf_result gf_result; /* opaque: one report, a row per kernel */
+
+typedef struct gf_predict_request {
+    const char *trace;            /* directory, kernelslist.g, .traceg[.gz|.xz], PPT-GPU dir */
+    const char *gpu;              /* model name (models/<gpu>.ini) or path to an .ini */
+    const char *const *overrides; /* "key=value" strings, as --set; may be NULL */
+    unsigned noverrides;
+    const char *models_dir;       /* NULL: $GF_MODELS_DIR, then the installed models */
+    int exact;                    /* 1: memory counters from the exact LRU simulators */
+    int unknown_opcodes_as_alu;   /* 1: time unknown opcodes as ALU instead of failing */
+} gf_predict_request;
+
+/* Predicts every kernel of req->trace. On success *out is owned by the caller (free with
+ * gf_result_free). On failure err names the file, line and reason. */
+gf_status gf_predict_file(const gf_predict_request *req, gf_result **out, gf_error *err);
+void gf_result_free(gf_result *r); /* NULL is fine */
+size_t gf_result_kernel_count(const gf_result *r);
+/* Kernel k's name (owned by r), id, and what limits its predicted time. */
+const char *gf_result_kernel_name(const gf_result *r, size_t k);
+long gf_result_kernel_id(const gf_result *r, size_t k);
+const char *gf_result_limiter(const gf_result *r, size_t k);
+/* A counter of kernel k by its Nsight Compute or nvprof name ("gpc__cycles_elapsed.max",
+ * "dram_read_transactions", ...; `gpuforecast counters` lists them). NAN when the name
+ * is unknown, k is out of range, or the value is not available. */
+double gf_result_value(const gf_result *r, size_t k, const char *counter);
+
 #ifdef __cplusplus
 }
 #endif
