@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The scripts that regenerate docs/validation*.md still run (into a scratch directory, so
+# the committed pages are not touched). Skips when ../shared/refdata is absent.
+set -u
+bin=$1
+src=$2
+[ -d "$src/../shared/refdata" ] || { echo "skip: ../shared/refdata not found"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+bash "$src/examples/validate-accelsim.sh" "$bin" "$tmp/accelsim.md" >/dev/null || { echo "FAIL: validate-accelsim.sh"; fail=1; }
+grep -q "lud_perimeter" "$tmp/accelsim.md" || { echo "FAIL: accelsim page lacks lud"; fail=1; }
+bash "$src/examples/timing-experiments.sh" "$bin" "$tmp/work" >"$tmp/timing.md" || { echo "FAIL: timing-experiments.sh"; fail=1; }
+for h in "STREAM copy" "MSHR sensitivity" "Sub-core imbalance" "Pointer chase" "Real kernels"; do
+    grep -q "$h" "$tmp/timing.md" || { echo "FAIL: timing tables lack '$h'"; fail=1; }
+done
+exit $fail
