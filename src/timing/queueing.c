@@ -165,7 +165,9 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     double peak = g->core_clock_hz > 0 ? g->dram_bandwidth / g->core_clock_hz : 0;
     out->dram_util =
         peak > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * peak) : 0;
-    /* The limiter: a saturated server first, then an MSHR cap, then issue vs latency. */
+    /* The limiter: a saturated server first, then an MSHR cap, then issue vs latency.
+     * The 80 % and 60 % thresholds are our reporting convention (what "bound by" means
+     * in this output), not hardware numbers; they change no predicted value. */
     double rd = c.cd > 0 ? out->dram_bound / T : 0, r2 = out->l2_bound / T;
     if (rd >= 0.8 && rd >= r2)
         out->limiter = GF_LIM_DRAM;
