@@ -160,6 +160,7 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
     }
+    a->popt.ksim.threads = a->jobs;
     if (!a->quiet && isatty(STDERR_FILENO)) {
         a->progress.start = a->progress.last = now_seconds();
         a->popt.ksim.progress = show_progress;
@@ -216,9 +217,6 @@ int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *
              (a->popt.mode == GF_HIER_EXACT || a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
         rc = gf_cli_usage_error(argv[0], "--exact and --unknown-opcode act when a trace is "
                                          "profiled, not on a saved profile");
-    else if (rc < 0 && a->jobs_given)
-        rc = gf_cli_usage_error(argv[0], "--jobs: only 'sweep' runs on several threads; the "
-                                         "issue model is sequential (bench/README.md)");
     if (rc < 0)
         rc = gf_model_args_load_gpu(a, gpu) ? 1 : -1;
     if (rc >= 0)

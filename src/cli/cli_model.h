@@ -19,7 +19,7 @@ typedef struct gf_model_args {
     const char *output;
     int quiet;
     unsigned jobs;      /* -j N; default: the number of online CPUs */
-    int jobs_given;     /* -j was on the command line (only sweep uses threads) */
+    int jobs_given;     /* -j was on the command line */
     gf_predict_options popt;
     struct gf_progress_state {
         double start, last;
@@ -37,8 +37,8 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
                         const char *const *extra_names);
 /* parse + the checks predict, memory and profile share (one positional argument named
- * `what`, a trace unless allow_profile, --gpu, -o when need_output, no --jobs, no
- * trace-only options on a profile) + loading the model. Returns -1 to go on, else the
+ * `what`, a trace unless allow_profile, --gpu, -o when need_output, no trace-only
+ * options on a profile) + loading the model. Returns -1 to go on, else the
  * exit code (a is then already freed). */
 int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *a,
                         const char *what, int need_output, int allow_profile, gf_gpu *gpu);

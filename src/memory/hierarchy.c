@@ -45,6 +45,10 @@ struct gf_hier {
     gf_lru **l1_ex, **l2_ex;
     int nomem;         /* a tracker failed to grow: counters become NAN */
     gf_hier_kernel_profile prof;
+    /* Per-SM partial counters of the L1 side (L1 classes, shared memory), so SMs can
+     * run on different threads; integer sums, merged at the kernel's end in any order. */
+    gf_hier_kernel_profile *smp;
+    int *sm_nomem;
 };
 
 static void free_l1(gf_hier *h)
@@ -78,6 +82,8 @@ void gf_hier_free(gf_hier *h)
     free(h->l1_ex);
     free(h->l2_rd);
     free(h->l2_ids);
+    free(h->smp);
+    free(h->sm_nomem);
     free(h->l2_ex);
     free(h);
 }
@@ -129,10 +135,13 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     h->l1_write = gpu->compute_capability >= 70 ? GF_LRU_WRITE_ALLOCATE : GF_LRU_WRITE_NO_ALLOCATE;
     h->l1_rd = gf_calloc(h->nsm, sizeof *h->l1_rd);
     h->l1_ex = gf_calloc(h->nsm, sizeof *h->l1_ex);
+    h->smp = gf_calloc(gpu->num_sms, sizeof *h->smp);
+    h->sm_nomem = gf_calloc(gpu->num_sms, sizeof *h->sm_nomem);
     h->l2_rd = gf_calloc(slices, sizeof *h->l2_rd);
     h->l2_ids = gf_calloc(slices, sizeof *h->l2_ids);
     h->l2_ex = gf_calloc(slices, sizeof *h->l2_ex);
-    if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex || !h->l2_ids) {
+    if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex || !h->l2_ids || !h->smp ||
+        !h->sm_nomem) {
         gf_hier_free(h);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
     }
@@ -161,6 +170,8 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
 static void reset_profile(gf_hier *h)
 {
     memset(&h->prof, 0, sizeof h->prof);
+    memset(h->smp, 0, h->nsm * sizeof *h->smp);
+    memset(h->sm_nomem, 0, h->nsm * sizeof *h->sm_nomem);
     h->prof.mode = (int)h->mode;
     h->prof.l1_lines = h->l1_lines;
     h->prof.l1_ways = h->l1_ways;
@@ -261,12 +272,45 @@ void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes)
 
 void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store)
 {
+    gf_hier_shared_sm(h, 0, wavefronts, conflicts, is_store);
+}
+
+void gf_hier_shared_sm(gf_hier *h, unsigned sm, unsigned wavefronts, unsigned conflicts,
+                       int is_store)
+{
+    gf_hier_kernel_profile *p = &h->smp[sm % h->nsm];
     if (is_store)
-        h->prof.shmem_st_requests++;
+        p->shmem_st_requests++;
     else
-        h->prof.shmem_ld_requests++;
-    h->prof.shmem_wavefronts += wavefronts;
-    h->prof.shmem_conflicts += conflicts;
+        p->shmem_ld_requests++;
+    p->shmem_wavefronts += wavefronts;
+    p->shmem_conflicts += conflicts;
+}
+
+/* Adds the per-SM partials into the kernel profile (and clears them). */
+static void merge_partials(gf_hier *h)
+{
+    gf_hier_kernel_profile *p = &h->prof;
+    for (unsigned i = 0; i < h->nsm; i++) {
+        gf_hier_kernel_profile *q = &h->smp[i];
+        for (unsigned c = 0; c < GF_HIER_NL1; c++) {
+            p->l1_requests[c] += q->l1_requests[c];
+            p->l1_sectors[c] += q->l1_sectors[c];
+            p->l1_cached_sectors[c] += q->l1_cached_sectors[c];
+            p->dec_l1_hits[c] += q->dec_l1_hits[c];
+            p->dec_l1_tag_hits[c] += q->dec_l1_tag_hits[c];
+            gf_hist_merge(&p->l1_tag[c], &q->l1_tag[c]);
+            gf_hist_merge(&p->l1_sector[c], &q->l1_sector[c]);
+        }
+        p->shmem_ld_requests += q->shmem_ld_requests;
+        p->shmem_st_requests += q->shmem_st_requests;
+        p->shmem_wavefronts += q->shmem_wavefronts;
+        p->shmem_conflicts += q->shmem_conflicts;
+        if (h->sm_nomem[i])
+            h->nomem = 1;
+    }
+    memset(h->smp, 0, h->nsm * sizeof *h->smp);
+    memset(h->sm_nomem, 0, h->nsm * sizeof *h->sm_nomem);
 }
 
 /* Local memory is per-thread virtual: give every warp its own line space, disjoint
@@ -277,10 +321,12 @@ static uint64_t local_line(uint64_t warp_uid, uint64_t line)
            (line & ((UINT64_C(1) << 30) - 1));
 }
 
-void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space, gf_mem_dir dir,
-                    int bypass_l1, const gf_coalesced *c, gf_access_outcome *out)
+void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
+                       gf_mem_dir dir, int bypass_l1, const gf_coalesced *c,
+                       gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs)
 {
     memset(out, 0, sizeof *out);
+    *nreqs = 0;
     out->worst = GF_LEVEL_L1;
     if (space == GF_SPACE_NONE || space == GF_SPACE_SHARED || space == GF_SPACE_SHARED_ATOMIC ||
         space >= GF_SPACE_COUNT || !c->requests || c->nsectors == 0)
@@ -300,12 +346,11 @@ void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space spa
     if (store && !local && !h->gpu.l1_caches_global)
         use_l1 = 0;
     sm %= h->nsm;
-    gf_hier_kernel_profile *p = &h->prof;
+    gf_hier_kernel_profile *p = &h->smp[sm];
     p->l1_requests[cls] += c->requests;
     p->l1_sectors[cls] += c->nsectors;
     out->sectors = c->nsectors;
 
-    unsigned l2_sent = 0;
     for (unsigned i = 0; i < c->nsectors;) {
         uint64_t line = c->sector[i] >> 2;
         unsigned smask = 0;
@@ -322,7 +367,7 @@ void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space spa
         if (use_l1) {
             gf_secreuse_result r;
             if (gf_secreuse_access(h->l1_rd[sm], line, smask, bytes, op, &r) != GF_OK)
-                h->nomem = 1;
+                h->sm_nomem[sm] = 1;
             unsigned hit = r.hit_mask, tag = r.tag_hit;
             if (h->mode == GF_HIER_EXACT) {
                 gf_lru_result x;
@@ -345,16 +390,38 @@ void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space spa
         /* to L2: read misses; every store sector (write-through); atomics */
         unsigned to_l2 = op == GF_LRU_READ ? (smask & ~l1_hit) : smask;
         if (to_l2) {
-            unsigned dram = 0;
-            out->l2_hits += l2_line(h, line, to_l2, bytes, op, 1, &dram);
-            out->dram_sectors += dram;
-            l2_sent += popcount4(to_l2);
+            gf_l2_req *q = &reqs[(*nreqs)++];
+            q->line = line;
+            q->smask = (uint8_t)to_l2;
+            q->op = (uint8_t)op;
+            memcpy(q->bytes, bytes, sizeof q->bytes);
         }
+    }
+}
+
+void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out)
+{
+    unsigned l2_sent = 0;
+    for (unsigned i = 0; i < nreqs; i++) {
+        unsigned dram = 0;
+        out->l2_hits += l2_line(h, reqs[i].line, reqs[i].smask, reqs[i].bytes,
+                                (gf_lru_op)reqs[i].op, 1, &dram);
+        out->dram_sectors += dram;
+        l2_sent += popcount4(reqs[i].smask);
     }
     if (out->dram_sectors)
         out->worst = GF_LEVEL_DRAM;
     else if (l2_sent)
         out->worst = GF_LEVEL_L2;
+}
+
+void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space, gf_mem_dir dir,
+                    int bypass_l1, const gf_coalesced *c, gf_access_outcome *out)
+{
+    gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
+    unsigned n;
+    gf_hier_access_l1(h, sm, warp_uid, space, dir, bypass_l1, c, out, reqs, &n);
+    gf_hier_access_l2(h, reqs, n, out);
 }
 
 static double pct(double num, double den)
@@ -388,6 +455,7 @@ void gf_hier_rates_for(const gf_hier_kernel_profile *p, uint64_t l1_lines, unsig
 
 void gf_hier_end_kernel(gf_hier *h, double *v)
 {
+    merge_partials(h);
     gf_hier_kernel_profile *p = &h->prof;
     if (h->mode == GF_HIER_REUSE)
         for (unsigned i = 0; i < h->nslices; i++)

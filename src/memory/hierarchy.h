@@ -124,8 +124,25 @@ gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err);
  * count wraps around. Cost: O(lines touched) hash/tree operations per call. */
 void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space, gf_mem_dir dir,
                     int bypass_l1, const gf_coalesced *c, gf_access_outcome *out);
-/* One shared-memory warp instruction (wavefronts/conflicts from gf_shmem_wavefronts). */
+/* One shared-memory warp instruction (wavefronts/conflicts from gf_shmem_wavefronts),
+ * counted on SM 0 / on SM sm (gf_hier_shared_sm is thread-safe for distinct sm). */
 void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store);
+void gf_hier_shared_sm(gf_hier *h, unsigned sm, unsigned wavefronts, unsigned conflicts,
+                       int is_store);
+
+/* gf_hier_access in two halves, so SMs can run on threads: the L1 half touches only
+ * SM sm's state (thread-safe for distinct sm) and lists the line requests that go on to
+ * L2 (at most GF_COALESCE_MAX_LISTED); the L2 half (one thread at a time, in the order
+ * the requests should reach L2) completes out's l2_hits, dram_sectors and worst. */
+typedef struct gf_l2_req {
+    uint64_t line;
+    uint32_t bytes[4];
+    uint8_t smask, op;
+} gf_l2_req;
+void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
+                       gf_mem_dir dir, int bypass_l1, const gf_coalesced *c,
+                       gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs);
+void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out);
 /* Ends the kernel and writes its memory counters into v, an array of GF_C_COUNT
  * values indexed by gf_counter_id (report/counters.h); other ids are untouched. If a
  * tracker ran out of memory during the kernel, the counters are NAN. In REUSE mode this

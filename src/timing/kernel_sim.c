@@ -5,11 +5,15 @@
  * per warp (16 bytes each, registers in a side pool, coalesced sectors in a per-block
  * pool) so a whole wave fits in memory even for large kernels. Each SM steps only at
  * cycles where something can happen: when no warp can issue, it jumps to the earliest
- * cycle one can. SMs are kept in a heap ordered by (time, SM index), which makes the
- * global interleaving of memory accesses deterministic.
+ * cycle one can. Time advances in epochs no longer than the L2 latency: within an
+ * epoch every SM runs on its own (on any thread), touching only its L1; at the epoch's
+ * end the L2 requests of all SMs are sent in global (time, SM, order) sequence, the
+ * waiting instructions completed, and finished blocks replaced — so the results do not
+ * depend on the number of threads.
  */
 #include "timing/kernel_sim.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +70,7 @@ typedef struct sblock {
     uint64_t warp_insts, thread_insts;
     struct sblock *next;           /* free list */
     uint64_t start, done; /* placed at; its last warp's last issue */
+    unsigned pending;     /* memory instructions waiting for their L2 outcome */
     uint8_t *pool;
     size_t poollen, poolcap;
 } sblock;
@@ -85,7 +90,28 @@ typedef struct ssm {
     uint64_t first_issue, last_done;
     int started;
     uint64_t mem_stall, miss_sectors, lsu_cycles;
+    uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */
+    uint64_t issued;       /* warp instructions issued so far */
+    /* This epoch's memory instructions that went past L1, in issue order, and their
+     * line requests to L2 (resolved at the epoch's end, see run_epochs). */
+    struct pend *pend;
+    size_t npend, cappend;
+    gf_l2_req *reqs;
+    size_t nreqs, capreqs;
+    uint32_t seq;
+    int nomem;
 } ssm;
+
+/* A memory instruction waiting for its L2 outcome. */
+typedef struct pend {
+    uint64_t t;          /* issue cycle */
+    uint32_t seq, sm;    /* issue order within the SM; the SM */
+    swarp *w;
+    uint32_t inst;       /* index in w->insts */
+    uint32_t stage;      /* L1/LSU stage cycles */
+    uint32_t req0, nreq; /* its requests in the SM's reqs[] */
+    uint32_t past_l1;    /* sectors past L1 */
+} pend;
 
 typedef struct sim {
     const gf_gpu *gpu;
@@ -96,9 +122,8 @@ typedef struct sim {
     const gf_kernel_info *ki;
     unsigned nsub, bps, warps_per_block;
     ssm *sms;
-    unsigned *heap; /* SM indices, min-heap on (now, index) */
-    unsigned heapn;
     int trace_done;
+    uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
     uint64_t next_uid;
     gf_ksim_result *res;
     double miss_latency_sum;
@@ -429,46 +454,6 @@ static gf_status read_block(sim *s, sblock **out, gf_error *err)
     return GF_OK;
 }
 
-/* ---------------------------------------------------------------- SM heap */
-
-static int heap_less(const sim *s, unsigned a, unsigned b)
-{
-    return s->sms[a].now < s->sms[b].now || (s->sms[a].now == s->sms[b].now && a < b);
-}
-
-static void heap_push(sim *s, unsigned sm)
-{
-    unsigned i = s->heapn++;
-    s->heap[i] = sm;
-    while (i && heap_less(s, s->heap[i], s->heap[(i - 1) / 2])) {
-        unsigned p = (i - 1) / 2, t = s->heap[p];
-        s->heap[p] = s->heap[i];
-        s->heap[i] = t;
-        i = p;
-    }
-}
-
-static unsigned heap_pop(sim *s)
-{
-    unsigned top = s->heap[0];
-    s->heap[0] = s->heap[--s->heapn];
-    unsigned i = 0;
-    for (;;) {
-        unsigned l = 2 * i + 1, r = l + 1, m = i;
-        if (l < s->heapn && heap_less(s, s->heap[l], s->heap[m]))
-            m = l;
-        if (r < s->heapn && heap_less(s, s->heap[r], s->heap[m]))
-            m = r;
-        if (m == i)
-            break;
-        unsigned t = s->heap[m];
-        s->heap[m] = s->heap[i];
-        s->heap[i] = t;
-        i = m;
-    }
-    return top;
-}
-
 /* ---------------------------------------------------------------- issue */
 
 static void warp_prepare(swarp *w);
@@ -592,7 +577,8 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     uint64_t done = t + in->latency;
     int from_mem = 0;
     sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
-    s->res->unit_busy[in->unit] += in->interval;
+    sm->unit_busy[in->unit] += in->interval;
+    sm->issued++;
     if (!sm->started) {
         sm->started = 1;
         sm->first_issue = t;
@@ -608,8 +594,10 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         memcpy(c.sector, q, m->nsectors * sizeof(uint64_t));
         memcpy(c.bytes, q + m->nsectors * sizeof(uint64_t), m->nsectors * sizeof(uint32_t));
         gf_access_outcome o;
-        gf_hier_access(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
-                       m->bypass, &c, &o);
+        gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
+        unsigned nr = 0;
+        gf_hier_access_l1(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
+                          m->bypass, &c, &o, reqs, &nr);
         /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
         double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
         uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);
@@ -619,21 +607,41 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         sm->lsu_cycles += stage;
         unsigned past_l1 = o.sectors - o.l1_hits;
         sm->miss_sectors += past_l1;
-        s->res->l2_sectors += past_l1;
-        s->res->dram_sectors += o.dram_sectors;
-        if (o.dram_sectors)
-            track_rows(s, &c, o.dram_sectors);
-        s->res->mem_insts++;
-        unsigned lat = level_latency(g, o.worst);
-        if (o.worst != GF_LEVEL_L1) {
-            s->miss_latency_sum += lat;
-            s->miss_accesses++;
-        }
-        done = t + stage + lat;
+        sm->mem_insts++;
         from_mem = 1;
+        done = t + stage + g->l1.latency;
+        if (nr) {
+            /* Its result depends on L2, resolved at the end of the epoch; nothing can
+             * read it before (it lands at least l2.latency >= the epoch later). */
+            void *pp = sm->pend, *pr = sm->reqs;
+            if (gf_grow(&pp, &sm->cappend, sm->npend + 1, sizeof(pend)) != 0 ||
+                gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) != 0) {
+                sm->nomem = 1;
+                sm->pend = pp;
+                sm->reqs = pr;
+            } else {
+                sm->pend = pp;
+                sm->reqs = pr;
+                pend *pq = &sm->pend[sm->npend++];
+                pq->t = t;
+                pq->seq = sm->seq++;
+                pq->sm = smi;
+                pq->w = w;
+                pq->inst = w->pc - 1;
+                pq->stage = (uint32_t)stage;
+                pq->req0 = (uint32_t)sm->nreqs;
+                pq->nreq = nr;
+                pq->past_l1 = past_l1;
+                memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);
+                sm->nreqs += nr;
+                w->block->pending++;
+                done = UINT64_MAX;
+            }
+        }
     } else if (in->kind == K_SHARED) {
         uint64_t stage = in->aux & 0xfff;
-        gf_hier_shared(s->hier, (unsigned)stage, in->aux >> 12 & 0xfff, (int)(in->aux >> 24 & 1));
+        gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
+                          (int)(in->aux >> 24 & 1));
         sm->lsu_free = t + stage;
         sm->lsu_cycles += stage;
         done = t + stage + g->shmem_latency;
@@ -646,7 +654,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         w->ready[r] = done;
         w->ready_is_mem[r] = (uint8_t)from_mem;
     }
-    if (done > sm->last_done)
+    if (done != UINT64_MAX && done > sm->last_done)
         sm->last_done = done;
 
     w->next_issue = t + 1;
@@ -663,34 +671,6 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         b->arrived++;
         release_barrier(b, t);
     }
-}
-
-/* Retires finished blocks of SM smi at time t and refills its slots from the trace. */
-static gf_status refill(sim *s, unsigned smi, uint64_t t, gf_error *err)
-{
-    ssm *sm = &s->sms[smi];
-    for (unsigned k = 0; k < s->bps; k++) {
-        sblock *b = sm->slots[k];
-        if (b && b->live == 0) {
-            /* Nsight counts a warp active from launch to exit; the block's last exit
-             * bounds that (warps that exit early are over-counted). */
-            uint64_t end = b->done > b->start ? b->done : b->start;
-            s->res->warp_cycles_resident += (double)b->nwarps * (double)(end - b->start);
-            sm->slots[k] = NULL;
-            sm->resident--;
-            sm->dirty = 1;
-            put_spare(s, b);
-        }
-        if (!sm->slots[k] && !s->trace_done) {
-            sblock *nb;
-            gf_status st = read_block(s, &nb, err);
-            if (st != GF_OK)
-                return st;
-            if (nb)
-                place_block(s, smi, k, nb, t + s->gpu->block_launch_cycles);
-        }
-    }
-    return GF_OK;
 }
 
 static void rebuild_subcores(sim *s, ssm *sm)
@@ -716,9 +696,11 @@ static void rebuild_subcores(sim *s, ssm *sm)
     sm->dirty = 0;
 }
 
-/* One step of SM smi at its current time: issue on every sub-core that can, then
- * compute the next time anything can happen. Returns 0 when the SM has nothing left. */
-static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
+/* One step of SM smi at its current time (< end): issue on every sub-core that can,
+ * then move the SM's clock to the next cycle anything can happen, or to the epoch's
+ * end when only L2 outcomes (resolved there) or other SMs can unblock it. Touches only
+ * this SM's state, the L1 half of the hierarchy for this SM, and its blocks. */
+static void step(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
     uint64_t t = sm->now;
@@ -727,6 +709,7 @@ static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
     if (sm->dirty)
         rebuild_subcores(s, sm);
     unsigned row = s->bps * s->warps_per_block;
+    int waiting = 0; /* a running warp waits for a value nobody has produced yet */
     for (unsigned sc = 0; sc < s->nsub; sc++) {
         swarp **list = sm->sub + sc * row;
         unsigned n = sm->nsubw[sc];
@@ -757,6 +740,8 @@ static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
             if (e <= t) {
                 pick = w;
                 pick_idx = (int)idx;
+            } else if (e == UINT64_MAX) {
+                waiting = 1;
             } else if (e < next) {
                 next = e;
                 next_mem = mw;
@@ -771,50 +756,316 @@ static gf_status step(sim *s, unsigned smi, int *alive, gf_error *err)
                 sm->dirty = 1;
         }
     }
-    gf_status st = refill(s, smi, t, err);
-    if (st != GF_OK)
-        return st;
     if (issued_any) {
         next = t + 1;
-    } else if (next != UINT64_MAX) {
+    } else if (next != UINT64_MAX && next < end) {
         if (next_mem)
             sm->mem_stall += next - t;
-    }
-    if (sm->resident == 0) {
-        *alive = 0;
-        return GF_OK;
-    }
-    if (next == UINT64_MAX) {
-        /* Nothing was ready this cycle and the scan saw no future candidate: either a
-         * block was just placed (its warps start after the launch overhead) or every
-         * warp waits at a barrier its block can never release. */
-        for (unsigned k = 0; k < s->bps; k++)
-            if (sm->slots[k])
-                for (unsigned i = 0; i < s->warps_per_block; i++) {
-                    swarp *w = &sm->slots[k]->warps[i];
-                    int mw;
-                    if (w->state != W_RUN)
-                        continue;
-                    uint64_t e = warp_earliest(sm, w, &mw);
-                    if (e < next)
-                        next = e > t ? e : t + 1;
-                }
-        if (next == UINT64_MAX) {
-            int pending = 0;
-            for (unsigned k = 0; k < s->bps; k++)
-                if (sm->slots[k] && sm->slots[k]->live == 0)
-                    pending = 1;
-            if (!pending)
-                return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), 0,
-                                    "kernel %s: warps wait at a barrier that the rest of "
-                                    "their block never reaches",
-                                    s->ki->name);
-            next = t + 1;
-        }
+    } else {
+        /* Nothing before the epoch's end: warps wait for L2 outcomes (a memory stall), at
+         * a barrier, or for blocks that are handed out there. */
+        uint64_t until = next < end ? next : end;
+        if (waiting || next_mem)
+            sm->mem_stall += until - t;
+        next = next < end ? next : (next == UINT64_MAX ? end : next);
     }
     sm->now = next;
-    *alive = 1;
+}
+
+static void run_sm(sim *s, unsigned smi, uint64_t end)
+{
+    ssm *sm = &s->sms[smi];
+    while (sm->resident && sm->now < end)
+        step(s, smi, end);
+}
+
+/* ---------------------------------------------------------------- epochs */
+
+static int pend_cmp(const void *a, const void *b)
+{
+    const pend *x = *(const pend *const *)a, *y = *(const pend *const *)b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->sm != y->sm)
+        return x->sm < y->sm ? -1 : 1;
+    return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sends this epoch's L2 requests in global issue order (time, SM, order within the SM),
+ * which is what one thread stepping the SMs in time order would produce, and completes
+ * the instructions waiting for them. */
+static gf_status resolve_epoch(sim *s, uint64_t end, pend ***scratch, size_t *scap,
+                               gf_error *err)
+{
+    const gf_gpu *g = s->gpu;
+    size_t total = 0;
+    for (unsigned i = 0; i < g->num_sms; i++) {
+        if (s->sms[i].nomem)
+            return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), 0,
+                                "out of memory tracking memory requests");
+        total += s->sms[i].npend;
+    }
+    if (!total)
+        return GF_OK;
+    void *p = *scratch;
+    if (gf_grow(&p, scap, total, sizeof(pend *)) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), 0, "out of memory");
+    *scratch = p;
+    pend **all = *scratch;
+    size_t k = 0;
+    for (unsigned i = 0; i < g->num_sms; i++)
+        for (size_t j = 0; j < s->sms[i].npend; j++)
+            all[k++] = &s->sms[i].pend[j];
+    qsort(all, total, sizeof *all, pend_cmp);
+    for (size_t j = 0; j < total; j++) {
+        pend *q = all[j];
+        ssm *sm = &s->sms[q->sm];
+        swarp *w = q->w;
+        const sinst *in = &w->insts[q->inst];
+        gf_access_outcome o;
+        memset(&o, 0, sizeof o);
+        gf_hier_access_l2(s->hier, sm->reqs + q->req0, q->nreq, &o);
+        unsigned lat = level_latency(g, o.worst);
+        uint64_t done = q->t + q->stage + lat;
+        const uint16_t *regs = w->regs + in->regs;
+        for (unsigned i = 0; i < in->ndst; i++) {
+            uint16_t r = regs[i];
+            if (r == GF_REG_ZERO || r >= GF_REG_COUNT)
+                continue;
+            w->ready[r] = done;
+            w->ready_is_mem[r] = 1;
+        }
+        warp_prepare(w);
+        if (done > sm->last_done)
+            sm->last_done = done;
+        if (done < sm->now && sm->now > end)
+            sm->now = done > end ? done : end;
+        s->res->l2_sectors += q->past_l1;
+        s->res->dram_sectors += o.dram_sectors;
+        if (o.dram_sectors) {
+            const memrec *m = (const memrec *)(w->block->pool + in->aux);
+            gf_coalesced c;
+            c.nsectors = m->nsectors;
+            memcpy(c.sector, m + 1, m->nsectors * sizeof(uint64_t));
+            track_rows(s, &c, o.dram_sectors);
+        }
+        s->miss_latency_sum += lat;
+        s->miss_accesses++;
+        w->block->pending--;
+    }
+    for (unsigned i = 0; i < g->num_sms; i++)
+        s->sms[i].npend = s->sms[i].nreqs = 0;
     return GF_OK;
+}
+
+typedef struct retire_ev {
+    uint64_t t;
+    unsigned sm, slot;
+} retire_ev;
+
+static int retire_cmp(const void *a, const void *b)
+{
+    const retire_ev *x = a, *y = b;
+    if (x->t != y->t)
+        return x->t < y->t ? -1 : 1;
+    if (x->sm != y->sm)
+        return x->sm < y->sm ? -1 : 1;
+    return x->slot < y->slot ? -1 : x->slot > y->slot;
+}
+
+/* Retires the blocks that finished (all warps exited, no outcome pending) and hands the
+ * next blocks of the trace to their slots in the order the slots freed — the hardware
+ * block scheduler's "next free SM". A new block starts at the later of its slot's
+ * freeing plus the launch overhead and the epoch's end (so up to one epoch late).
+ * *progress is set when anything retired. */
+static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t *cap,
+                                   int *progress, gf_error *err)
+{
+    const gf_gpu *g = s->gpu;
+    size_t n = 0;
+    for (unsigned i = 0; i < g->num_sms; i++)
+        for (unsigned k = 0; k < s->bps; k++) {
+            sblock *b = s->sms[i].slots[k];
+            if (!(b && b->live == 0 && b->pending == 0))
+                continue;
+            void *p = *evs;
+            if (gf_grow(&p, cap, n + 1, sizeof(retire_ev)) != 0)
+                return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), 0,
+                                    "out of memory");
+            *evs = p;
+            (*evs)[n++] = (retire_ev){b->done, i, k};
+        }
+    qsort(*evs, n, sizeof **evs, retire_cmp);
+    for (size_t j = 0; j < n; j++) {
+        ssm *sm = &s->sms[(*evs)[j].sm];
+        unsigned k = (*evs)[j].slot;
+        sblock *b = sm->slots[k];
+        /* Nsight counts a warp active from launch to exit; the block's last exit
+         * bounds that (warps that exit early are over-counted). */
+        uint64_t bend = b->done > b->start ? b->done : b->start;
+        s->res->warp_cycles_resident += (double)b->nwarps * (double)(bend - b->start);
+        sm->slots[k] = NULL;
+        sm->resident--;
+        sm->dirty = 1;
+        put_spare(s, b);
+        *progress = 1;
+        sblock *nb;
+        gf_status st = read_block(s, &nb, err);
+        if (st != GF_OK)
+            return st;
+        if (nb) {
+            uint64_t start = (*evs)[j].t + g->block_launch_cycles;
+            if (start < end)
+                start = end;
+            place_block(s, (*evs)[j].sm, k, nb, start);
+            if (sm->now > start || sm->resident == 1)
+                sm->now = start;
+        }
+    }
+    return GF_OK;
+}
+
+/* SMs run an epoch on a pool of threads, each a contiguous range of SMs; which thread
+ * runs an SM never changes what it computes, so every result is the same for any
+ * thread count. */
+typedef struct pool {
+    sim *s;
+    unsigned n;
+    uint64_t end;
+    int quit;
+    pthread_barrier_t go, done;
+    pthread_t *tids;
+    unsigned started;
+} pool;
+
+typedef struct worker_arg {
+    pool *p;
+    unsigned k;
+} worker_arg;
+
+static void run_share(pool *p, unsigned k)
+{
+    /* Contiguous ranges of SMs, so threads do not share the cache lines of ssm. */
+    unsigned n = p->s->gpu->num_sms;
+    unsigned lo = (unsigned)((unsigned long long)n * k / p->n);
+    unsigned hi = (unsigned)((unsigned long long)n * (k + 1) / p->n);
+    for (unsigned i = lo; i < hi; i++)
+        run_sm(p->s, i, p->end);
+}
+
+static void *worker_main(void *arg)
+{
+    worker_arg *a = arg;
+    pool *p = a->p;
+    for (;;) {
+        pthread_barrier_wait(&p->go);
+        if (p->quit)
+            return NULL;
+        run_share(p, a->k);
+        pthread_barrier_wait(&p->done);
+    }
+}
+
+static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
+{
+    const gf_gpu *g = s->gpu;
+    pool p = {.s = s, .n = s->opt->threads > 1 ? s->opt->threads : 1};
+    if (p.n > g->num_sms)
+        p.n = g->num_sms;
+    worker_arg *args = NULL;
+    if (p.n > 1) {
+        args = gf_calloc(p.n, sizeof *args);
+        p.tids = gf_calloc(p.n, sizeof *p.tids);
+        if (!args || !p.tids || pthread_barrier_init(&p.go, NULL, p.n) != 0) {
+            free(args);
+            free(p.tids);
+            p.n = 1;
+        } else if (pthread_barrier_init(&p.done, NULL, p.n) != 0) {
+            pthread_barrier_destroy(&p.go);
+            free(args);
+            free(p.tids);
+            p.n = 1;
+        } else {
+            for (unsigned k = 1; k < p.n; k++) {
+                args[k] = (worker_arg){&p, k};
+                if (pthread_create(&p.tids[k], NULL, worker_main, &args[k]) != 0)
+                    break;
+                p.started++;
+            }
+            if (p.started != p.n - 1) {
+                /* Could not start them all: stop the ones that run, go sequential. */
+                p.quit = 1;
+                for (unsigned k = 1; k <= p.started; k++)
+                    pthread_cancel(p.tids[k]);
+                for (unsigned k = 1; k <= p.started; k++)
+                    pthread_join(p.tids[k], NULL);
+                pthread_barrier_destroy(&p.go);
+                pthread_barrier_destroy(&p.done);
+                p.started = 0;
+                p.n = 1;
+            }
+        }
+    }
+    pend **scratch = NULL;
+    size_t scap = 0, ecap = 0;
+    retire_ev *evs = NULL;
+    gf_status st = GF_OK;
+    uint64_t t = t0;
+    unsigned stuck = 0;
+    for (;;) {
+        p.end = t + s->epoch;
+        uint64_t issued_before = 0, issued_after = 0;
+        for (unsigned i = 0; i < g->num_sms; i++)
+            issued_before += s->sms[i].issued;
+        if (p.n > 1) {
+            pthread_barrier_wait(&p.go);
+            run_share(&p, 0);
+            pthread_barrier_wait(&p.done);
+        } else {
+            for (unsigned i = 0; i < g->num_sms; i++)
+                run_sm(s, i, p.end);
+        }
+        for (unsigned i = 0; i < g->num_sms; i++)
+            issued_after += s->sms[i].issued;
+        int progress = issued_after != issued_before;
+        size_t npend = 0;
+        for (unsigned i = 0; i < g->num_sms; i++)
+            npend += s->sms[i].npend;
+        progress |= npend > 0;
+        if ((st = resolve_epoch(s, p.end, &scratch, &scap, err)) != GF_OK)
+            break;
+        if ((st = retire_and_refill(s, p.end, &evs, &ecap, &progress, err)) != GF_OK)
+            break;
+        /* Next epoch: skip ahead to the first SM with something to do. */
+        uint64_t next = UINT64_MAX;
+        for (unsigned i = 0; i < g->num_sms; i++)
+            if (s->sms[i].resident && s->sms[i].now < next)
+                next = s->sms[i].now;
+        if (next == UINT64_MAX)
+            break; /* no resident blocks left: the trace is done (refill read to its end) */
+        stuck = progress ? 0 : stuck + 1;
+        if (stuck > 2 && next <= p.end) {
+            st = gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), 0,
+                              "kernel %s: warps wait at a barrier that the rest of their "
+                              "block never reaches",
+                              s->ki->name);
+            break;
+        }
+        t = next > p.end ? next : p.end;
+    }
+    if (p.n > 1) {
+        p.quit = 1;
+        pthread_barrier_wait(&p.go);
+        for (unsigned k = 1; k < p.n; k++)
+            pthread_join(p.tids[k], NULL);
+        pthread_barrier_destroy(&p.go);
+        pthread_barrier_destroy(&p.done);
+    }
+    free(args);
+    free(p.tids);
+    free(scratch);
+    free(evs);
+    return st;
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -832,9 +1083,10 @@ static void sim_free(sim *s)
             free(s->sms[i].last_uid);
             free(s->sms[i].sub);
             free(s->sms[i].nsubw);
+            free(s->sms[i].pend);
+            free(s->sms[i].reqs);
         }
     free(s->sms);
-    free(s->heap);
     free(s->open_row);
     while (s->spare) {
         sblock *b = s->spare;
@@ -879,11 +1131,10 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->bps = out->occ.blocks_per_sm;
     s->warps_per_block = (unsigned)((threads + GF_WARP_SIZE - 1) / GF_WARP_SIZE);
     s->sms = gf_calloc(gpu->num_sms, sizeof *s->sms);
-    s->heap = gf_calloc(gpu->num_sms, sizeof *s->heap);
     s->open_row = gf_calloc((size_t)(gpu->dram_channels ? gpu->dram_channels : 1) *
                                 (gpu->dram_banks ? gpu->dram_banks : 1),
                             sizeof *s->open_row);
-    if (!s->sms || !s->heap || !s->open_row)
+    if (!s->sms || !s->open_row)
         goto nomem;
     for (unsigned i = 0; i < gpu->num_sms; i++) {
         ssm *sm = &s->sms[i];
@@ -910,22 +1161,21 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
                 place_block(s, i, k, b, t0);
         }
     for (unsigned i = 0; i < gpu->num_sms; i++)
-        if (s->sms[i].resident) {
-            s->sms[i].now = t0;
-            heap_push(s, i);
-        }
-    while (s->heapn) {
-        unsigned smi = heap_pop(s);
-        int alive;
-        if ((st = step(s, smi, &alive, err)) != GF_OK)
-            goto fail;
-        if (alive)
-            heap_push(s, smi);
-    }
+        s->sms[i].now = t0;
+    /* Epochs no longer than the L2 latency: an instruction's L2 outcome, resolved at the
+     * end of its epoch, can never be needed inside it (seeds/parallel-gpu-simulation-
+     * workgroup.txt: SMs interact only through the memory system). 64 cycles or less
+     * keeps the delay of blocks handed out at epoch ends small. */
+    s->epoch = gpu->l2.latency < 64 ? (gpu->l2.latency ? gpu->l2.latency : 1) : 64;
+    if ((st = run_epochs(s, t0, err)) != GF_OK)
+        goto fail;
     /* Summaries. */
     double sum = 0;
     for (unsigned i = 0; i < gpu->num_sms; i++) {
         ssm *sm = &s->sms[i];
+        for (unsigned u = 0; u < GF_UNIT_COUNT; u++)
+            out->unit_busy[u] += sm->unit_busy[u];
+        out->mem_insts += sm->mem_insts;
         if (!sm->started)
             continue;
         uint64_t c = sm->last_done - sm->first_issue + gpu->block_launch_cycles;

@@ -38,6 +38,9 @@ typedef struct gf_ksim_options {
      * grid's total, for a progress display. */
     void (*progress)(void *ctx, const char *kernel, uint64_t blocks_done, uint64_t blocks_total);
     void *progress_ctx;
+    /* Threads the SMs are simulated on (0 or 1: the calling thread only). Results are
+     * identical for any count. */
+    unsigned threads;
 } gf_ksim_options;
 
 /* What the issue model measured for one kernel, at unloaded memory latencies. Plain data

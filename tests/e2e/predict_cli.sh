@@ -69,7 +69,14 @@ cmp -s "$tmp/b1.csv" "$tmp/b2.csv" || say "big sweep output depends on the threa
 [ "$(wc -l <"$tmp/b1.csv")" = 361 ] || say "big sweep: expected 360 rows + header"
 expect 2 "saved profile" -- memory "$tmp/mm.gfp" --gpu v100
 expect 2 "act when a trace is profiled" -- predict "$tmp/mm.gfp" --gpu v100 --exact
-expect 2 "only 'sweep'" -- predict "$tmp/mm" --gpu v100 -j 2
+# the issue model runs SMs on threads: byte-identical output for any -j
+for tr in mm va; do
+    "$bin" predict "$tmp/$tr" --gpu v100 --format csv -j 1 -o "$tmp/j1.csv" || say "predict -j 1"
+    "$bin" predict "$tmp/$tr" --gpu v100 --format csv -j 2 -o "$tmp/j2.csv" || say "predict -j 2"
+    "$bin" predict "$tmp/$tr" --gpu v100 --format csv -j 7 -o "$tmp/j7.csv" || say "predict -j 7"
+    cmp -s "$tmp/j1.csv" "$tmp/j2.csv" && cmp -s "$tmp/j1.csv" "$tmp/j7.csv" || say "predict $tr depends on -j"
+done
+expect 2 "--jobs takes a number" -- predict "$tmp/mm" --gpu v100 -j 0
 
 # usage and input errors
 expect 2 "--gpu NAME is required" -- predict "$tmp/va"
