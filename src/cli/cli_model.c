@@ -160,7 +160,10 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
     }
-    a->popt.ksim.threads = a->jobs;
+    /* The SM threads pay off only when simulating the SMs outweighs reading the trace,
+     * which runs on one thread: on the 2-core machine of bench/README.md -j 2 was no
+     * faster, so predict/memory/profile use one unless asked; sweeps use all cores. */
+    a->popt.ksim.threads = a->jobs_given ? a->jobs : 1;
     if (!a->quiet && isatty(STDERR_FILENO)) {
         a->progress.start = a->progress.last = now_seconds();
         a->popt.ksim.progress = show_progress;
