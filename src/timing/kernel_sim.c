@@ -895,7 +895,8 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
             *evs = p;
             (*evs)[n++] = (retire_ev){b->done, i, k};
         }
-    qsort(*evs, n, sizeof **evs, retire_cmp);
+    if (n)
+        qsort(*evs, n, sizeof **evs, retire_cmp);
     for (size_t j = 0; j < n; j++) {
         ssm *sm = &s->sms[(*evs)[j].sm];
         unsigned k = (*evs)[j].slot;
