@@ -31,6 +31,13 @@
 #include "util/alloc.h"
 #include "util/error.h"
 
+struct l2part {
+    uint64_t l2_sectors[GF_HIER_NL2];
+    gf_hist l2_tag[GF_HIER_NL2], l2_sector[GF_HIER_NL2];
+    uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write;
+    int nomem;
+};
+
 struct gf_hier {
     gf_gpu gpu;
     gf_hier_mode mode;
@@ -49,6 +56,8 @@ struct gf_hier {
      * run on different threads; integer sums, merged at the kernel's end in any order. */
     gf_hier_kernel_profile *smp;
     int *sm_nomem;
+    /* The same for the L2 side, per slice, so slices can run on different threads. */
+    struct l2part *slp;
 };
 
 static void free_l1(gf_hier *h)
@@ -84,6 +93,7 @@ void gf_hier_free(gf_hier *h)
     free(h->l2_ids);
     free(h->smp);
     free(h->sm_nomem);
+    free(h->slp);
     free(h->l2_ex);
     free(h);
 }
@@ -136,12 +146,13 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     h->l1_rd = gf_calloc(h->nsm, sizeof *h->l1_rd);
     h->l1_ex = gf_calloc(h->nsm, sizeof *h->l1_ex);
     h->smp = gf_calloc(gpu->num_sms, sizeof *h->smp);
+    h->slp = gf_calloc(slices, sizeof *h->slp);
     h->sm_nomem = gf_calloc(gpu->num_sms, sizeof *h->sm_nomem);
     h->l2_rd = gf_calloc(slices, sizeof *h->l2_rd);
     h->l2_ids = gf_calloc(slices, sizeof *h->l2_ids);
     h->l2_ex = gf_calloc(slices, sizeof *h->l2_ex);
     if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex || !h->l2_ids || !h->smp ||
-        !h->sm_nomem) {
+        !h->sm_nomem || !h->slp) {
         gf_hier_free(h);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
     }
@@ -172,6 +183,7 @@ static void reset_profile(gf_hier *h)
     memset(&h->prof, 0, sizeof h->prof);
     memset(h->smp, 0, h->nsm * sizeof *h->smp);
     memset(h->sm_nomem, 0, h->nsm * sizeof *h->sm_nomem);
+    memset(h->slp, 0, h->nslices * sizeof *h->slp);
     h->prof.mode = (int)h->mode;
     h->prof.l1_lines = h->l1_lines;
     h->prof.l1_ways = h->l1_ways;
@@ -226,9 +238,10 @@ static unsigned l2_line(gf_hier *h, uint64_t line, unsigned smask, const uint32_
                           : op == GF_LRU_WRITE ? GF_HIER_L2_WRITE : GF_HIER_L2_ATOM;
     gf_secreuse_result r;
     uint64_t key = l2_key(h, sl, line);
+    struct l2part *p = &h->slp[sl];
     if (key == UINT64_MAX ||
         gf_secreuse_access(h->l2_rd[sl], key, smask, bytes, op, &r) != GF_OK) {
-        h->nomem = 1;
+        p->nomem = 1;
         memset(&r, 0, sizeof r);
     }
     unsigned hit = r.hit_mask, fetch = r.fetch_mask, wb = r.writebacks;
@@ -241,7 +254,6 @@ static unsigned l2_line(gf_hier *h, uint64_t line, unsigned smask, const uint32_
     }
     if (!record)
         return 0;
-    gf_hier_kernel_profile *p = &h->prof;
     unsigned n = popcount4(smask);
     p->l2_sectors[cls] += n;
     for (unsigned k = 0; k < 4; k++) {
@@ -309,6 +321,20 @@ static void merge_partials(gf_hier *h)
         if (h->sm_nomem[i])
             h->nomem = 1;
     }
+    for (unsigned i = 0; i < h->nslices; i++) {
+        struct l2part *q = &h->slp[i];
+        for (unsigned c = 0; c < GF_HIER_NL2; c++) {
+            p->l2_sectors[c] += q->l2_sectors[c];
+            p->dec_l2_hits[c] += q->dec_l2_hits[c];
+            gf_hist_merge(&p->l2_tag[c], &q->l2_tag[c]);
+            gf_hist_merge(&p->l2_sector[c], &q->l2_sector[c]);
+        }
+        p->dec_dram_read += q->dec_dram_read;
+        p->dec_dram_write += q->dec_dram_write;
+        if (q->nomem)
+            h->nomem = 1;
+    }
+    memset(h->slp, 0, h->nslices * sizeof *h->slp);
     memset(h->smp, 0, h->nsm * sizeof *h->smp);
     memset(h->sm_nomem, 0, h->nsm * sizeof *h->sm_nomem);
 }
@@ -397,6 +423,12 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
             memcpy(q->bytes, bytes, sizeof q->bytes);
         }
     }
+}
+
+void gf_hier_l2_line(gf_hier *h, const gf_l2_req *r, unsigned *hits, unsigned *dram)
+{
+    *dram = 0;
+    *hits = l2_line(h, r->line, r->smask, r->bytes, (gf_lru_op)r->op, 1, dram);
 }
 
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out)

@@ -779,6 +779,30 @@ static void run_sm(sim *s, unsigned smi, uint64_t end)
         step(s, smi, end);
 }
 
+/* The epoch's two parallel phases run on a pool of threads: SMs (each thread a
+ * contiguous range, so threads do not share ssm cache lines), then L2 slices (each
+ * slice's requests in their global order). Which thread runs an SM or a slice never
+ * changes what it computes, so every result is the same for any thread count. */
+enum pool_phase { PHASE_SMS = 0, PHASE_SLICES = 1 };
+
+struct l2item {
+    const gf_l2_req *req;
+    unsigned hits, dram;
+};
+
+typedef struct pool {
+    sim *s;
+    unsigned n;
+    uint64_t end;
+    int quit, phase;
+    pthread_barrier_t go, done;
+    pthread_t *tids;
+    unsigned started;
+    /* PHASE_SLICES: items of slice i are items[first[i] .. first[i+1]) */
+    struct l2item *items;
+    size_t *first;
+} pool;
+
 /* ---------------------------------------------------------------- epochs */
 
 static int pend_cmp(const void *a, const void *b)
@@ -792,41 +816,79 @@ static int pend_cmp(const void *a, const void *b)
 }
 
 /* Sends this epoch's L2 requests in global issue order (time, SM, order within the SM),
- * which is what one thread stepping the SMs in time order would produce, and completes
- * the instructions waiting for them. */
-static gf_status resolve_epoch(sim *s, uint64_t end, pend ***scratch, size_t *scap,
-                               gf_error *err)
+ * which is what one thread stepping the SMs in time order would produce — each slice
+ * sees its requests in that order, slices in parallel — and completes the instructions
+ * waiting for them. */
+static void run_phase(pool *p);
+
+static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
+                               struct l2item **items, size_t *icap, size_t *f, gf_error *err)
 {
     const gf_gpu *g = s->gpu;
-    size_t total = 0;
+    uint64_t end = pl->end;
+    size_t total = 0, nreq = 0;
     for (unsigned i = 0; i < g->num_sms; i++) {
         if (s->sms[i].nomem)
             return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), 0,
                                 "out of memory tracking memory requests");
         total += s->sms[i].npend;
+        nreq += s->sms[i].nreqs;
     }
     if (!total)
         return GF_OK;
-    void *p = *scratch;
-    if (gf_grow(&p, scap, total, sizeof(pend *)) != 0)
+    void *p = *scratch, *q = *items;
+    if (gf_grow(&p, scap, total, sizeof(pend *)) != 0 ||
+        gf_grow(&q, icap, nreq, sizeof(struct l2item)) != 0) {
+        *scratch = p;
+        *items = q;
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), 0, "out of memory");
+    }
     *scratch = p;
+    *items = q;
     pend **all = *scratch;
     size_t k = 0;
     for (unsigned i = 0; i < g->num_sms; i++)
         for (size_t j = 0; j < s->sms[i].npend; j++)
             all[k++] = &s->sms[i].pend[j];
     qsort(all, total, sizeof *all, pend_cmp);
+    /* Bucket the requests by slice, keeping the global order inside each slice. */
+    unsigned nsl = g->l2_slices ? g->l2_slices : 1;
+    memset(f, 0, (nsl + 1) * sizeof *f);
+    for (size_t j = 0; j < total; j++)
+        for (uint32_t r = 0; r < all[j]->nreq; r++) {
+            const gf_l2_req *rq = &s->sms[all[j]->sm].reqs[all[j]->req0 + r];
+            f[gf_hier_slice_of(s->hier, rq->line) + 1]++;
+        }
+    for (unsigned i = 0; i < nsl; i++)
+        f[i + 1] += f[i];
+    size_t *fill = f + nsl + 1; /* second half of the buffer: next free position */
+    memcpy(fill, f, nsl * sizeof *f);
+    for (size_t j = 0; j < total; j++)
+        for (uint32_t r = 0; r < all[j]->nreq; r++) {
+            const gf_l2_req *rq = &s->sms[all[j]->sm].reqs[all[j]->req0 + r];
+            (*items)[fill[gf_hier_slice_of(s->hier, rq->line)]++].req = rq;
+        }
+    pl->items = *items;
+    pl->first = f;
+    pl->phase = PHASE_SLICES;
+    run_phase(pl);
+    pl->phase = PHASE_SMS;
+    /* Back in global order: each instruction's requests, slice by slice as bucketed. */
+    memcpy(fill, f, nsl * sizeof *f);
     for (size_t j = 0; j < total; j++) {
-        pend *q = all[j];
-        ssm *sm = &s->sms[q->sm];
-        swarp *w = q->w;
-        const sinst *in = &w->insts[q->inst];
-        gf_access_outcome o;
-        memset(&o, 0, sizeof o);
-        gf_hier_access_l2(s->hier, sm->reqs + q->req0, q->nreq, &o);
-        unsigned lat = level_latency(g, o.worst);
-        uint64_t done = q->t + q->stage + lat;
+        pend *pq = all[j];
+        ssm *sm = &s->sms[pq->sm];
+        swarp *w = pq->w;
+        const sinst *in = &w->insts[pq->inst];
+        unsigned dram = 0;
+        for (uint32_t r = 0; r < pq->nreq; r++) {
+            const gf_l2_req *rq = &sm->reqs[pq->req0 + r];
+            const struct l2item *it = &(*items)[fill[gf_hier_slice_of(s->hier, rq->line)]++];
+            dram += it->dram;
+        }
+        gf_level worst = dram ? GF_LEVEL_DRAM : GF_LEVEL_L2;
+        unsigned lat = level_latency(g, worst);
+        uint64_t done = pq->t + pq->stage + lat;
         const uint16_t *regs = w->regs + in->regs;
         for (unsigned i = 0; i < in->ndst; i++) {
             uint16_t r = regs[i];
@@ -840,14 +902,14 @@ static gf_status resolve_epoch(sim *s, uint64_t end, pend ***scratch, size_t *sc
             sm->last_done = done;
         if (done < sm->now && sm->now > end)
             sm->now = done > end ? done : end;
-        s->res->l2_sectors += q->past_l1;
-        s->res->dram_sectors += o.dram_sectors;
-        if (o.dram_sectors) {
+        s->res->l2_sectors += pq->past_l1;
+        s->res->dram_sectors += dram;
+        if (dram) {
             const memrec *m = (const memrec *)(w->block->pool + in->aux);
             gf_coalesced c;
             c.nsectors = m->nsectors;
             memcpy(c.sector, m + 1, m->nsectors * sizeof(uint64_t));
-            track_rows(s, &c, o.dram_sectors);
+            track_rows(s, &c, dram);
         }
         s->miss_latency_sum += lat;
         s->miss_accesses++;
@@ -926,18 +988,6 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
     return GF_OK;
 }
 
-/* SMs run an epoch on a pool of threads, each a contiguous range of SMs; which thread
- * runs an SM never changes what it computes, so every result is the same for any
- * thread count. */
-typedef struct pool {
-    sim *s;
-    unsigned n;
-    uint64_t end;
-    int quit;
-    pthread_barrier_t go, done;
-    pthread_t *tids;
-    unsigned started;
-} pool;
 
 typedef struct worker_arg {
     pool *p;
@@ -946,12 +996,31 @@ typedef struct worker_arg {
 
 static void run_share(pool *p, unsigned k)
 {
-    /* Contiguous ranges of SMs, so threads do not share the cache lines of ssm. */
-    unsigned n = p->s->gpu->num_sms;
+    sim *s = p->s;
+    unsigned n = p->phase == PHASE_SMS ? s->gpu->num_sms
+                                       : (s->gpu->l2_slices ? s->gpu->l2_slices : 1);
     unsigned lo = (unsigned)((unsigned long long)n * k / p->n);
     unsigned hi = (unsigned)((unsigned long long)n * (k + 1) / p->n);
-    for (unsigned i = lo; i < hi; i++)
-        run_sm(p->s, i, p->end);
+    for (unsigned i = lo; i < hi; i++) {
+        if (p->phase == PHASE_SMS) {
+            run_sm(s, i, p->end);
+            continue;
+        }
+        for (size_t j = p->first[i]; j < p->first[i + 1]; j++)
+            gf_hier_l2_line(s->hier, p->items[j].req, &p->items[j].hits, &p->items[j].dram);
+    }
+}
+
+/* Runs the current phase on every thread of the pool (or inline). */
+static void run_phase(pool *p)
+{
+    if (p->n > 1) {
+        pthread_barrier_wait(&p->go);
+        run_share(p, 0);
+        pthread_barrier_wait(&p->done);
+    } else {
+        run_share(p, 0);
+    }
 }
 
 static void *worker_main(void *arg)
@@ -973,6 +1042,8 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
     pool p = {.s = s, .n = s->opt->threads > 1 ? s->opt->threads : 1};
     if (p.n > g->num_sms)
         p.n = g->num_sms;
+    if (p.n > 256)
+        p.n = 256;
     worker_arg *args = NULL;
     if (p.n > 1) {
         args = gf_calloc(p.n, sizeof *args);
@@ -1008,24 +1079,22 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
         }
     }
     pend **scratch = NULL;
-    size_t scap = 0, ecap = 0;
+    size_t scap = 0, ecap = 0, icap = 0;
     retire_ev *evs = NULL;
-    gf_status st = GF_OK;
+    struct l2item *items = NULL;
+    unsigned nsl = g->l2_slices ? g->l2_slices : 1;
+    size_t *first = gf_calloc(2 * (size_t)nsl + 1, sizeof *first);
+    gf_status st = first ? GF_OK
+                         : gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), 0,
+                                        "out of memory");
     uint64_t t = t0;
     unsigned stuck = 0;
-    for (;;) {
+    while (st == GF_OK) {
         p.end = t + s->epoch;
         uint64_t issued_before = 0, issued_after = 0;
         for (unsigned i = 0; i < g->num_sms; i++)
             issued_before += s->sms[i].issued;
-        if (p.n > 1) {
-            pthread_barrier_wait(&p.go);
-            run_share(&p, 0);
-            pthread_barrier_wait(&p.done);
-        } else {
-            for (unsigned i = 0; i < g->num_sms; i++)
-                run_sm(s, i, p.end);
-        }
+        run_phase(&p);
         for (unsigned i = 0; i < g->num_sms; i++)
             issued_after += s->sms[i].issued;
         int progress = issued_after != issued_before;
@@ -1033,7 +1102,7 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
         for (unsigned i = 0; i < g->num_sms; i++)
             npend += s->sms[i].npend;
         progress |= npend > 0;
-        if ((st = resolve_epoch(s, p.end, &scratch, &scap, err)) != GF_OK)
+        if ((st = resolve_epoch(s, &p, &scratch, &scap, &items, &icap, first, err)) != GF_OK)
             break;
         if ((st = retire_and_refill(s, p.end, &evs, &ecap, &progress, err)) != GF_OK)
             break;
@@ -1066,6 +1135,8 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
     free(p.tids);
     free(scratch);
     free(evs);
+    free(items);
+    free(first);
     return st;
 }
 
