@@ -630,6 +630,26 @@ static uint16_t base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n
     return b;
 }
 
+/* Reads count register tokens into out. On an unknown token returns -1 and sets
+ * bad_tok, bad_len and bad_i (1-based position) for the caller's message. */
+static int read_regs(const char **p, unsigned count, uint16_t *out, const char **bad_tok,
+                     size_t *bad_len, unsigned *bad_i)
+{
+    for (unsigned i = 0; i < count; i++) {
+        const char *t;
+        size_t n = token(p, &t);
+        int reg = reg_token(t, n);
+        if (reg < 0) {
+            *bad_tok = t;
+            *bad_len = n;
+            *bad_i = i + 1;
+            return -1;
+        }
+        out[i] = (uint16_t)reg;
+    }
+    return 0;
+}
+
 #define TOKERR(what, ...)                                                                  \
     gf_error_set(err, GF_ERR_PARSE, path, ln, what, __VA_ARGS__)
 
@@ -689,15 +709,11 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
         return TOKERR("expected a destination register count 0..%d, found '%.*s'",
                       GF_MAX_DST, (int)(n ? n : 5), n ? t : "(end)");
     inst->ndst = (uint8_t)u;
-    for (unsigned i = 0; i < inst->ndst; i++) {
-        n = token(&p, &t);
-        int reg = reg_token(t, n);
-        if (reg < 0)
-            return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
-                          "UPn (destination %u)",
-                          (int)(n ? n : 5), n ? t : "(end)", i + 1);
-        inst->dst[i] = (uint16_t)reg;
-    }
+    unsigned bad_i;
+    if (read_regs(&p, inst->ndst, inst->dst, &t, &n, &bad_i) != 0)
+        return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
+                      "UPn (destination %u)",
+                      (int)(n ? n : 5), n ? t : "(end)", bad_i);
     n = token(&p, &t);
     if (n == 0 || !isupper((unsigned char)t[0]))
         return TOKERR("expected an opcode (e.g. LDG.E), found '%.*s'", (int)(n ? n : 5),
@@ -716,15 +732,10 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
         return TOKERR("expected a source register count 0..%d, found '%.*s'", GF_MAX_SRC,
                       (int)(n ? n : 5), n ? t : "(end)");
     inst->nsrc = (uint8_t)u;
-    for (unsigned i = 0; i < inst->nsrc; i++) {
-        n = token(&p, &t);
-        int reg = reg_token(t, n);
-        if (reg < 0)
-            return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
-                          "UPn (source %u)",
-                          (int)(n ? n : 5), n ? t : "(end)", i + 1);
-        inst->src[i] = (uint16_t)reg;
-    }
+    if (read_regs(&p, inst->nsrc, inst->src, &t, &n, &bad_i) != 0)
+        return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
+                      "UPn (source %u)",
+                      (int)(n ? n : 5), n ? t : "(end)", bad_i);
     n = token(&p, &t);
     if (parse_udec(t, n, UINT32_MAX, &u) != 0)
         return TOKERR("expected mem_width (bytes per lane, 0 = no memory access), found "
