@@ -392,8 +392,10 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
         unsigned l1_hit = 0;
         if (use_l1) {
             gf_secreuse_result r;
-            if (gf_secreuse_access(h->l1_rd[sm], line, smask, bytes, op, &r) != GF_OK)
-                h->sm_nomem[sm] = 1;
+            if (gf_secreuse_access(h->l1_rd[sm], line, smask, bytes, op, &r) != GF_OK) {
+                h->sm_nomem[sm] = 1; /* counters become NAN; keep the decision defined */
+                memset(&r, 0, sizeof r);
+            }
             unsigned hit = r.hit_mask, tag = r.tag_hit;
             if (h->mode == GF_HIER_EXACT) {
                 gf_lru_result x;

@@ -472,8 +472,10 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
          * w issues on sub-core w % subcores (accelsim-subcore-frontend-memory-pipeline). */
         w->subcore = (slot * s->warps_per_block + i) % s->nsub;
         w->next_issue = t;
-        memset(w->ready, 0, GF_REG_COUNT * sizeof *w->ready);
-        memset(w->ready_is_mem, 0, GF_REG_COUNT);
+        if (w->ready) { /* absent for warps the trace does not list */
+            memset(w->ready, 0, GF_REG_COUNT * sizeof *w->ready);
+            memset(w->ready_is_mem, 0, GF_REG_COUNT);
+        }
         warp_prepare(w);
     }
 }
@@ -795,6 +797,11 @@ typedef struct pool {
     unsigned n;
     uint64_t end;
     int quit, phase;
+    /* Start gate: workers wait here until every thread exists (1) or the pool is
+     * abandoned (2), so a failed pthread_create never leaves one inside a barrier. */
+    pthread_mutex_t gate_mu;
+    pthread_cond_t gate_cv;
+    int gate;
     pthread_barrier_t go, done;
     pthread_t *tids;
     unsigned started;
@@ -1027,6 +1034,13 @@ static void *worker_main(void *arg)
 {
     worker_arg *a = arg;
     pool *p = a->p;
+    pthread_mutex_lock(&p->gate_mu);
+    while (p->gate == 0)
+        pthread_cond_wait(&p->gate_cv, &p->gate_mu);
+    int go = p->gate == 1;
+    pthread_mutex_unlock(&p->gate_mu);
+    if (!go)
+        return NULL;
     for (;;) {
         pthread_barrier_wait(&p->go);
         if (p->quit)
@@ -1045,37 +1059,43 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
     if (p.n > 256)
         p.n = 256;
     worker_arg *args = NULL;
+    int gate_made = 0;
     if (p.n > 1) {
         args = gf_calloc(p.n, sizeof *args);
         p.tids = gf_calloc(p.n, sizeof *p.tids);
-        if (!args || !p.tids || pthread_barrier_init(&p.go, NULL, p.n) != 0) {
-            free(args);
-            free(p.tids);
-            p.n = 1;
-        } else if (pthread_barrier_init(&p.done, NULL, p.n) != 0) {
-            pthread_barrier_destroy(&p.go);
-            free(args);
-            free(p.tids);
-            p.n = 1;
-        } else {
-            for (unsigned k = 1; k < p.n; k++) {
-                args[k] = (worker_arg){&p, k};
-                if (pthread_create(&p.tids[k], NULL, worker_main, &args[k]) != 0)
-                    break;
+        gate_made = pthread_mutex_init(&p.gate_mu, NULL) == 0;
+        if (gate_made && pthread_cond_init(&p.gate_cv, NULL) != 0) {
+            pthread_mutex_destroy(&p.gate_mu);
+            gate_made = 0;
+        }
+        int ok = args && p.tids && gate_made;
+        int go_made = ok && pthread_barrier_init(&p.go, NULL, p.n) == 0;
+        int done_made = go_made && pthread_barrier_init(&p.done, NULL, p.n) == 0;
+        ok = ok && go_made && done_made;
+        for (unsigned k = 1; ok && k < p.n; k++) {
+            args[k] = (worker_arg){&p, k};
+            if (pthread_create(&p.tids[k], NULL, worker_main, &args[k]) != 0)
+                ok = 0;
+            else
                 p.started++;
-            }
-            if (p.started != p.n - 1) {
-                /* Could not start them all: stop the ones that run, go sequential. */
-                p.quit = 1;
-                for (unsigned k = 1; k <= p.started; k++)
-                    pthread_cancel(p.tids[k]);
-                for (unsigned k = 1; k <= p.started; k++)
-                    pthread_join(p.tids[k], NULL);
-                pthread_barrier_destroy(&p.go);
+        }
+        if (gate_made) {
+            pthread_mutex_lock(&p.gate_mu);
+            p.gate = ok ? 1 : 2;
+            pthread_cond_broadcast(&p.gate_cv);
+            pthread_mutex_unlock(&p.gate_mu);
+        }
+        if (!ok) {
+            /* Could not start them all: the started ones leave at the gate; go on with
+             * the calling thread alone (same results, only slower). */
+            for (unsigned k = 1; k <= p.started; k++)
+                pthread_join(p.tids[k], NULL);
+            if (done_made)
                 pthread_barrier_destroy(&p.done);
-                p.started = 0;
-                p.n = 1;
-            }
+            if (go_made)
+                pthread_barrier_destroy(&p.go);
+            p.started = 0;
+            p.n = 1;
         }
     }
     pend **scratch = NULL;
@@ -1130,6 +1150,10 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
             pthread_join(p.tids[k], NULL);
         pthread_barrier_destroy(&p.go);
         pthread_barrier_destroy(&p.done);
+    }
+    if (gate_made) {
+        pthread_cond_destroy(&p.gate_cv);
+        pthread_mutex_destroy(&p.gate_mu);
     }
     free(args);
     free(p.tids);

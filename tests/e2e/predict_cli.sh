@@ -78,6 +78,24 @@ for tr in mm va; do
 done
 expect 2 "--jobs takes a number" -- predict "$tmp/mm" --gpu v100 -j 0
 
+# a block whose trace lists fewer warps than the block has (none of their threads ran)
+mkdir -p "$tmp/miss"
+cp "$tmp/va/kernelslist.g" "$tmp/miss/"
+python3 - "$tmp/va/kernel-1.traceg" "$tmp/miss/kernel-1.traceg" <<'PY'
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+out, i, done = [], 0, False
+while i < len(lines):
+    if not done and lines[i].strip() == "warp = 3":
+        i += 2 + int(lines[i + 1].split("=")[1]); done = True; continue
+    out.append(lines[i]); i += 1
+open(sys.argv[2], "w").write("\n".join(out))
+PY
+for j in 1 3; do
+    "$bin" predict "$tmp/miss" --gpu v100 -j $j --format csv -o "$tmp/miss$j.csv" || say "predict with a missing warp (-j $j)"
+done
+cmp -s "$tmp/miss1.csv" "$tmp/miss3.csv" || say "missing-warp prediction depends on -j"
+
 # usage and input errors
 expect 2 "--gpu NAME is required" -- predict "$tmp/va"
 expect 2 "Try 'gpuforecast predict --help'" -- predict
