@@ -896,28 +896,18 @@ const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n)
             snprintf(buf, n, "%lluB", (unsigned long long)v);
         break;
     }
-    case K_FREQ: {
-        double d;
-        memcpy(&d, base, sizeof d);
-        snprintf(buf, n, "%gMHz", d / 1e6);
-        break;
-    }
-    case K_BW: {
-        double d;
-        memcpy(&d, base, sizeof d);
-        snprintf(buf, n, "%gGB/s", d / 1e9);
-        break;
-    }
-    case K_XFER: {
-        double d;
-        memcpy(&d, base, sizeof d);
-        snprintf(buf, n, "%gGT/s", d / 1e9);
-        break;
-    }
+    case K_FREQ:
+    case K_BW:
+    case K_XFER:
     case K_DOUBLE: {
+        /* Doubles print in the unit their key is written in. */
         double d;
         memcpy(&d, base, sizeof d);
-        snprintf(buf, n, "%g", d);
+        double scale = k->type == K_FREQ ? 1e6 : k->type == K_DOUBLE ? 1.0 : 1e9;
+        const char *unit = k->type == K_FREQ ? "MHz"
+                           : k->type == K_BW ? "GB/s"
+                           : k->type == K_XFER ? "GT/s" : "";
+        snprintf(buf, n, "%g%s", d / scale, unit);
         break;
     }
     case K_ENUM: {
