@@ -22,6 +22,9 @@
 #include "util/alloc.h"
 #include "util/error.h"
 
+/* sm.subcores is at most 16 (gpu/model.c key table). */
+#define GF_MAX_SUBCORES 16u
+
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
 #define SPARE_MAX 16u /* finished blocks kept for their buffers */
@@ -31,7 +34,8 @@ typedef struct sinst {
     uint16_t latency, interval;
     uint32_t aux;  /* K_MEM: offset of its record in the block pool; K_SHARED: wavefronts
                       (bits 0-11), bank conflicts (12-23), store flag (24) */
-    uint32_t regs; /* first register in the warp's register pool (dst then src) */
+    uint32_t regs; /* first register slot in the warp's register pool (dst then src);
+                      RZ and registers past GF_REG_COUNT are left out */
 } sinst;
 
 /* Memory record in the block pool, followed by nsectors uint64 sectors then uint32
@@ -44,6 +48,14 @@ typedef struct memrec {
 enum warp_state { W_RUN = 0, W_BAR, W_DONE };
 
 struct sblock;
+
+/* What the scheduler's scan needs of a resident warp, kept densely per sub-core beside
+ * its warp list (ssm.ent) so a scan reads 4 warps per cache line instead of chasing a
+ * pointer per warp: the cached readiness of its next instruction and whether it runs. */
+typedef struct scan_ent {
+    uint64_t opready;
+    uint8_t unit, lsu, opmem, run;
+} scan_ent;
 
 typedef struct swarp {
     sinst *insts;
@@ -58,9 +70,17 @@ typedef struct swarp {
      * operands are ready, whether the last one comes from memory, its unit, LSU use. */
     uint64_t opready;
     uint8_t opmem, unit, lsu;
-    uint64_t *ready;       /* GF_REG_COUNT cycles at which each register is readable */
+    /* Registers are renumbered per warp, densely in order of first use (decode_inst),
+     * so these hold only the few the warp uses and stay in cache. */
+    uint64_t *ready;       /* per register slot: the cycle its value is readable */
     uint8_t *ready_is_mem; /* 1 when that value comes from a memory load */
+    uint32_t nslots;       /* register slots used */
+    size_t slotcap, memcap;
     struct sblock *block;
+    scan_ent *ent;         /* its entry in the SM's scan list; NULL until listed */
+    uint64_t *cand;        /* ... its sub-core's candidate bitset, its bit there */
+    unsigned *nwait;       /* ... and its sub-core's count of waiting warps */
+    unsigned bit;
 } swarp;
 
 typedef struct sblock {
@@ -86,7 +106,13 @@ typedef struct ssm {
     swarp **sub;           /* per sub-core lists of resident warps, age (slot) order:
                               nsub rows of bps * warps_per_block entries */
     unsigned *nsubw;       /* entries used in each row */
+    scan_ent *ent;         /* beside sub[]: ent[i] mirrors *sub[i] (see scan_ent) */
+    uint64_t *cand;        /* per sub-core bitsets of cand_words words over its row: the
+                              running warps with a known operand-ready cycle */
+    unsigned cand_words;
+    unsigned *nwait;       /* per sub-core: running warps waiting for a memory outcome */
     int dirty;             /* blocks placed or retired: rebuild sub[] */
+    uint64_t *wake;        /* per sub-core: no warp can issue before this cycle (step) */
     uint64_t first_issue, last_done;
     int started;
     uint64_t mem_stall, miss_sectors, lsu_cycles;
@@ -134,6 +160,12 @@ typedef struct sim {
     unsigned nspare;
 
     uint64_t *open_row; /* per (channel, bank): row + 1 of the open page, 0 = none */
+
+    /* Register renumbering of the warp being read: regslot[r] is valid when
+     * regstamp[r] == stamp (a new stamp per warp instead of clearing the table). */
+    uint16_t regslot[GF_REG_COUNT];
+    uint32_t regstamp[GF_REG_COUNT];
+    uint32_t stamp;
 } sim;
 
 /* ---------------------------------------------------------------- block reading */
@@ -216,6 +248,16 @@ static unsigned first_lane(uint32_t mask)
     return (unsigned)__builtin_ctz(mask);
 }
 
+/* Warp w's slot for register r (not RZ, < GF_REG_COUNT), numbering new ones densely. */
+static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
+{
+    if (s->regstamp[r] != s->stamp) {
+        s->regstamp[r] = s->stamp;
+        s->regslot[r] = (uint16_t)w->nslots++;
+    }
+    return s->regslot[r];
+}
+
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
     const gf_isa_entry *e;
@@ -242,8 +284,6 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     si.unit = (uint8_t)e->unit;
     si.latency = (uint16_t)(e->latency > 65535 ? 65535 : e->latency);
     si.interval = (uint16_t)(e->interval ? (e->interval > 65535 ? 65535 : e->interval) : 1);
-    si.ndst = in->ndst;
-    si.nsrc = in->nsrc;
     si.kind = K_ALU;
     /* EXIT with some lanes off (or none on: predicated off, mask 0) does not end the
      * warp; the warp ends with its last traced instruction. */
@@ -303,11 +343,13 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     uint16_t regs[GF_MAX_DST + GF_MAX_SRC];
     unsigned nr = 0;
     for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
-        regs[nr++] = in->dst[i];
+        if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
+            regs[nr++] = reg_slot(s, w, in->dst[i]);
+    si.ndst = (uint8_t)nr;
     for (unsigned i = 0; i < in->nsrc && i < GF_MAX_SRC; i++)
-        regs[nr++] = in->src[i];
-    si.ndst = (uint8_t)(in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST);
-    si.nsrc = (uint8_t)(in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC);
+        if (in->src[i] != GF_REG_ZERO && in->src[i] < GF_REG_COUNT)
+            regs[nr++] = reg_slot(s, w, in->src[i]);
+    si.nsrc = (uint8_t)(nr - si.ndst);
     b->warp_insts++;
     b->thread_insts += (uint64_t)__builtin_popcount(in->mask);
     return warp_push(w, &si, regs, nr, s, err);
@@ -316,7 +358,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
 static void block_reset(sblock *b)
 {
     for (unsigned i = 0; i < b->nwarps; i++) {
-        b->warps[i].n = b->warps[i].nregs = b->warps[i].pc = 0;
+        b->warps[i].n = b->warps[i].nregs = b->warps[i].pc = b->warps[i].nslots = 0;
         b->warps[i].state = W_RUN;
     }
     b->poollen = 0;
@@ -398,12 +440,9 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
         if (w->state == W_DONE || w->n)
             return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
                                 "warp %u appears twice in one thread block", wid);
-        if (!w->ready) {
-            w->ready = calloc(GF_REG_COUNT, sizeof *w->ready);
-            w->ready_is_mem = calloc(GF_REG_COUNT, 1);
-            if (!w->ready || !w->ready_is_mem)
-                return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r),
-                                    gf_kreader_line(s->r), "out of memory holding a thread block");
+        if (++s->stamp == 0) { /* wrapped: forget every old stamp */
+            memset(s->regstamp, 0, sizeof s->regstamp);
+            s->stamp = 1;
         }
         gf_inst in;
         while ((st = gf_kreader_next_inst(s->r, &in, err)) == GF_OK)
@@ -411,6 +450,17 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
                 return st;
         if (st != GF_END)
             return st;
+        /* Every register starts ready. */
+        void *pr = w->ready, *pm = w->ready_is_mem;
+        int ok = gf_grow(&pr, &w->slotcap, w->nslots + 1, sizeof *w->ready) == 0;
+        w->ready = pr;
+        ok = ok && gf_grow(&pm, &w->memcap, w->nslots + 1, 1) == 0;
+        w->ready_is_mem = pm;
+        if (!ok)
+            return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                                "out of memory holding a thread block");
+        memset(w->ready, 0, w->nslots * sizeof *w->ready);
+        memset(w->ready_is_mem, 0, w->nslots);
         w->state = W_DONE; /* marks "listed" until the block is finished below */
         b->listed++;
     }
@@ -472,27 +522,47 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
          * w issues on sub-core w % subcores (accelsim-subcore-frontend-memory-pipeline). */
         w->subcore = (slot * s->warps_per_block + i) % s->nsub;
         w->next_issue = t;
-        if (w->ready) { /* absent for warps the trace does not list */
-            memset(w->ready, 0, GF_REG_COUNT * sizeof *w->ready);
-            memset(w->ready_is_mem, 0, GF_REG_COUNT);
-        }
+        w->ent = NULL; /* listed (and mirrored) by the rebuild this placement triggers */
+        /* w->ready is all zero here (produce_block). */
         warp_prepare(w);
     }
+}
+
+/* Copies w's scheduling state to its scan entry. */
+static void warp_mirror(const swarp *w)
+{
+    scan_ent *e = w->ent;
+    if (!e)
+        return;
+    int was_wait = e->run && e->opready == UINT64_MAX;
+    e->opready = w->opready;
+    e->unit = w->unit;
+    e->lsu = w->lsu;
+    e->opmem = w->opmem;
+    e->run = w->state == W_RUN;
+    int wait = e->run && e->opready == UINT64_MAX;
+    uint64_t m = 1ull << (w->bit & 63);
+    if (e->run && !wait)
+        w->cand[w->bit >> 6] |= m;
+    else
+        w->cand[w->bit >> 6] &= ~m;
+    *w->nwait += (unsigned)wait;
+    *w->nwait -= (unsigned)was_wait;
 }
 
 /* Recomputes the cached operand readiness of w's next instruction. */
 static void warp_prepare(swarp *w)
 {
-    if (w->pc >= w->n)
+    if (w->pc >= w->n) {
+        warp_mirror(w);
         return;
+    }
     const sinst *in = &w->insts[w->pc];
     uint64_t t = w->next_issue;
     int mem = 0;
     const uint16_t *regs = w->regs + in->regs;
     for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
         uint16_t r = regs[i];
-        if (r == GF_REG_ZERO || r >= GF_REG_COUNT)
-            continue;
         if (w->ready[r] > t) {
             t = w->ready[r];
             mem = w->ready_is_mem[r];
@@ -502,15 +572,16 @@ static void warp_prepare(swarp *w)
     w->opmem = (uint8_t)mem;
     w->unit = in->unit;
     w->lsu = in->kind == K_MEM || in->kind == K_SHARED;
+    warp_mirror(w);
 }
 
 /* Earliest cycle warp w could issue its next instruction; *mem_wait says whether the
  * binding constraint is a value still coming from memory. */
-static uint64_t warp_earliest(const ssm *sm, const swarp *w, int *mem_wait)
+static uint64_t warp_earliest(const ssm *sm, unsigned sc, const scan_ent *w, int *mem_wait)
 {
     uint64_t t = w->opready;
     *mem_wait = w->opmem;
-    uint64_t u = sm->unit_free[w->subcore * GF_UNIT_COUNT + w->unit];
+    uint64_t u = sm->unit_free[sc * GF_UNIT_COUNT + w->unit];
     if (u > t) {
         t = u;
         *mem_wait = 0;
@@ -532,7 +603,7 @@ static unsigned level_latency(const gf_gpu *g, gf_level lv)
     return g->l2.latency;
 }
 
-static void release_barrier(sblock *b, uint64_t t)
+static void release_barrier(ssm *sm, sblock *b, uint64_t t)
 {
     if (b->arrived < b->live)
         return;
@@ -542,6 +613,7 @@ static void release_barrier(sblock *b, uint64_t t)
             if (b->warps[i].next_issue < t + 1)
                 b->warps[i].next_issue = t + 1;
             warp_prepare(&b->warps[i]);
+            sm->wake[b->warps[i].subcore] = 0;
         }
     b->arrived = 0;
 }
@@ -651,8 +723,6 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     const uint16_t *regs = w->regs + in->regs;
     for (unsigned i = 0; i < in->ndst; i++) {
         uint16_t r = regs[i];
-        if (r == GF_REG_ZERO || r >= GF_REG_COUNT)
-            continue;
         w->ready[r] = done;
         w->ready_is_mem[r] = (uint8_t)from_mem;
     }
@@ -665,102 +735,229 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     if (in->kind == K_EXIT || w->pc >= w->n) {
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
         w->state = W_DONE;
+        warp_mirror(w);
         b->live--;
         b->done = t + 1;
-        release_barrier(b, t);
+        release_barrier(sm, b, t);
     } else if (in->kind == K_BAR) {
         w->state = W_BAR;
+        warp_mirror(w);
         b->arrived++;
-        release_barrier(b, t);
+        release_barrier(sm, b, t);
     }
 }
 
 static void rebuild_subcores(sim *s, ssm *sm)
 {
     unsigned row = s->bps * s->warps_per_block;
+    uint64_t last[GF_MAX_SUBCORES];
     for (unsigned sc = 0; sc < s->nsub; sc++) {
         /* Matched by uid, not address: a retired block's memory is reused or freed. */
-        uint64_t last = sm->last[sc] >= 0 ? sm->last_uid[sc] : UINT64_MAX;
+        last[sc] = sm->last[sc] >= 0 ? sm->last_uid[sc] : UINT64_MAX;
         sm->nsubw[sc] = 0;
         sm->last[sc] = -1;
-        for (unsigned k = 0; k < s->bps; k++) {
-            sblock *b = sm->slots[k];
-            if (!b)
+        sm->nwait[sc] = 0;
+    }
+    memset(sm->cand, 0, (size_t)s->nsub * sm->cand_words * sizeof *sm->cand);
+    /* Slot order, then warp order: each sub-core's row in age order. */
+    for (unsigned k = 0; k < s->bps; k++) {
+        sblock *b = sm->slots[k];
+        if (!b)
+            continue;
+        for (unsigned i = 0; i < b->nwarps; i++) {
+            swarp *w = &b->warps[i];
+            if (w->state == W_DONE) {
+                w->ent = NULL; /* its old entry now belongs to another warp */
                 continue;
-            for (unsigned i = 0; i < b->nwarps; i++)
-                if (b->warps[i].subcore == sc && b->warps[i].state != W_DONE) {
-                    if (b->warps[i].uid == last)
-                        sm->last[sc] = (int)sm->nsubw[sc];
-                    sm->sub[sc * row + sm->nsubw[sc]++] = &b->warps[i];
-                }
+            }
+            unsigned sc = w->subcore, idx = sm->nsubw[sc]++;
+            if (w->uid == last[sc])
+                sm->last[sc] = (int)idx;
+            sm->sub[sc * row + idx] = w;
+            w->ent = &sm->ent[sc * row + idx];
+            w->ent->run = 0; /* a fresh entry: nothing to undo in warp_mirror */
+            w->cand = sm->cand + (size_t)sc * sm->cand_words;
+            w->nwait = &sm->nwait[sc];
+            w->bit = idx;
+            warp_mirror(w);
         }
     }
+    memset(sm->wake, 0, s->nsub * sizeof *sm->wake);
     sm->dirty = 0;
+}
+
+/* Drops the finished warp at index i of sub-core sc's row, keeping the others in age
+ * order — what rebuild_subcores would give, without revisiting every warp of the SM. */
+static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
+{
+    unsigned row = s->bps * s->warps_per_block, n = sm->nsubw[sc];
+    swarp **list = sm->sub + sc * row;
+    scan_ent *ents = sm->ent + sc * row;
+    uint64_t *bits = sm->cand + (size_t)sc * sm->cand_words;
+    list[i]->ent = NULL;
+    for (unsigned k = i; k + 1 < n; k++) {
+        list[k] = list[k + 1];
+        ents[k] = ents[k + 1];
+        list[k]->ent = &ents[k];
+        list[k]->bit = k;
+    }
+    /* Bits above i move down by one. */
+    for (unsigned wd = i >> 6; wd < sm->cand_words; wd++) {
+        uint64_t word = bits[wd];
+        uint64_t carry = wd + 1 < sm->cand_words ? bits[wd + 1] << 63 : 0;
+        uint64_t keep = wd == i >> 6 ? word & ((1ull << (i & 63)) - 1) : 0;
+        uint64_t moved = wd == i >> 6 ? (word >> 1) & ~((1ull << (i & 63)) - 1) : word >> 1;
+        bits[wd] = keep | moved | carry;
+    }
+    sm->nsubw[sc] = n - 1;
+    if (sm->last[sc] == (int)i)
+        sm->last[sc] = -1;
+    else if (sm->last[sc] > (int)i)
+        sm->last[sc]--;
+}
+
+/* Where sub-core sc's scan starts: GTO from the oldest warp (after trying the last one
+ * issued), LRR after the last one issued. */
+static unsigned scan_start(const sim *s, const ssm *sm, unsigned sc)
+{
+    unsigned n = sm->nsubw[sc];
+    if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler == GF_WARP_SCHED_LRR)
+        return ((unsigned)sm->last[sc] + 1) % n;
+    return 0;
+}
+
+/* The first candidate (set bit) of a sub-core's bitset in [from, limit), or limit. */
+static unsigned next_candidate(const uint64_t *bits, unsigned from, unsigned limit)
+{
+    while (from < limit) {
+        uint64_t word = bits[from >> 6] >> (from & 63);
+        if (word) {
+            unsigned i = from + (unsigned)__builtin_ctzll(word);
+            return i < limit ? i : limit;
+        }
+        from = (from | 63) + 1;
+    }
+    return limit;
+}
+
+/* Scans sub-core sc's warps in its scheduler's order (from scan_start, wrapping) for the
+ * first that can issue at t; returns its index in the row or -1. Only candidates are
+ * visited: warps waiting for a value nobody has produced yet (opready UINT64_MAX) or
+ * not running can never be picked. *next and *mem: the earliest cycle of the warps
+ * passed over and whether that warp's operand comes from memory (ties to the first in
+ * scan order) — the exact minimum when nothing can issue. */
+static int scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *next,
+                        int *mem)
+{
+    unsigned row = s->bps * s->warps_per_block;
+    const scan_ent *ents = sm->ent + sc * row;
+    const uint64_t *bits = sm->cand + (size_t)sc * sm->cand_words;
+    unsigned n = sm->nsubw[sc], start = scan_start(s, sm, sc);
+    *next = UINT64_MAX;
+    *mem = 0;
+    if (sm->cand_words == 1) {
+        /* The usual row of at most 64 warps: walk the set bits of one word, from start
+         * to the end, then from 0 to start. */
+        uint64_t below = start ? bits[0] & ((1ull << start) - 1) : 0;
+        uint64_t word = bits[0] & ~below;
+        for (unsigned pass = 0; pass < 2; pass++, word = below)
+            for (; word; word &= word - 1) {
+                unsigned i = (unsigned)__builtin_ctzll(word);
+                int mw;
+                uint64_t e = warp_earliest(sm, sc, &ents[i], &mw);
+                if (e <= t)
+                    return (int)i;
+                if (e < *next) {
+                    *next = e;
+                    *mem = mw;
+                }
+            }
+        return -1;
+    }
+    for (unsigned pass = 0; pass < 2; pass++) {
+        unsigned lo = pass ? 0 : start, hi = pass ? start : n;
+        for (unsigned i = next_candidate(bits, lo, hi); i < hi;
+             i = next_candidate(bits, i + 1, hi)) {
+            int mw;
+            uint64_t e = warp_earliest(sm, sc, &ents[i], &mw);
+            if (e <= t)
+                return (int)i;
+            if (e < *next) {
+                *next = e;
+                *mem = mw;
+            }
+        }
+    }
+    return -1;
 }
 
 /* One step of SM smi at its current time (< end): issue on every sub-core that can,
  * then move the SM's clock to the next cycle anything can happen, or to the epoch's
  * end when only L2 outcomes (resolved there) or other SMs can unblock it. Touches only
- * this SM's state, the L1 half of the hierarchy for this SM, and its blocks. */
+ * this SM's state, the L1 half of the hierarchy for this SM, and its blocks.
+ *
+ * sm->wake[sc] is a cycle before which no warp of sub-core sc can issue: the minimum of
+ * its warps' earliest cycles at its last full scan. It stays a lower bound because
+ * those only grow (units and the LSU free up later, never earlier) except through the
+ * events that reset it to 0: an issue on that sub-core, a barrier release, an L2
+ * outcome arriving, blocks placed or retired. Skipping such sub-cores leaves every
+ * decision unchanged; when nothing issues, their exact next cycles are recomputed. */
 static void step(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
     uint64_t t = sm->now;
-    uint64_t next = UINT64_MAX;
-    int next_mem = 0, issued_any = 0;
+    int issued_any = 0;
     if (sm->dirty)
         rebuild_subcores(s, sm);
     unsigned row = s->bps * s->warps_per_block;
-    int waiting = 0; /* a running warp waits for a value nobody has produced yet */
+    uint64_t sc_next[GF_MAX_SUBCORES];
+    int sc_mem[GF_MAX_SUBCORES], sc_skipped[GF_MAX_SUBCORES];
     for (unsigned sc = 0; sc < s->nsub; sc++) {
+        sc_skipped[sc] = t < sm->wake[sc];
+        if (sc_skipped[sc])
+            continue;
         swarp **list = sm->sub + sc * row;
+        const scan_ent *ents = sm->ent + sc * row;
         unsigned n = sm->nsubw[sc];
-        swarp *pick = NULL;
-        int pick_idx = -1;
+        int pick = -1;
         /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
-         * one; LRR starts looking after the last one issued. */
-        unsigned start = 0;
-        if (sm->last[sc] >= 0 && n) {
-            if (s->gpu->warp_scheduler == GF_WARP_SCHED_LRR) {
-                start = ((unsigned)sm->last[sc] + 1) % n;
-            } else {
-                swarp *w = list[sm->last[sc] % (int)n];
-                int mw;
-                if (w->state == W_RUN && warp_earliest(sm, w, &mw) <= t) {
-                    pick = w;
-                    pick_idx = sm->last[sc] % (int)n;
-                }
-            }
+         * one; LRR starts looking after the last one issued (scan_start). */
+        if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler != GF_WARP_SCHED_LRR) {
+            int li = sm->last[sc] % (int)n, mw;
+            if (ents[li].run && warp_earliest(sm, sc, &ents[li], &mw) <= t)
+                pick = li;
         }
-        for (unsigned k = 0; !pick && k < n; k++) {
-            unsigned idx = start + k < n ? start + k : start + k - n;
-            swarp *w = list[idx];
-            if (w->state != W_RUN)
-                continue;
-            int mw;
-            uint64_t e = warp_earliest(sm, w, &mw);
-            if (e <= t) {
-                pick = w;
-                pick_idx = (int)idx;
-            } else if (e == UINT64_MAX) {
-                waiting = 1;
-            } else if (e < next) {
-                next = e;
-                next_mem = mw;
-            }
-        }
-        if (pick) {
-            issue(s, smi, pick, t);
-            sm->last[sc] = pick_idx;
-            sm->last_uid[sc] = pick->uid;
+        if (pick < 0)
+            pick = scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc]);
+        if (pick >= 0) {
+            swarp *w = list[pick];
+            issue(s, smi, w, t);
+            sm->last[sc] = pick;
+            sm->last_uid[sc] = w->uid;
+            sm->wake[sc] = 0;
             issued_any = 1;
-            if (pick->state == W_DONE)
-                sm->dirty = 1;
+            if (w->state == W_DONE)
+                row_remove(s, sm, sc, (unsigned)pick);
+        } else {
+            sm->wake[sc] = sc_next[sc]; /* a full scan: the exact minimum */
         }
     }
     if (issued_any) {
-        next = t + 1;
-    } else if (next != UINT64_MAX && next < end) {
+        sm->now = t + 1;
+        return;
+    }
+    uint64_t next = UINT64_MAX;
+    int next_mem = 0, waiting = 0;
+    for (unsigned sc = 0; sc < s->nsub; sc++) {
+        if (sc_skipped[sc])
+            (void)scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc]);
+        waiting |= sm->nwait[sc] > 0;
+        if (sc_next[sc] < next) {
+            next = sc_next[sc];
+            next_mem = sc_mem[sc];
+        }
+    }
+    if (next != UINT64_MAX && next < end) {
         if (next_mem)
             sm->mem_stall += next - t;
     } else {
@@ -828,8 +1025,46 @@ static int pend_cmp(const void *a, const void *b)
  * waiting for them. */
 static void run_phase(pool *p);
 
+/* Puts the epoch's pending instructions in (time, SM, order) sequence in all[]. Their
+ * times lie within one epoch, so a counting sort by time, filling SM by SM in issue
+ * order (it is stable), gives that sequence in linear time; the comparison sort is
+ * kept for the unexpected case of a wide range or no memory for the counts. */
+static void order_pending(sim *s, pend **all, size_t total, size_t **tcount, size_t *tcap)
+{
+    unsigned nsm = s->gpu->num_sms;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (unsigned i = 0; i < nsm; i++)
+        for (size_t j = 0; j < s->sms[i].npend; j++) {
+            uint64_t t = s->sms[i].pend[j].t;
+            lo = t < lo ? t : lo;
+            hi = t > hi ? t : hi;
+        }
+    void *p = *tcount;
+    if (hi - lo < 65536 && gf_grow(&p, tcap, (size_t)(hi - lo) + 2, sizeof(size_t)) == 0) {
+        size_t *c = *tcount = p;
+        size_t span = (size_t)(hi - lo) + 1;
+        memset(c, 0, (span + 1) * sizeof *c);
+        for (unsigned i = 0; i < nsm; i++)
+            for (size_t j = 0; j < s->sms[i].npend; j++)
+                c[s->sms[i].pend[j].t - lo + 1]++;
+        for (size_t b = 0; b < span; b++)
+            c[b + 1] += c[b];
+        for (unsigned i = 0; i < nsm; i++)
+            for (size_t j = 0; j < s->sms[i].npend; j++)
+                all[c[s->sms[i].pend[j].t - lo]++] = &s->sms[i].pend[j];
+        return;
+    }
+    *tcount = p;
+    size_t k = 0;
+    for (unsigned i = 0; i < nsm; i++)
+        for (size_t j = 0; j < s->sms[i].npend; j++)
+            all[k++] = &s->sms[i].pend[j];
+    qsort(all, total, sizeof *all, pend_cmp);
+}
+
 static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
-                               struct l2item **items, size_t *icap, size_t *f, gf_error *err)
+                               size_t **tcount, size_t *tcap, struct l2item **items,
+                               size_t *icap, size_t *f, gf_error *err)
 {
     const gf_gpu *g = s->gpu;
     uint64_t end = pl->end;
@@ -853,11 +1088,7 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
     *scratch = p;
     *items = q;
     pend **all = *scratch;
-    size_t k = 0;
-    for (unsigned i = 0; i < g->num_sms; i++)
-        for (size_t j = 0; j < s->sms[i].npend; j++)
-            all[k++] = &s->sms[i].pend[j];
-    qsort(all, total, sizeof *all, pend_cmp);
+    order_pending(s, all, total, tcount, tcap);
     /* Bucket the requests by slice, keeping the global order inside each slice. */
     unsigned nsl = g->l2_slices ? g->l2_slices : 1;
     memset(f, 0, (nsl + 1) * sizeof *f);
@@ -899,12 +1130,11 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         const uint16_t *regs = w->regs + in->regs;
         for (unsigned i = 0; i < in->ndst; i++) {
             uint16_t r = regs[i];
-            if (r == GF_REG_ZERO || r >= GF_REG_COUNT)
-                continue;
             w->ready[r] = done;
             w->ready_is_mem[r] = 1;
         }
         warp_prepare(w);
+        sm->wake[w->subcore] = 0;
         if (done > sm->last_done)
             sm->last_done = done;
         if (done < sm->now && sm->now > end)
@@ -1099,7 +1329,8 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
         }
     }
     pend **scratch = NULL;
-    size_t scap = 0, ecap = 0, icap = 0;
+    size_t *tcount = NULL;
+    size_t scap = 0, ecap = 0, icap = 0, tcap = 0;
     retire_ev *evs = NULL;
     struct l2item *items = NULL;
     unsigned nsl = g->l2_slices ? g->l2_slices : 1;
@@ -1122,7 +1353,8 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
         for (unsigned i = 0; i < g->num_sms; i++)
             npend += s->sms[i].npend;
         progress |= npend > 0;
-        if ((st = resolve_epoch(s, &p, &scratch, &scap, &items, &icap, first, err)) != GF_OK)
+        if ((st = resolve_epoch(s, &p, &scratch, &scap, &tcount, &tcap, &items, &icap,
+                                 first, err)) != GF_OK)
             break;
         if ((st = retire_and_refill(s, p.end, &evs, &ecap, &progress, err)) != GF_OK)
             break;
@@ -1158,6 +1390,7 @@ static gf_status run_epochs(sim *s, uint64_t t0, gf_error *err)
     free(args);
     free(p.tids);
     free(scratch);
+    free(tcount);
     free(evs);
     free(items);
     free(first);
@@ -1179,6 +1412,10 @@ static void sim_free(sim *s)
             free(s->sms[i].last_uid);
             free(s->sms[i].sub);
             free(s->sms[i].nsubw);
+            free(s->sms[i].wake);
+            free(s->sms[i].ent);
+            free(s->sms[i].cand);
+            free(s->sms[i].nwait);
             free(s->sms[i].pend);
             free(s->sms[i].reqs);
         }
@@ -1240,7 +1477,13 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         sm->last_uid = gf_calloc(s->nsub, sizeof *sm->last_uid);
         sm->sub = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->sub);
         sm->nsubw = gf_calloc(s->nsub, sizeof *sm->nsubw);
-        if (!sm->slots || !sm->unit_free || !sm->last || !sm->last_uid || !sm->sub || !sm->nsubw)
+        sm->wake = gf_calloc(s->nsub, sizeof *sm->wake);
+        sm->ent = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->ent);
+        sm->cand_words = (s->bps * s->warps_per_block + 63) / 64;
+        sm->cand = gf_calloc((size_t)s->nsub * sm->cand_words, sizeof *sm->cand);
+        sm->nwait = gf_calloc(s->nsub, sizeof *sm->nwait);
+        if (!sm->slots || !sm->unit_free || !sm->last || !sm->last_uid || !sm->sub || !sm->nsubw ||
+            !sm->wake || !sm->ent || !sm->cand || !sm->nwait)
             goto nomem;
         for (unsigned k = 0; k < s->nsub; k++)
             sm->last[k] = -1;
