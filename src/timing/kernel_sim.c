@@ -166,6 +166,9 @@ typedef struct sim {
     uint16_t regslot[GF_REG_COUNT];
     uint32_t regstamp[GF_REG_COUNT];
     uint32_t stamp;
+    /* Opcodes already looked up in this kernel (the ISA table's own cache takes a lock
+     * per call); entries point into the ISA table, which outlives the kernel. */
+    const gf_isa_entry *isa_seen[GF_OPCODE_MAX];
 } sim;
 
 /* ---------------------------------------------------------------- block reading */
@@ -260,9 +263,12 @@ static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
 
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
-    const gf_isa_entry *e;
+    const gf_isa_entry *e = in->opcode < GF_OPCODE_MAX ? s->isa_seen[in->opcode] : NULL;
     int warned = 0;
-    gf_status st = gf_isa_lookup(s->isa, in->opcode, s->opt->unknown, &e, &warned, err);
+    gf_status st = e ? GF_OK
+                     : gf_isa_lookup(s->isa, in->opcode, s->opt->unknown, &e, &warned, err);
+    if (st == GF_OK && in->opcode < GF_OPCODE_MAX)
+        s->isa_seen[in->opcode] = e;
     if (st != GF_OK) {
         /* The ISA layer names the opcode; add where it was met. */
         if (err) {
