@@ -1,30 +1,42 @@
 #!/usr/bin/env bash
-# End-to-end throughput of `gpuforecast predict`, `profile` and `sweep` (issues #5, #8).
-# Generates traces of growing size with `gpuforecast gen` into a scratch directory
-# (never the repo), then reports warp instructions/s, MB/s and peak RSS.
+# End-to-end throughput of `gpuforecast predict` (issues #5, #8).
+# Generates traces with `gpuforecast gen` into a scratch directory (never the repo), then
+# reports warp instructions/s and MB/s per CPU second (user + system: the one-core rate,
+# unaffected by other load on the machine), wall time and peak RSS of one predict each.
 #
-# usage: bench/predict.sh [BUILD_DIR] [SCRATCH_DIR] [SIZES...]
-#   SIZES are vector-add element counts; default "2097152 8388608 33554432"
-#   (1x, 4x, 16x: about 34 MB, 137 MB and 550 MB of plain trace).
+# usage: bench/predict.sh [BUILD_DIR] [SCRATCH_DIR] [CASES...]
+#   A case is KIND:N with KIND vecadd (N elements), ffma (N loop trips, 80 blocks) or
+#   matmul (N x N); a bare number means vecadd:N. Default:
+#   "vecadd:2097152 vecadd:8388608 vecadd:33554432 ffma:2048 matmul:256"
+#   (vecadd 1x/4x/16x: about 34, 137 and 550 MB; ffma about 540 MB; matmul 220 MB).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 scratch=${2:-/tmp/gf-bench}
 shift 2 2>/dev/null || true
-sizes=${*:-"2097152 8388608 33554432"}
+cases=${*:-"vecadd:2097152 vecadd:8388608 vecadd:33554432 ffma:2048 matmul:256"}
 bin=$build/gpuforecast
 mkdir -p "$scratch"
-printf '| trace | MB | warp insts | wall s | M warp insts/s | MB/s | peak RSS MB |\n|---|---|---|---|---|---|---|\n'
-for n in $sizes; do
-  dir=$scratch/vecadd-$n
-  [ -f "$dir/kernel-1.traceg" ] || "$bin" gen vecadd -n "$n" --sm 70 -o "$dir" >/dev/null
+printf '| trace | MB | warp insts | wall s | CPU s | M warp insts/s (CPU) | MB/s (CPU) | peak RSS MB |\n|---|---|---|---|---|---|---|---|\n'
+for c in $cases; do
+  case $c in *:*) kind=${c%%:*}; n=${c#*:} ;; *) kind=vecadd; n=$c ;; esac
+  dir=$scratch/$kind-$n
+  if [ ! -f "$dir/kernel-1.traceg" ]; then
+    case $kind in
+      vecadd) "$bin" gen vecadd -n "$n" --sm 70 -o "$dir" -q ;;
+      ffma) "$bin" gen ffma -n "$n" --grid 80 --sm 70 -o "$dir" -q ;;
+      matmul) "$bin" gen matmul -n "$n" --sm 70 -o "$dir" -q ;;
+      *) echo "bench/predict.sh: unknown kind '$kind' (vecadd, ffma, matmul)" >&2; exit 2 ;;
+    esac
+  fi
   mb=$(du -m "$dir/kernel-1.traceg" | cut -f1)
   insts=$("$bin" info "$dir" --format json | python3 -c 'import json,sys; print(sum(k["warp_insts"] for k in json.load(sys.stdin)["kernels"]))')
-  /usr/bin/time -f '%e %M' -o "$scratch/time.txt" "$bin" predict "$dir" --gpu titanv -q -o /dev/null
-  read -r wall rss < "$scratch/time.txt"
-  python3 - "$n" "$mb" "$insts" "$wall" "$rss" <<'PY'
+  /usr/bin/time -f '%e %U %S %M' -o "$scratch/time.txt" "$bin" predict "$dir" --gpu titanv -q -o /dev/null
+  read -r wall user sys rss < "$scratch/time.txt"
+  python3 - "$kind" "$n" "$mb" "$insts" "$wall" "$user" "$sys" "$rss" <<'PY'
 import sys
-n, mb, insts, wall, rss = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-print(f"| vecadd n={n} | {mb:.0f} | {insts} | {wall:.2f} | {insts/wall/1e6:.2f} | {mb/wall:.0f} | {rss/1024:.0f} |")
+kind, n = sys.argv[1], sys.argv[2]
+mb, insts, wall, cpu, rss = float(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]) + float(sys.argv[7]), float(sys.argv[8])
+print(f"| {kind} n={n} | {mb:.0f} | {insts} | {wall:.2f} | {cpu:.2f} | {insts/cpu/1e6:.2f} | {mb/cpu:.0f} | {rss/1024:.0f} |")
 PY
 done
