@@ -699,6 +699,16 @@ static const char *const fast_lines[] = {
     "0000 ffffffff 0 Mov 0 0",
     "0000 ffffffff 0 mOV 0 0",
     "0000 ffffffff 0 MOV\x01 0 0",
+    "00AbCdEf 0XFFFFFFFF 0 MOV 0 0",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x12345678 0x123456789 0xABCDEF0123456789 0X0 ",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x12345678 0x123456789 0xABCDEF01234567890 0X0 ",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1234567g 0x1 0x2 0x3",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x123456789abcdeFG 0x1 0x2 0x3",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x\xc1\xc2",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8`",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8@",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8/",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8:",
 };
 
 static void torture_fast_path_matches_general_parser(void **state)
@@ -746,6 +756,74 @@ static void torture_fast_path_matches_general_parser(void **state)
             }
         }
         expect_same_decode(fast_headers[h], line, n);
+    }
+}
+
+/* Status, message, warp id, insts and first instruction of a block whose text follows
+ * `thread block`; `blank` puts a blank before the warp line (the general code). */
+static void read_warp(const char *body, int blank, gf_status *st, gf_error *e,
+                      unsigned *w, uint32_t *n, gf_inst *in)
+{
+    char text[1024];
+    int len = snprintf(text, sizeof text, "%s%s%s", H, blank ? " " : "", body);
+    const char *p = gf_test_write_file(blank ? "wslow.traceg" : "wfast.traceg", text,
+                                       (size_t)len);
+    memset(e, 0, sizeof *e);
+    memset(in, 0, sizeof *in);
+    *w = 77;
+    *n = 77;
+    gf_kreader *r;
+    unsigned tb[3];
+    *st = gf_kreader_open(p, &r, e);
+    assert_int_equal(*st, GF_OK);
+    *st = gf_kreader_next_block(r, tb, e);
+    if (*st == GF_OK)
+        *st = gf_kreader_next_warp(r, w, n, e);
+    if (*st == GF_OK)
+        *st = gf_kreader_next_inst(r, in, e);
+    if (*st == GF_OK)
+        *st = gf_kreader_next_inst(r, in, e); /* GF_END, or a short-warp error */
+    gf_kreader_close(r);
+}
+
+/* The fast path for `warp = w` + `insts = n` against the general code. */
+static void torture_fast_path_warp_header(void **state)
+{
+    (void)state;
+    static const char *const bodies[] = {
+        "warp = 3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 4294967295\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 4294967296\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 4294967296\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 2\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 0\n",
+        "warp = 3 \ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp =3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\n\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\r\ninsts = 1\r\n0000 ffffffff 0 MOV 0 0\r\n",
+        "warp = 3\ninsts = 1",
+        "warp = 3\ninsts = 1,2\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = -1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\nwarp = 4\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 00000000000000000003\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 1\n#END_TB\n",
+        "warp = 3\n",
+        "warp = \ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        gf_status sa, sb;
+        gf_error ea, eb;
+        unsigned wa, wb;
+        uint32_t na, nb;
+        gf_inst ia, ib;
+        read_warp(bodies[i], 0, &sa, &ea, &wa, &na, &ia);
+        read_warp(bodies[i], 1, &sb, &eb, &wb, &nb, &ib);
+        if (sa != sb || ea.line != eb.line || strcmp(ea.message, eb.message) != 0 ||
+            wa != wb || na != nb || ia.pc != ib.pc || ia.opcode != ib.opcode)
+            fail_msg("'%s': fast %d line %ld '%s' warp %u n %u; general %d line %ld '%s' "
+                     "warp %u n %u",
+                     bodies[i], sa, ea.line, ea.message, wa, na, sb, eb.line, eb.message, wb,
+                     nb);
     }
 }
 
@@ -825,6 +903,7 @@ int main(void)
         cmocka_unit_test(torture_error_garbage_lines),
         cmocka_unit_test(torture_fast_path_matches_general_parser),
         cmocka_unit_test(torture_fast_path_opcodes),
+        cmocka_unit_test(torture_fast_path_warp_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
