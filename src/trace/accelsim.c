@@ -556,8 +556,8 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
     }
 }
 
-static int fast_warp_header(const char *data, uint64_t *warp, uint64_t *insts,
-                            size_t *len1, size_t *len2);
+static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
+                            uint64_t *insts, size_t *len1, size_t *len2);
 
 gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
                                gf_error *err)
@@ -573,8 +573,10 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
         const char *data, *lim;
         gf_stream_peek(r->s, &data, &lim);
         uint64_t w, n;
-        size_t l1, l2;
-        if (fast_warp_header(data, &w, &n, &l1, &l2)) {
+        size_t nblank, l1, l2;
+        if (fast_warp_header(data, &nblank, &w, &n, &l1, &l2)) {
+            for (size_t i = 0; i < nblank; i++)
+                gf_stream_skip_line(r->s, 1);
             gf_stream_skip_line(r->s, l1);
             gf_stream_skip_line(r->s, l2);
             r->warp_id = (unsigned)w;
@@ -882,11 +884,16 @@ general:
     return 1;
 }
 
-/* "warp = w\ninsts = n\n" exactly (values as parse_assign takes them): 1 with the values
- * and the two lines' lengths, 0 to leave them to the general code. */
-static int fast_warp_header(const char *data, uint64_t *warp, uint64_t *insts,
-                            size_t *len1, size_t *len2)
+/* Empty lines, then "warp = w\ninsts = n\n" exactly (values as parse_assign takes them):
+ * 1 with the number of empty lines, the values and the two lines' lengths, 0 to leave
+ * them to the general code. */
+static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
+                            uint64_t *insts, size_t *len1, size_t *len2)
 {
+    const char *start = data;
+    while (*data == '\n') /* `thread block = ...` is followed by one */
+        data++;
+    *nblank = (size_t)(data - start);
     const unsigned char *p = (const unsigned char *)data;
     if (memcmp(p, "warp = ", 7) != 0) /* may read past the data: within the pad */
         return 0;
@@ -915,8 +922,12 @@ static size_t fast_inst(gf_kreader *r, const char *line, gf_inst *inst)
             return 0;
     if (!fast_hex(&p, 16, &inst->pc) || *p++ != ' ')
         return 0;
-    if (!fast_hex(&p, 8, &u) || *p++ != ' ')
+    if (memcmp(p, "ffffffff ", 9) == 0) { /* most lines: one compare, not 8 digits */
+        u = 0xffffffffu;
+        p += 9;
+    } else if (!fast_hex(&p, 8, &u) || *p++ != ' ') {
         return 0;
+    }
     uint32_t mask = (uint32_t)u;
     inst->mask = mask;
     unsigned nd = (unsigned)(p[0] - '0');

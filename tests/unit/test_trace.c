@@ -809,6 +809,11 @@ static void torture_fast_path_warp_header(void **state)
         "warp = 3\ninsts = 1\n#END_TB\n",
         "warp = 3\n",
         "warp = \ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "\n\nwarp = 3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "\n\nwarp = 3\ninsts = 2\n0000 ffffffff 0 MOV 0 0\n",
+        "\n \nwarp = 3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "\n\n#END_TB\n",
+        "\n\n",
     };
     for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
         gf_status sa, sb;
