@@ -4,6 +4,10 @@
  * Design notes (why, not what):
  * - One decompressed buffer of >= 256 KiB; lines are returned in place by replacing the
  *   '\n' with NUL, so the hot path is one memchr per line and no copy.
+ * - gf_stream_peek lets a parser that finds line ends itself skip even that memchr. For it
+ *   buf[end] is always NUL and the GF_STREAM_PAD bytes after cap are zero and never
+ *   written, so its byte loops stop at the end of the data and its word loads stay in the
+ *   allocation.
  * - Compression is detected from magic bytes (gzip 1f 8b, RFC 1952 §2.3.1; xz
  *   fd 37 7a 58 5a 00, xz file format spec §2.1.1.1), never from the name.
  * - Concatenated gzip members and xz streams are accepted, as `gzip -d` / `xz -d` do.
@@ -211,14 +215,18 @@ static gf_status fill(gf_stream *s, gf_error *err)
         st = fill_xz(s, space, err);
     } else {
         ssize_t r = read_full(s->fd, s->buf + s->end, space);
-        if (r < 0)
-            return gf_error_set(err, GF_ERR_IO, s->path, s->line + 1, "read failed: %s",
-                                strerror(errno));
-        if (r == 0)
-            s->eof = 1;
-        s->end += (size_t)r;
+        if (r < 0) {
+            st = gf_error_set(err, GF_ERR_IO, s->path, s->line + 1, "read failed: %s",
+                              strerror(errno));
+        } else {
+            if (r == 0)
+                s->eof = 1;
+            s->end += (size_t)r;
+        }
     }
-    s->buf[s->end] = '\0'; /* gf_stream_peek's end marker */
+    /* gf_stream_peek's end marker, also after an error: the read or the decoder may have
+     * written past end before failing */
+    s->buf[s->end] = '\0';
     return st;
 }
 
