@@ -13,7 +13,9 @@
  *   2 hex base + (active lanes - 1) decimal deltas, each from the previous active lane
  *   (same reading as /work/shared/tools/tracecheck.py).
  * Hand-written tokenizer instead of sscanf: the parse is the hot loop of every command
- * (bench/README.md: target >= 200 MB/s).
+ * (bench/README.md: target >= 200 MB/s). Instruction lines of the usual shape take a
+ * one-pass fast path over the stream's buffer (fast_inst); the tokenizing parser handles
+ * everything else and every error.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -47,6 +49,12 @@ struct gf_kreader {
     uint32_t ninsts, remaining;
     long warp_line;  /* line of `insts = n`, for messages */
     uint16_t base_of[GF_OPCODE_MAX]; /* opcode id -> base id + 1; 0 = not computed */
+    int nprefix;    /* decimal fields before the PC: 4 before v3, +1 with lineinfo */
+    struct opslot { /* opcode token (<= 16 bytes, zero-padded) -> ids, see fast_opcode */
+        uint64_t k0, k1;
+        uint32_t len; /* 0 = empty */
+        uint16_t op, base;
+    } opcache[256];
     gf_pptgpu *ppt; /* non-NULL: a PPT-GPU kernel (.sass), every call goes there */
 };
 
@@ -375,6 +383,7 @@ gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err)
                               snip(line));
         goto fail;
     }
+    r->nprefix = (r->info.tracer_version < 3 ? 4 : 0) + (r->lineinfo ? 1 : 0);
     r->state = RS_BETWEEN_BLOCKS;
     *out = r;
     return GF_OK;
@@ -547,6 +556,9 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
     }
 }
 
+static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
+                            uint64_t *insts, size_t *len1, size_t *len2);
+
 gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
                                gf_error *err)
 {
@@ -557,6 +569,25 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
         return st;
     if (r->state != RS_IN_BLOCK)
         return GF_END;
+    if (!r->has_pushback) { /* the usual `warp = w` + `insts = n` pair, see fast_inst */
+        const char *data, *lim;
+        gf_stream_peek(r->s, &data, &lim);
+        uint64_t w, n;
+        size_t nblank, l1, l2;
+        if (fast_warp_header(data, &nblank, &w, &n, &l1, &l2)) {
+            for (size_t i = 0; i < nblank; i++)
+                gf_stream_skip_line(r->s, 1);
+            gf_stream_skip_line(r->s, l1);
+            gf_stream_skip_line(r->s, l2);
+            r->warp_id = (unsigned)w;
+            r->ninsts = r->remaining = (uint32_t)n;
+            r->warp_line = gf_stream_line(r->s);
+            r->state = RS_IN_WARP;
+            *warp_id = r->warp_id;
+            *ninsts = r->ninsts;
+            return GF_OK;
+        }
+    }
     const char *path = gf_kreader_path(r);
     char *line;
     size_t len;
@@ -650,6 +681,335 @@ static int read_regs(const char **p, unsigned count, uint16_t *out, const char *
     return 0;
 }
 
+/* ---------- fast path for instruction lines ---------- */
+
+/* Most lines have one fixed shape: single blanks, plain Rn registers, short opcodes. The
+ * fast path decodes that shape in one pass straight from the stream's buffer (no memchr,
+ * no tokens) and gives up, returning 0, on anything else: the general parser below then
+ * reads the same line again and decides (and reports errors). So the fast path may reject
+ * more than it must, but must never accept a line the general parser rejects, nor decode
+ * one differently. It stops at the first byte it does not expect, and the stream's buffer
+ * ends with a NUL (gf_stream_peek), so it never reads past the data except for short
+ * look-aheads (fixed-string compares, the word loads in fast_opcode), which stay within
+ * the stream's pad. */
+
+static inline int is_digit(unsigned char c)
+{
+    return (unsigned)(c - '0') < 10u;
+}
+
+/* Clears the lane addresses. memset of this fixed size compiles to `rep stos`, whose
+ * start-up cost dominates at 256 bytes (~22 ns against ~8 ns for 16-byte stores on the
+ * bench machine); the empty asm hides the zero so the compiler cannot turn the stores
+ * back into a memset. */
+static inline void clear_addr(uint64_t *a)
+{
+#if defined(__GNUC__) && defined(__SSE2__)
+    typedef uint64_t v2u64 __attribute__((vector_size(16)));
+    v2u64 z = {0, 0};
+    __asm__("" : "+x"(z));
+    for (int i = 0; i < GF_WARP_SIZE; i += 2)
+        memcpy(a + i, &z, sizeof z);
+#else
+    memset(a, 0, GF_WARP_SIZE * sizeof *a);
+#endif
+}
+
+/* a[l] = base + l * stride for all lanes. As a scalar loop (31 8-byte stores) this was
+ * ~11 % of `gpuforecast info` on the bench_parse trace (perf); two lanes per store. */
+static inline void fill_stride(uint64_t *a, uint64_t base, uint64_t stride)
+{
+#if defined(__GNUC__) && defined(__SSE2__)
+    typedef uint64_t v2u64 __attribute__((vector_size(16)));
+    v2u64 v = {base, base + stride}, step = {2 * stride, 2 * stride};
+    for (int i = 0; i < GF_WARP_SIZE; i += 2) {
+        memcpy(a + i, &v, sizeof v);
+        v += step;
+    }
+#else
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++)
+        a[l] = base + stride * l;
+#endif
+}
+
+/* Hex with optional 0x, 1..maxdigits digits (as parse_hex). 0 = give up. (A word-at-a-
+ * time version was no faster than this table loop on 4-, 8- and 12-digit numbers.) */
+static inline int fast_hex(const unsigned char **pp, unsigned maxdigits, uint64_t *out)
+{
+    const unsigned char *p = *pp;
+    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
+        p += 2;
+    const unsigned char *t = p;
+    uint64_t v = 0;
+    int d;
+    while ((d = hexval[*p]) >= 0) {
+        v = v << 4 | (uint64_t)d;
+        p++;
+    }
+    if (p == t || (size_t)(p - t) > maxdigits)
+        return 0;
+    *out = v;
+    *pp = p;
+    return 1;
+}
+
+/* Unsigned decimal <= max, at most 19 digits (cannot overflow). 0 = give up. */
+static inline int fast_udec(const unsigned char **pp, uint64_t max, uint64_t *out)
+{
+    const unsigned char *p = *pp;
+    uint64_t v = 0;
+    while (is_digit(*p)) {
+        v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+        if (p - *pp > 19)
+            return 0;
+    }
+    if (p == *pp || v > max)
+        return 0;
+    *out = v;
+    *pp = p;
+    return 1;
+}
+
+/* Signed decimal within int64 (as parse_sdec). 0 = give up. */
+static inline int fast_sdec(const unsigned char **pp, int64_t *out)
+{
+    const unsigned char *p = *pp;
+    int neg = *p == '-';
+    if (*p == '-' || *p == '+')
+        p++;
+    uint64_t v;
+    if (!fast_udec(&p, (uint64_t)INT64_MAX, &v))
+        return 0;
+    *out = neg ? -(int64_t)v : (int64_t)v;
+    *pp = p;
+    return 1;
+}
+
+/* One register token and the blank after it. 0 = give up. */
+static inline int fast_reg(const unsigned char **pp, uint16_t *out)
+{
+    const unsigned char *p = *pp;
+    unsigned v;
+    if (p[0] == 'R' && is_digit(p[1])) { /* R0..R255, as reg_token */
+        v = (unsigned)(p[1] - '0');
+        p += 2;
+        if (is_digit(*p)) {
+            v = v * 10 + (unsigned)(*p++ - '0');
+            if (is_digit(*p))
+                v = v * 10 + (unsigned)(*p++ - '0');
+        }
+        if (v > 255)
+            return 0;
+    } else {
+        while (*p > ' ')
+            p++;
+        int reg = gf_reg_parse((const char *)*pp, (size_t)(p - *pp));
+        if (reg < 0)
+            return 0;
+        v = (unsigned)reg;
+    }
+    if (*p != ' ')
+        return 0;
+    *out = (uint16_t)v;
+    *pp = p + 1;
+    return 1;
+}
+
+/* The opcode token and the blank after it -> inst->opcode, inst->base_opcode. Interning
+ * hashes the string and compares it in the shared table (~10 % of the parse, perf); the
+ * reader's own cache instead keys on the token's bytes loaded as two words, which also
+ * find its end without a byte loop. 0 = give up. */
+static inline int fast_opcode(gf_kreader *r, const unsigned char **pp, gf_inst *inst)
+{
+    const unsigned char *t = *pp;
+    if ((unsigned)(t[0] - 'A') >= 26u) /* the general parser wants isupper */
+        return 0;
+    size_t n;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w0, w1, k0, k1;
+    memcpy(&w0, t, 8); /* may read past the line: within the stream's pad */
+    memcpy(&w1, t + 8, 8);
+    /* Lowest byte below 0x21 (blank, NUL, '\n', control): exact for the first such byte
+     * ("Bit Twiddling Hacks", hasless); t[0] is a letter, so n >= 1. */
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t e0 = (w0 - ones * 0x21) & ~w0 & highs;
+    uint64_t e1 = (w1 - ones * 0x21) & ~w1 & highs;
+    if (e0) {
+        n = (size_t)__builtin_ctzll(e0) >> 3;
+        k0 = w0 & ((1ull << (n * 8)) - 1);
+        k1 = 0;
+    } else if (e1) {
+        n = 8 + ((size_t)__builtin_ctzll(e1) >> 3);
+        k0 = w0;
+        k1 = w1 & ((1ull << ((n - 8) * 8)) - 1);
+    } else {
+        goto general;
+    }
+    if (t[n] != ' ')
+        return 0;
+    struct opslot *sl =
+        &r->opcache[((k0 ^ (k1 * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 56];
+    if (sl->len != n || sl->k0 != k0 || sl->k1 != k1) {
+        uint16_t op = gf_opcode_intern((const char *)t, n);
+        if (op == UINT16_MAX)
+            return 0;
+        uint16_t base = base_opcode(r, op, (const char *)t, n);
+        if (base == UINT16_MAX)
+            return 0;
+        sl->k0 = k0;
+        sl->k1 = k1;
+        sl->len = (uint32_t)n;
+        sl->op = op;
+        sl->base = base;
+    }
+    inst->opcode = sl->op;
+    inst->base_opcode = sl->base;
+    *pp = t + n + 1;
+    return 1;
+general:
+#endif
+    n = 0;
+    while (t[n] > ' ')
+        n++;
+    if (t[n] != ' ')
+        return 0;
+    uint16_t op = gf_opcode_intern((const char *)t, n);
+    if (op == UINT16_MAX)
+        return 0;
+    inst->opcode = op;
+    inst->base_opcode = base_opcode(r, op, (const char *)t, n);
+    if (inst->base_opcode == UINT16_MAX)
+        return 0;
+    *pp = t + n + 1;
+    return 1;
+}
+
+/* Empty lines, then "warp = w\ninsts = n\n" exactly (values as parse_assign takes them):
+ * 1 with the number of empty lines, the values and the two lines' lengths, 0 to leave
+ * them to the general code. */
+static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
+                            uint64_t *insts, size_t *len1, size_t *len2)
+{
+    const char *start = data;
+    while (*data == '\n') /* `thread block = ...` is followed by one */
+        data++;
+    *nblank = (size_t)(data - start);
+    const unsigned char *p = (const unsigned char *)data;
+    if (memcmp(p, "warp = ", 7) != 0) /* may read past the data: within the pad */
+        return 0;
+    p += 7;
+    if (!fast_udec(&p, UINT32_MAX, warp) || *p++ != '\n')
+        return 0;
+    *len1 = (size_t)((const char *)p - data);
+    const unsigned char *q = p;
+    if (memcmp(q, "insts = ", 8) != 0)
+        return 0;
+    q += 8;
+    if (!fast_udec(&q, UINT32_MAX, insts) || *q++ != '\n')
+        return 0;
+    *len2 = (size_t)(q - p);
+    return 1;
+}
+
+/* Decodes the instruction line at line (ending in '\n') into inst; returns its length
+ * including the '\n', or 0 to leave the line to the general parser. */
+static size_t fast_inst(gf_kreader *r, const char *line, gf_inst *inst)
+{
+    const unsigned char *p = (const unsigned char *)line;
+    uint64_t u;
+    for (int i = 0; i < r->nprefix; i++) /* tbx tby tbz warp, line number */
+        if (!fast_udec(&p, UINT32_MAX, &u) || *p++ != ' ')
+            return 0;
+    if (!fast_hex(&p, 16, &inst->pc) || *p++ != ' ')
+        return 0;
+    if (memcmp(p, "ffffffff ", 9) == 0) { /* most lines: one compare, not 8 digits */
+        u = 0xffffffffu;
+        p += 9;
+    } else if (!fast_hex(&p, 8, &u) || *p++ != ' ') {
+        return 0;
+    }
+    uint32_t mask = (uint32_t)u;
+    inst->mask = mask;
+    unsigned nd = (unsigned)(p[0] - '0');
+    if (nd > GF_MAX_DST || p[1] != ' ')
+        return 0;
+    p += 2;
+    inst->ndst = (uint8_t)nd;
+    for (unsigned i = 0; i < nd; i++)
+        if (!fast_reg(&p, &inst->dst[i]))
+            return 0;
+    if (!fast_opcode(r, &p, inst))
+        return 0;
+    unsigned ns = (unsigned)(p[0] - '0');
+    if (ns > GF_MAX_SRC || p[1] != ' ')
+        return 0;
+    p += 2;
+    inst->nsrc = (uint8_t)ns;
+    for (unsigned i = 0; i < ns; i++)
+        if (!fast_reg(&p, &inst->src[i]))
+            return 0;
+    if (!fast_udec(&p, UINT32_MAX, &u))
+        return 0;
+    inst->mem_width = (uint32_t)u;
+    if (u == 0 || mask == 0) {
+        /* mask 0 with a width: the general parser ignores whatever follows; rare */
+        if (u != 0)
+            return 0;
+        clear_addr(inst->addr);
+    } else {
+        if (p[0] != ' ' || p[1] < '0' || p[1] > '2' || p[2] != ' ')
+            return 0;
+        int mode = p[1] - '0';
+        p += 3;
+        /* every lane of a full mask is written below */
+        if (mask != 0xffffffffu)
+            clear_addr(inst->addr);
+        uint64_t a;
+        if (!fast_hex(&p, 16, &a))
+            return 0;
+        uint32_t m = mask;
+        unsigned lane = (unsigned)__builtin_ctz(m);
+        m &= m - 1;
+        inst->addr[lane] = a;
+        if (mode == 1) {
+            int64_t stride;
+            if (*p++ != ' ' || !fast_sdec(&p, &stride))
+                return 0;
+            if (mask == 0xffffffffu) {
+                fill_stride(inst->addr, a, (uint64_t)stride);
+            } else {
+                while (m) {
+                    a += (uint64_t)stride;
+                    inst->addr[__builtin_ctz(m)] = a;
+                    m &= m - 1;
+                }
+            }
+        } else if (mode == 0) {
+            while (m) {
+                if (*p++ != ' ' || !fast_hex(&p, 16, &a))
+                    return 0;
+                inst->addr[__builtin_ctz(m)] = a;
+                m &= m - 1;
+            }
+        } else {
+            while (m) {
+                int64_t d;
+                if (*p++ != ' ' || !fast_sdec(&p, &d))
+                    return 0;
+                a += (uint64_t)d;
+                inst->addr[__builtin_ctz(m)] = a;
+                m &= m - 1;
+            }
+        }
+    }
+    while (cls[*p] == 1) /* trailing blanks, as the tokenizer skips them */
+        p++;
+    if (*p != '\n')
+        return 0;
+    return (size_t)((const char *)p + 1 - line);
+}
+
 #define TOKERR(what, ...)                                                                  \
     gf_error_set(err, GF_ERR_PARSE, path, ln, what, __VA_ARGS__)
 
@@ -659,6 +1019,16 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
         return gf_pptgpu_next_inst(r->ppt, inst, err);
     if (r->state != RS_IN_WARP || r->remaining == 0)
         return GF_END;
+    if (!r->has_pushback) {
+        const char *data, *lim;
+        gf_stream_peek(r->s, &data, &lim);
+        size_t used = fast_inst(r, data, inst);
+        if (used) {
+            gf_stream_skip_line(r->s, used);
+            r->remaining--;
+            return GF_OK;
+        }
+    }
     char *line;
     size_t len;
     gf_status st = read_content_line(r, &line, &len, err);

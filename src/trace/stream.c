@@ -4,6 +4,10 @@
  * Design notes (why, not what):
  * - One decompressed buffer of >= 256 KiB; lines are returned in place by replacing the
  *   '\n' with NUL, so the hot path is one memchr per line and no copy.
+ * - gf_stream_peek lets a parser that finds line ends itself skip even that memchr. For it
+ *   buf[end] is always NUL and the GF_STREAM_PAD bytes after cap are zero and never
+ *   written, so its byte loops stop at the end of the data and its word loads stay in the
+ *   allocation.
  * - Compression is detected from magic bytes (gzip 1f 8b, RFC 1952 §2.3.1; xz
  *   fd 37 7a 58 5a 00, xz file format spec §2.1.1.1), never from the name.
  * - Concatenated gzip members and xz streams are accepted, as `gzip -d` / `xz -d` do.
@@ -31,7 +35,8 @@ struct gf_stream {
     char path[1024];
     int fd;
     gf_compression comp;
-    char *buf;          /* decompressed data; [pos, end) not yet handed out */
+    char *buf;          /* decompressed data; [pos, end) not yet handed out, buf[end] is
+                           NUL, cap + GF_STREAM_PAD bytes allocated */
     size_t cap, pos, end;
     size_t scanned;     /* bytes from pos already known to hold no '\n' */
     int eof;            /* no more decompressed data will arrive */
@@ -194,26 +199,35 @@ static gf_status fill(gf_stream *s, gf_error *err)
                                 "line longer than %u bytes: expected a text trace line "
                                 "(is this a binary file?)",
                                 GF_STREAM_MAX_LINE);
-        char *nb = realloc(s->buf, s->cap * 2);
+        char *nb = realloc(s->buf, s->cap * 2 + GF_STREAM_PAD);
         if (!nb)
             return gf_error_set(err, GF_ERR_NOMEM, s->path, s->line + 1,
                                 "out of memory growing the line buffer");
         s->buf = nb;
         s->cap *= 2;
+        memset(s->buf + s->end, 0, s->cap + GF_STREAM_PAD - s->end); /* see peek's pad */
     }
     size_t space = s->cap - 1 - s->end; /* keep one byte for a final NUL */
-    if (s->comp == GF_COMPRESSION_GZIP)
-        return fill_gzip(s, space, err);
-    if (s->comp == GF_COMPRESSION_XZ)
-        return fill_xz(s, space, err);
-    ssize_t r = read_full(s->fd, s->buf + s->end, space);
-    if (r < 0)
-        return gf_error_set(err, GF_ERR_IO, s->path, s->line + 1, "read failed: %s",
-                            strerror(errno));
-    if (r == 0)
-        s->eof = 1;
-    s->end += (size_t)r;
-    return GF_OK;
+    gf_status st = GF_OK;
+    if (s->comp == GF_COMPRESSION_GZIP) {
+        st = fill_gzip(s, space, err);
+    } else if (s->comp == GF_COMPRESSION_XZ) {
+        st = fill_xz(s, space, err);
+    } else {
+        ssize_t r = read_full(s->fd, s->buf + s->end, space);
+        if (r < 0) {
+            st = gf_error_set(err, GF_ERR_IO, s->path, s->line + 1, "read failed: %s",
+                              strerror(errno));
+        } else {
+            if (r == 0)
+                s->eof = 1;
+            s->end += (size_t)r;
+        }
+    }
+    /* gf_stream_peek's end marker, also after an error: the read or the decoder may have
+     * written past end before failing */
+    s->buf[s->end] = '\0';
+    return st;
 }
 
 gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err)
@@ -238,7 +252,8 @@ gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err)
         return st;
     }
     s->cap = GF_STREAM_BUFSIZE;
-    s->buf = malloc(s->cap);
+    /* zeroed so that gf_stream_peek's pad never holds uninitialised bytes */
+    s->buf = calloc(1, s->cap + GF_STREAM_PAD);
     if (!s->buf) {
         gf_stream_close(s);
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory opening stream");
@@ -255,6 +270,7 @@ gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err)
     s->comp = detect((const unsigned char *)s->buf, (size_t)r);
     if (s->comp == GF_COMPRESSION_NONE) {
         s->end = (size_t)r;
+        s->buf[s->end] = '\0';
         if (r == 0)
             s->eof = 1;
         *out = s;
@@ -266,6 +282,7 @@ gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory opening stream");
     }
     memcpy(s->in, s->buf, (size_t)r);
+    s->buf[0] = '\0'; /* no decompressed data yet */
     if ((size_t)r < s->cap - 1)
         s->in_eof = 1;
     if (s->comp == GF_COMPRESSION_GZIP) {
@@ -346,6 +363,20 @@ gf_status gf_stream_next_line(gf_stream *s, char **line, size_t *len, gf_error *
         if (st != GF_OK)
             return st;
     }
+}
+
+void gf_stream_peek(gf_stream *s, const char **p, const char **lim)
+{
+    *p = s->buf + s->pos;
+    *lim = s->buf + s->end;
+}
+
+void gf_stream_skip_line(gf_stream *s, size_t n)
+{
+    s->pos += n;
+    s->bytes += n;
+    s->scanned = 0;
+    s->line++;
 }
 
 long gf_stream_line(const gf_stream *s)

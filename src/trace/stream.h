@@ -31,6 +31,9 @@ typedef struct gf_stream gf_stream; /* opaque */
 /* Longest accepted line. A mode-0 line of 32 lanes is ~700 bytes; anything beyond this is
  * not a trace line and must not make us buffer a whole file. */
 #define GF_STREAM_MAX_LINE (16u * 1024u * 1024u)
+/* Bytes after the end of the unread data that gf_stream_peek callers may read (word-sized
+ * loads past a token), so that they need no bounds check per byte. */
+#define GF_STREAM_PAD 64u
 
 /* Opens path and detects its compression from the first bytes. On success *out is owned
  * by the caller: release with gf_stream_close. A missing/unreadable file is GF_ERR_IO. */
@@ -41,6 +44,16 @@ void gf_stream_close(gf_stream *s); /* NULL is fine */
  * a read error or a corrupt/truncated compressed stream (message names the line
  * reached), GF_ERR_PARSE for an over-long line (a binary file, most likely). */
 gf_status gf_stream_next_line(gf_stream *s, char **line, size_t *len, gf_error *err);
+
+/* For parsers that find line ends themselves, to skip gf_stream_next_line's per-line
+ * memchr and '\n' -> NUL store: *p is the unread data, which ends at *lim with a NUL that
+ * is not data (and GF_STREAM_PAD more bytes after *lim are readable, values unspecified).
+ * The data is not modified. A caller that finds a '\n' before *lim may take that line with
+ * gf_stream_skip_line(s, bytes up to and including the '\n'); for anything else (a line
+ * that reaches *lim, i.e. continues in data not read yet) it calls gf_stream_next_line,
+ * which reads more. Valid until the next call on s. */
+void gf_stream_peek(gf_stream *s, const char **p, const char **lim);
+void gf_stream_skip_line(gf_stream *s, size_t n);
 
 /* 1-based number of the line last returned (0 before the first). */
 long gf_stream_line(const gf_stream *s);

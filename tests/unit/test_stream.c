@@ -1,6 +1,7 @@
 /* torture tests for src/trace/stream.c: plain, gzip and xz copies of one trace read the
  * same; corrupt and truncated compressed files are I/O errors naming the line reached;
- * lines across buffer refills, very long lines, CRLF, a missing final newline. */
+ * lines across buffer refills, very long lines, CRLF, a missing final newline, and the
+ * peek/skip interface of the instruction fast path. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -341,6 +342,74 @@ static void torture_concatenated_gzip_members(void **state)
     free(c);
 }
 
+/* gf_stream_peek / gf_stream_skip_line mixed with gf_stream_next_line, over plain, gz and
+ * xz and across refills and a grown buffer: the same lines, numbers and byte counts as
+ * next_line alone, and the data always ends in a NUL before the readable pad. */
+static void torture_peek_and_skip(void **state)
+{
+    (void)state;
+    size_t len, gzlen, xzlen;
+    char *text = make_trace(&len);
+    /* a line longer than the buffer in the middle, to make it grow */
+    size_t big = 3 * GF_STREAM_BUFSIZE, mid = len / 2;
+    while (text[mid - 1] != '\n')
+        mid++;
+    char *t = malloc(len + big + 1);
+    assert_non_null(t);
+    memcpy(t, text, mid);
+    memset(t + mid, 'y', big - 1);
+    t[mid + big - 1] = '\n';
+    memcpy(t + mid + big, text + mid, len - mid);
+    len += big;
+    unsigned char *gz = gzip_buf(t, len, &gzlen);
+    unsigned char *xz = xz_buf(t, len, &xzlen);
+    const char *paths[3] = {gf_test_write_file("peek.traceg", t, len),
+                            gf_test_write_file("peek.traceg.gz", gz, gzlen),
+                            gf_test_write_file("peek.traceg.xz", xz, xzlen)};
+    for (int f = 0; f < 3; f++) {
+        gf_error e;
+        gf_stream *s;
+        assert_int_equal(gf_stream_open(paths[f], &s, &e), GF_OK);
+        size_t off = 0; /* offset in t of the next line */
+        long line = 0;
+        unsigned k = 0;
+        for (;;) {
+            const char *p, *lim;
+            gf_stream_peek(s, &p, &lim);
+            assert_true(lim >= p);
+            assert_int_equal(*lim, '\0');
+            volatile char pad = lim[GF_STREAM_PAD - 1]; /* readable (ASan checks) */
+            (void)pad;
+            const char *nl = memchr(p, '\n', (size_t)(lim - p));
+            if (nl && k++ % 3 != 0) {
+                size_t n = (size_t)(nl - p) + 1;
+                assert_memory_equal(p, t + off, n);
+                gf_stream_skip_line(s, n);
+                off += n;
+            } else {
+                char *l;
+                size_t n;
+                gf_status st = gf_stream_next_line(s, &l, &n, &e);
+                if (st == GF_END)
+                    break;
+                assert_int_equal(st, GF_OK);
+                assert_memory_equal(l, t + off, n);
+                assert_int_equal(t[off + n], '\n');
+                off += n + 1;
+            }
+            line++;
+            assert_int_equal(gf_stream_line(s), line);
+            assert_true(gf_stream_bytes(s) == off);
+        }
+        assert_true(off == len);
+        gf_stream_close(s);
+    }
+    free(text);
+    free(t);
+    free(gz);
+    free(xz);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +417,7 @@ int main(void)
         cmocka_unit_test(torture_corrupt_and_truncated_gzip_xz),
         cmocka_unit_test(torture_line_edge_cases),
         cmocka_unit_test(torture_concatenated_gzip_members),
+        cmocka_unit_test(torture_peek_and_skip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

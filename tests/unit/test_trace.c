@@ -583,6 +583,310 @@ static void torture_error_garbage_lines(void **state)
     assert_true(read_all(p, &t, &e) < 0);
 }
 
+/* ---------- fast path against the general parser ---------- */
+
+/* Reads the one instruction of a file `hdr` + one warp holding `line`. */
+static gf_status read_one(const char *name, const char *hdr, const char *line, size_t len,
+                          gf_inst *in, gf_error *e)
+{
+    char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s#BEGIN_TB\nthread block = 0,0,0\n"
+                                                   "warp = 0\ninsts = 1\n",
+                                hdr);
+    assert_true(n + len + 2 < sizeof text);
+    memcpy(text + n, line, len);
+    n += len;
+    text[n++] = '\n';
+    const char *p = gf_test_write_file(name, text, n);
+    memset(e, 0, sizeof *e);
+    memset(in, 0xa5, sizeof *in);
+    gf_kreader *r;
+    gf_status st = gf_kreader_open(p, &r, e);
+    if (st != GF_OK)
+        return st;
+    unsigned tb[3], w;
+    uint32_t ni;
+    st = gf_kreader_next_block(r, tb, e);
+    if (st == GF_OK)
+        st = gf_kreader_next_warp(r, &w, &ni, e);
+    if (st == GF_OK)
+        st = gf_kreader_next_inst(r, in, e);
+    gf_kreader_close(r);
+    return st;
+}
+
+/* The line as given (fast path, when it has the usual shape) and the same line after a
+ * blank (always the general parser: the fast path wants a digit first) must give the
+ * same status, message and instruction. */
+static void expect_same_decode(const char *hdr, const char *line, size_t len)
+{
+    gf_inst a, b;
+    gf_error ea, eb;
+    char blank[4096];
+    blank[0] = ' ';
+    assert_true(len + 1 < sizeof blank);
+    memcpy(blank + 1, line, len);
+    gf_status sa = read_one("fast.traceg", hdr, line, len, &a, &ea);
+    gf_status sb = read_one("slow.traceg", hdr, blank, len + 1, &b, &eb);
+    if (sa != sb || ea.line != eb.line || strcmp(ea.message, eb.message) != 0)
+        fail_msg("line '%.*s': fast path %d line %ld '%s', general parser %d line %ld '%s'",
+                 (int)len, line, sa, ea.line, ea.message, sb, eb.line, eb.message);
+    if (sa != GF_OK)
+        return;
+    int same = a.pc == b.pc && a.mask == b.mask && a.opcode == b.opcode &&
+               a.base_opcode == b.base_opcode && a.ndst == b.ndst && a.nsrc == b.nsrc &&
+               a.mem_width == b.mem_width &&
+               memcmp(a.dst, b.dst, a.ndst * sizeof a.dst[0]) == 0 &&
+               memcmp(a.src, b.src, a.nsrc * sizeof a.src[0]) == 0 &&
+               memcmp(a.addr, b.addr, sizeof a.addr) == 0;
+    if (!same)
+        fail_msg("line '%.*s' decodes differently on the fast path", (int)len, line);
+    for (int l = 0; l < GF_WARP_SIZE; l++)
+        if (!(a.mask >> l & 1))
+            assert_true(a.addr[l] == 0); /* trace.h: inactive lanes are 0 */
+}
+
+static const char *const fast_headers[] = {
+    "-kernel name = k\n-accelsim tracer version = 4\n",
+    "-kernel name = k\n-accelsim tracer version = 5\n-enable lineinfo = 1\n",
+    "-kernel name = k\n", /* before v3: tbx tby tbz warp first */
+};
+static const char *const fast_prefixes[] = {"", "17 ", "0 0 0 3 "};
+
+static const char *const fast_lines[] = {
+    "0000 ffffffff 1 R1 MOV 0 0",
+    "0010 0000000f 1 R2 LDG.E.64 1 R4 8 0 0x1000 0x1008 0x1010 0x1100 ",
+    "0020 00000005 0 STG.E 2 R4 R2 4 1 0x2000 -4 ",
+    "0030 0000000b 0 ST.E 2 RZ P0 4 2 0x3000 8 -16 ",
+    "0058 00000000 0 EXIT 0 0 ",
+    "0008 00000000 0 STG.E 2 R4 R2 4",
+    "0008 00000000 0 STG.E 2 R4 R2 4 1 0x10 4",
+    "0040 ffffffff 0 LDS.U.128 1 UR4 16 1 0x7f0000000000 16 ",
+    "0040 ffffffff 2 R10 R11 IMAD.WIDE.U32.A.B.C 2 !P0 UPT 0",
+    "0x0050 0xffffffff 1 R255 ISETP.GE.AND 1 R0 0",
+    "00a0 ffffffff 4 R1 R2 R3 R4 HMMA.16816.F32 8 R1 R2 R3 R4 R5 R6 R7 R8 0",
+    "0010 80000001 1 R1 LDG.E 1 R2 4 1 0x1000 +8\t\r",
+    "7fffffffffffffff 7fffffff 1 R007 ABCDEFGHIJKLMNOP 1 URZ 4294967295 2 0xffffffffffffffff "
+    "-9223372036854775807 9223372036854775807 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
+    "1 1 1 1",
+    "0000 ffffffff 1 R1 LDG.E 1 R2 4 0 0x0 0x1 0x2 0x3 0x4 0x5 0x6 0x7 0x8 0x9 0xa 0xb 0xc 0xd "
+    "0xe 0xf 0x10 0x11 0x12 0x13 0x14 0x15 0x16 0x17 0x18 0x19 0x1a 0x1b 0x1c 0x1d 0x1e 0x1f",
+    "0000 ffffffff 1 R1 LDG.E 1 R2 4 2 0x7f00 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 "
+    "4 4 4 4 4 4 -124",
+    "0000 ffffffff 1 R1 STS 1 R2 4 1 0x7f0000000000 -4",
+    /* just outside (or just inside) what each field accepts */
+    "0000 ffffffff 1 R256 MOV 0 0",
+    "0000 ffffffff 1 R999 MOV 0 0",
+    "0000 ffffffff 1 R0001 MOV 0 0",
+    "0000 ffffffff 1 R1Z MOV 0 0",
+    "0000 ffffffff 5 R1 R2 R3 R4 R5 MOV 0 0",
+    "0000 ffffffff 0 MOV 9 R1 R2 R3 R4 R5 R6 R7 R8 R9 0",
+    "0000 ffffffff 01 R1 MOV 0 0",
+    "00000000000000000 ffffffff 0 MOV 0 0",
+    "0x ffffffff 0 MOV 0 0",
+    "0000 000000001 0 MOV 0 0",
+    "0000 ffffffff 0 MOV 0 4294967296",
+    "0000 ffffffff 0 MOV 0 00000000000000000000",
+    "0000 ffffffff 0 MOV 0 0000000000000000000",
+    "0000 00000001 0 STG 0 4 1 0x10 9223372036854775808",
+    "0000 00000003 0 STG 0 4 1 0x10 -9223372036854775808",
+    "0000 00000003 0 STG 0 4 2 0x10 -0",
+    "0000 00000003 0 STG 0 4 1 0x10 --4",
+    "0000 00000001 0 STG 0 4 0 0x10000000000000000",
+    "0000 ffffffff 0 ABCDEFGHIJKLMNOP\t0 0",
+    "0000 ffffffff 0 MOV 0 0\r\r \v",
+    "0000 ffffffff 0 MOV 0 0 \f1",
+    "0000 ffffffff 0 Mov 0 0",
+    "0000 ffffffff 0 mOV 0 0",
+    "0000 ffffffff 0 MOV\x01 0 0",
+    "00AbCdEf 0XFFFFFFFF 0 MOV 0 0",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x12345678 0x123456789 0xABCDEF0123456789 0X0 ",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x12345678 0x123456789 0xABCDEF01234567890 0X0 ",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1234567g 0x1 0x2 0x3",
+    "0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x123456789abcdeFG 0x1 0x2 0x3",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x\xc1\xc2",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8`",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8@",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8/",
+    "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8:",
+};
+
+static void torture_fast_path_matches_general_parser(void **state)
+{
+    (void)state;
+    /* bytes that sit on the edges of what each field accepts */
+    static const char subst[] = {' ', '\t', '\r', '\v', '\n', '\0', '\1', (char)0x80,
+                                 (char)0xff, '0', '9', 'a', 'f', 'g', 'x', 'X', 'R', 'Z',
+                                 'P', 'U', 'T', '!', '-', '+', '.', 'A', 'z', '5'};
+    uint32_t seed = 12345;
+    size_t nlines = sizeof fast_lines / sizeof fast_lines[0];
+    for (int h = 0; h < 3; h++) {
+        for (size_t i = 0; i < nlines; i++) {
+            char line[1024];
+            int n = snprintf(line, sizeof line, "%s%s", fast_prefixes[h], fast_lines[i]);
+            expect_same_decode(fast_headers[h], line, (size_t)n);
+        }
+    }
+    for (int iter = 0; iter < 3000; iter++) {
+        seed = seed * 1664525u + 1013904223u;
+        int h = (int)(seed >> 8) % 3;
+        seed = seed * 1664525u + 1013904223u;
+        size_t i = (seed >> 8) % nlines;
+        char line[1024];
+        size_t n = (size_t)snprintf(line, sizeof line, "%s%s", fast_prefixes[h], fast_lines[i]);
+        int nmut = 1 + (int)(seed >> 28) % 3;
+        for (int m = 0; m < nmut; m++) {
+            seed = seed * 1664525u + 1013904223u;
+            size_t at = (seed >> 8) % n;
+            char c = subst[(seed >> 20) % sizeof subst];
+            switch ((seed >> 4) % 3) {
+            case 0: /* replace */
+                line[at] = c;
+                break;
+            case 1: /* insert */
+                memmove(line + at + 1, line + at, n - at);
+                line[at] = c;
+                n++;
+                break;
+            default: /* delete */
+                if (n > 1) {
+                    memmove(line + at, line + at + 1, n - at - 1);
+                    n--;
+                }
+            }
+        }
+        expect_same_decode(fast_headers[h], line, n);
+    }
+}
+
+/* Status, message, warp id, insts and first instruction of a block whose text follows
+ * `thread block`; `blank` puts a blank before the warp line (the general code). */
+static void read_warp(const char *body, int blank, gf_status *st, gf_error *e,
+                      unsigned *w, uint32_t *n, gf_inst *in)
+{
+    char text[1024];
+    int len = snprintf(text, sizeof text, "%s%s%s", H, blank ? " " : "", body);
+    const char *p = gf_test_write_file(blank ? "wslow.traceg" : "wfast.traceg", text,
+                                       (size_t)len);
+    memset(e, 0, sizeof *e);
+    memset(in, 0, sizeof *in);
+    *w = 77;
+    *n = 77;
+    gf_kreader *r;
+    unsigned tb[3];
+    *st = gf_kreader_open(p, &r, e);
+    assert_int_equal(*st, GF_OK);
+    *st = gf_kreader_next_block(r, tb, e);
+    if (*st == GF_OK)
+        *st = gf_kreader_next_warp(r, w, n, e);
+    if (*st == GF_OK)
+        *st = gf_kreader_next_inst(r, in, e);
+    if (*st == GF_OK)
+        *st = gf_kreader_next_inst(r, in, e); /* GF_END, or a short-warp error */
+    gf_kreader_close(r);
+}
+
+/* The fast path for `warp = w` + `insts = n` against the general code. */
+static void torture_fast_path_warp_header(void **state)
+{
+    (void)state;
+    static const char *const bodies[] = {
+        "warp = 3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 4294967295\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 4294967296\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 4294967296\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 2\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 0\n",
+        "warp = 3 \ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp =3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\n\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\r\ninsts = 1\r\n0000 ffffffff 0 MOV 0 0\r\n",
+        "warp = 3\ninsts = 1",
+        "warp = 3\ninsts = 1,2\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = -1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\nwarp = 4\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 00000000000000000003\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "warp = 3\ninsts = 1\n#END_TB\n",
+        "warp = 3\n",
+        "warp = \ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "\n\nwarp = 3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "\n\nwarp = 3\ninsts = 2\n0000 ffffffff 0 MOV 0 0\n",
+        "\n \nwarp = 3\ninsts = 1\n0000 ffffffff 0 MOV 0 0\n",
+        "\n\n#END_TB\n",
+        "\n\n",
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; i++) {
+        gf_status sa, sb;
+        gf_error ea, eb;
+        unsigned wa, wb;
+        uint32_t na, nb;
+        gf_inst ia, ib;
+        read_warp(bodies[i], 0, &sa, &ea, &wa, &na, &ia);
+        read_warp(bodies[i], 1, &sb, &eb, &wb, &nb, &ib);
+        if (sa != sb || ea.line != eb.line || strcmp(ea.message, eb.message) != 0 ||
+            wa != wb || na != nb || ia.pc != ib.pc || ia.opcode != ib.opcode)
+            fail_msg("'%s': fast %d line %ld '%s' warp %u n %u; general %d line %ld '%s' "
+                     "warp %u n %u",
+                     bodies[i], sa, ea.line, ea.message, wa, na, sb, eb.line, eb.message, wb,
+                     nb);
+    }
+}
+
+/* The fast path's opcode cache: tokens that share a prefix, lengths around its 8- and
+ * 16-byte words, and more distinct opcodes than it has slots. */
+static void torture_fast_path_opcodes(void **state)
+{
+    (void)state;
+    static const char *const ops[] = {"A", "AB", "ABCDEFG", "ABCDEFGH", "ABCDEFGHI",
+                                      "ABCDEFGHIJKLMNO", "ABCDEFGHIJKLMNOP",
+                                      "ABCDEFGHIJKLMNOPQ", "ABCDEFGHIJKLMNOPR", "ABCDEFGH.P",
+                                      "ABCDEFGH.Q", "AB.CDEFGHIJKLMNOPQRSTU"};
+    enum { NOPS = sizeof ops / sizeof ops[0], NGEN = 600 };
+    size_t cap = 1u << 20, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text, cap, "%swarp = 0\ninsts = %d\n", H, 3 * (NOPS + NGEN));
+    for (int rep = 0; rep < 3; rep++) {
+        for (int i = 0; i < NOPS; i++)
+            n += (size_t)snprintf(text + n, cap - n, "0000 ffffffff 0 %s 0 0\n",
+                                  ops[(i * 5 + rep) % NOPS]);
+        for (int i = 0; i < NGEN; i++)
+            n += (size_t)snprintf(text + n, cap - n, "0000 ffffffff 0 OP%d.X%d 0 0\n",
+                                  (i * 7 + rep * 3) % NGEN, i % 3);
+    }
+    const char *p = gf_test_write_file("ops.traceg", text, n);
+    gf_error e;
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    unsigned tb[3], w;
+    uint32_t ni;
+    gf_inst in;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &ni, &e), GF_OK);
+    for (int rep = 0; rep < 3; rep++) {
+        for (int i = 0; i < NOPS; i++) {
+            const char *want = ops[(i * 5 + rep) % NOPS];
+            assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+            assert_string_equal(gf_opcode_name(in.opcode), want);
+            const char *dot = strchr(want, '.');
+            size_t bl = dot ? (size_t)(dot - want) : strlen(want);
+            assert_int_equal(strlen(gf_opcode_name(in.base_opcode)), bl);
+            assert_memory_equal(gf_opcode_name(in.base_opcode), want, bl);
+        }
+        for (int i = 0; i < NGEN; i++) {
+            char want[32], base[32];
+            snprintf(want, sizeof want, "OP%d.X%d", (i * 7 + rep * 3) % NGEN, i % 3);
+            snprintf(base, sizeof base, "OP%d", (i * 7 + rep * 3) % NGEN);
+            assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+            assert_string_equal(gf_opcode_name(in.opcode), want);
+            assert_string_equal(gf_opcode_name(in.base_opcode), base);
+        }
+    }
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    gf_kreader_close(r);
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -602,6 +906,9 @@ int main(void)
         cmocka_unit_test(torture_error_too_few_addresses),
         cmocka_unit_test(torture_error_empty_file),
         cmocka_unit_test(torture_error_garbage_lines),
+        cmocka_unit_test(torture_fast_path_matches_general_parser),
+        cmocka_unit_test(torture_fast_path_opcodes),
+        cmocka_unit_test(torture_fast_path_warp_header),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
