@@ -609,6 +609,15 @@ static unsigned level_latency(const gf_gpu *g, gf_level lv)
     return g->l2.latency;
 }
 
+/* w's next instruction changed (an L2 outcome, a barrier release): its sub-core's wake
+ * bound must not exceed the cycle its operands are ready, the other warps' are as
+ * before. */
+static void wake_lower(ssm *sm, const swarp *w)
+{
+    if (w->opready < sm->wake[w->subcore])
+        sm->wake[w->subcore] = w->opready;
+}
+
 static void release_barrier(ssm *sm, sblock *b, uint64_t t)
 {
     if (b->arrived < b->live)
@@ -619,7 +628,7 @@ static void release_barrier(ssm *sm, sblock *b, uint64_t t)
             if (b->warps[i].next_issue < t + 1)
                 b->warps[i].next_issue = t + 1;
             warp_prepare(&b->warps[i]);
-            sm->wake[b->warps[i].subcore] = 0;
+            wake_lower(sm, &b->warps[i]);
         }
     b->arrived = 0;
 }
@@ -905,8 +914,8 @@ static int scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, ui
  * sm->wake[sc] is a cycle before which no warp of sub-core sc can issue: the minimum of
  * its warps' earliest cycles at its last full scan. It stays a lower bound because
  * those only grow (units and the LSU free up later, never earlier) except through the
- * events that reset it to 0: an issue on that sub-core, a barrier release, an L2
- * outcome arriving, blocks placed or retired. Skipping such sub-cores leaves every
+ * events that lower it: an issue on that sub-core or blocks placed or retired (to 0),
+ * a barrier release or an L2 outcome (to the warp's operand-ready cycle, wake_lower). Skipping such sub-cores leaves every
  * decision unchanged; when nothing issues, their exact next cycles are recomputed. */
 static void step(sim *s, unsigned smi, uint64_t end)
 {
@@ -1140,7 +1149,7 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
             w->ready_is_mem[r] = 1;
         }
         warp_prepare(w);
-        sm->wake[w->subcore] = 0;
+        wake_lower(sm, w);
         if (done > sm->last_done)
             sm->last_done = done;
         if (done < sm->now && sm->now > end)
