@@ -123,7 +123,8 @@ typedef struct ssm {
     struct pend *pend;
     size_t npend, cappend;
     gf_l2_req *reqs;
-    size_t nreqs, capreqs;
+    uint32_t *reqslice;    /* beside reqs: each request's L2 slice (found once, here) */
+    size_t nreqs, capreqs, capslice;
     uint32_t seq;
     int nomem;
 } ssm;
@@ -702,15 +703,18 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         if (nr) {
             /* Its result depends on L2, resolved at the end of the epoch; nothing can
              * read it before (it lands at least l2.latency >= the epoch later). */
-            void *pp = sm->pend, *pr = sm->reqs;
+            void *pp = sm->pend, *pr = sm->reqs, *ps = sm->reqslice;
             if (gf_grow(&pp, &sm->cappend, sm->npend + 1, sizeof(pend)) != 0 ||
-                gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) != 0) {
+                gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) != 0 ||
+                gf_grow(&ps, &sm->capslice, sm->nreqs + nr, sizeof(uint32_t)) != 0) {
                 sm->nomem = 1;
                 sm->pend = pp;
                 sm->reqs = pr;
+                sm->reqslice = ps;
             } else {
                 sm->pend = pp;
                 sm->reqs = pr;
+                sm->reqslice = ps;
                 pend *pq = &sm->pend[sm->npend++];
                 pq->t = t;
                 pq->seq = sm->seq++;
@@ -722,6 +726,8 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
                 pq->nreq = nr;
                 pq->past_l1 = past_l1;
                 memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);
+                for (unsigned k = 0; k < nr; k++)
+                    sm->reqslice[sm->nreqs + k] = gf_hier_slice_of(s->hier, reqs[k].line);
                 sm->nreqs += nr;
                 w->block->pending++;
                 done = UINT64_MAX;
@@ -1108,18 +1114,16 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
     unsigned nsl = g->l2_slices ? g->l2_slices : 1;
     memset(f, 0, (nsl + 1) * sizeof *f);
     for (size_t j = 0; j < total; j++)
-        for (uint32_t r = 0; r < all[j]->nreq; r++) {
-            const gf_l2_req *rq = &s->sms[all[j]->sm].reqs[all[j]->req0 + r];
-            f[gf_hier_slice_of(s->hier, rq->line) + 1]++;
-        }
+        for (uint32_t r = 0; r < all[j]->nreq; r++)
+            f[s->sms[all[j]->sm].reqslice[all[j]->req0 + r] + 1]++;
     for (unsigned i = 0; i < nsl; i++)
         f[i + 1] += f[i];
     size_t *fill = f + nsl + 1; /* second half of the buffer: next free position */
     memcpy(fill, f, nsl * sizeof *f);
     for (size_t j = 0; j < total; j++)
         for (uint32_t r = 0; r < all[j]->nreq; r++) {
-            const gf_l2_req *rq = &s->sms[all[j]->sm].reqs[all[j]->req0 + r];
-            (*items)[fill[gf_hier_slice_of(s->hier, rq->line)]++].req = rq;
+            const ssm *sm = &s->sms[all[j]->sm];
+            (*items)[fill[sm->reqslice[all[j]->req0 + r]]++].req = &sm->reqs[all[j]->req0 + r];
         }
     pl->items = *items;
     pl->first = f;
@@ -1135,8 +1139,7 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         const sinst *in = &w->insts[pq->inst];
         unsigned dram = 0;
         for (uint32_t r = 0; r < pq->nreq; r++) {
-            const gf_l2_req *rq = &sm->reqs[pq->req0 + r];
-            const struct l2item *it = &(*items)[fill[gf_hier_slice_of(s->hier, rq->line)]++];
+            const struct l2item *it = &(*items)[fill[sm->reqslice[pq->req0 + r]]++];
             dram += it->dram;
         }
         gf_level worst = dram ? GF_LEVEL_DRAM : GF_LEVEL_L2;
@@ -1433,6 +1436,7 @@ static void sim_free(sim *s)
             free(s->sms[i].nwait);
             free(s->sms[i].pend);
             free(s->sms[i].reqs);
+            free(s->sms[i].reqslice);
         }
     free(s->sms);
     free(s->open_row);
