@@ -116,6 +116,8 @@ typedef struct ssm {
     uint64_t first_issue, last_done;
     int started;
     uint64_t mem_stall, miss_sectors, lsu_cycles;
+    uint64_t stall_to;     /* mem_stall counts through this cycle, maybe past now's epoch
+                              (step); taken back if an outcome wakes the SM earlier */
     uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */
     uint64_t issued;       /* warp instructions issued so far */
     /* This epoch's memory instructions that went past L1, in issue order, and their
@@ -983,13 +985,26 @@ static void step(sim *s, unsigned smi, uint64_t end)
             sm->mem_stall += next - t;
     } else {
         /* Nothing before the epoch's end: warps wait for L2 outcomes (a memory stall), at
-         * a barrier, or for blocks that are handed out there. */
-        uint64_t until = next < end ? next : end;
-        if (waiting || next_mem)
-            sm->mem_stall += until - t;
-        next = next < end ? next : (next == UINT64_MAX ? end : next);
+         * a barrier, or for blocks that are handed out there. The SM sleeps until its
+         * next known cycle (the epoch's end if none); a memory stall is counted for all
+         * of it, and the part an outcome cuts short is taken back (stall_back). */
+        next = next == UINT64_MAX ? end : next;
+        if (waiting || next_mem) {
+            sm->mem_stall += next - t;
+            sm->stall_to = next;
+        }
     }
     sm->now = next;
+}
+
+/* The SM wakes at cycle now (earlier than it planned): stall counted past it is undone. */
+static void stall_back(ssm *sm, uint64_t now)
+{
+    if (sm->stall_to > now) {
+        sm->mem_stall -= sm->stall_to - now;
+        sm->stall_to = now;
+    }
+    sm->now = now;
 }
 
 static void run_sm(sim *s, unsigned smi, uint64_t end)
@@ -1156,7 +1171,7 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         if (done > sm->last_done)
             sm->last_done = done;
         if (done < sm->now && sm->now > end)
-            sm->now = done > end ? done : end;
+            stall_back(sm, done > end ? done : end);
         s->res->l2_sectors += pq->past_l1;
         s->res->dram_sectors += dram;
         if (dram) {
@@ -1236,7 +1251,9 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
             if (start < end)
                 start = end;
             place_block(s, (*evs)[j].sm, k, nb, start);
-            if (sm->now > start || sm->resident == 1)
+            if (sm->now > start)
+                stall_back(sm, start);
+            else if (sm->resident == 1)
                 sm->now = start;
         }
     }
