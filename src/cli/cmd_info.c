@@ -17,6 +17,7 @@
 #include "trace/stream.h"
 #include "trace/trace.h"
 #include "util/atomic_file.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 #define TOP_N 10
@@ -75,7 +76,7 @@ static gf_status scan_kernel(const char *path, kstats *k, uint64_t *counts, gf_e
             k->declared_insts += n;
             while ((st = gf_kreader_next_inst(r, &inst, err)) == GF_OK) {
                 k->warp_insts++;
-                k->thread_insts += (uint64_t)__builtin_popcount(inst.mask);
+                k->thread_insts += gf_popcount32(inst.mask);
                 counts[inst.opcode]++;
                 uint16_t b = inst.base_opcode;
                 if (!space_known[b]) {

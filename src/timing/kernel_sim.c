@@ -20,6 +20,7 @@
 #include "memory/coalesce.h"
 #include "trace/opcode.h"
 #include "util/alloc.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 /* sm.subcores is at most 16 (gpu/model.c key table). */
@@ -360,7 +361,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             regs[nr++] = reg_slot(s, w, in->src[i]);
     si.nsrc = (uint8_t)(nr - si.ndst);
     b->warp_insts++;
-    b->thread_insts += (uint64_t)__builtin_popcount(in->mask);
+    b->thread_insts += gf_popcount32(in->mask);
     return warp_push(w, &si, regs, nr, s, err);
 }
 

@@ -28,6 +28,7 @@
 #include "trace/stream.h"
 #include "trace/trace.h"
 #include "util/alloc.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 typedef enum rstate {
@@ -180,13 +181,6 @@ static int parse_sdec(const char *t, size_t n, int64_t *out)
 }
 
 /* Portable popcount (no -mpopcnt in the default flags, so the builtin is a libgcc call). */
-static inline int popcount32(uint32_t x)
-{
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    x = (x + (x >> 4)) & 0x0f0f0f0fu;
-    return (int)((x * 0x01010101u) >> 24);
-}
 
 /* ---------- line source with one line of pushback ---------- */
 
@@ -953,10 +947,10 @@ static size_t fast_inst(gf_kreader *r, const char *line, gf_inst *inst)
         return 0;
     inst->mem_width = (uint32_t)u;
     if (u == 0 || mask == 0) {
-        /* mask 0 with a width: the general parser ignores whatever follows; rare */
+        /* mask 0 with a width: the general parser ignores whatever follows; rare. No
+         * width: addr[] is left as it was (trace.h). */
         if (u != 0)
             return 0;
-        clear_addr(inst->addr);
     } else {
         if (p[0] != ' ' || p[1] < '0' || p[1] > '2' || p[2] != ' ')
             return 0;
@@ -1113,15 +1107,16 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
                       (int)(n ? n : 5), n ? t : "(end)");
     inst->mem_width = (uint32_t)u;
     /* Clearing 256 bytes per instruction was 12 % of the parse (perf, bench_parse); a
-     * full-mask access writes every lane below, so only the others are cleared. (Skipping
-     * the clear when the caller's struct "still" holds zeros is not safe: a struct declared
-     * inside the caller's loop is a new object each time.) */
-    if (inst->mem_width == 0 || inst->mask != 0xffffffffu)
+     * full-mask access writes every lane below, so only the others are cleared, and an
+     * instruction without a width leaves addr[] as it was (trace.h). (Skipping the clear
+     * when the caller's struct "still" holds zeros is not safe: a struct declared inside
+     * the caller's loop is a new object each time.) */
+    if (inst->mem_width != 0 && inst->mask != 0xffffffffu)
         memset(inst->addr, 0, sizeof inst->addr);
 
     if (inst->mem_width > 0) {
         n = token(&p, &t);
-        unsigned nact = (unsigned)(unsigned)popcount32(inst->mask);
+        unsigned nact = gf_popcount32(inst->mask);
         if (nact == 0) {
             /* No active lane (mask 0): nothing to decode, whatever the tracer printed
              * after the width (nothing, or an address mode with an empty list). */

@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "util/bits.h"
 #include "util/error.h"
 
 #define A_BASE 0x7F0000000000ull /* gentrace.py A_BASE */
@@ -444,7 +445,7 @@ static void emit(gen *g, uint32_t mask, const char *op, int dst, int nsrc, const
         return;
     }
     g->ninst++;
-    g->nthread += (uint64_t)__builtin_popcount(mask);
+    g->nthread += gf_popcount32(mask);
     g->nmem += width != 0;
     if (g->writing) {
         if (g->len + 1024 > OUTBUF)
