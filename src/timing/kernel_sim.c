@@ -864,6 +864,22 @@ static unsigned next_candidate(const uint64_t *bits, unsigned from, unsigned lim
     return limit;
 }
 
+/* One warp met by a scan: 1 when it can issue at t, else its earliest cycle lowers *next
+ * (and sets *mem) if it is the first so early. */
+static inline int scan_visit(const ssm *sm, unsigned sc, const scan_ent *w, uint64_t t,
+                             uint64_t *next, int *mem)
+{
+    int mw;
+    uint64_t e = warp_earliest(sm, sc, w, &mw);
+    if (e <= t)
+        return 1;
+    if (e < *next) {
+        *next = e;
+        *mem = mw;
+    }
+    return 0;
+}
+
 /* Scans sub-core sc's warps in its scheduler's order (from scan_start, wrapping) for the
  * first that can issue at t; returns its index in the row or -1. Only candidates are
  * visited: warps waiting for a value nobody has produced yet (opready UINT64_MAX) or
@@ -887,30 +903,17 @@ static int scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, ui
         for (unsigned pass = 0; pass < 2; pass++, word = below)
             for (; word; word &= word - 1) {
                 unsigned i = (unsigned)__builtin_ctzll(word);
-                int mw;
-                uint64_t e = warp_earliest(sm, sc, &ents[i], &mw);
-                if (e <= t)
+                if (scan_visit(sm, sc, &ents[i], t, next, mem))
                     return (int)i;
-                if (e < *next) {
-                    *next = e;
-                    *mem = mw;
-                }
             }
         return -1;
     }
     for (unsigned pass = 0; pass < 2; pass++) {
         unsigned lo = pass ? 0 : start, hi = pass ? start : n;
         for (unsigned i = next_candidate(bits, lo, hi); i < hi;
-             i = next_candidate(bits, i + 1, hi)) {
-            int mw;
-            uint64_t e = warp_earliest(sm, sc, &ents[i], &mw);
-            if (e <= t)
+             i = next_candidate(bits, i + 1, hi))
+            if (scan_visit(sm, sc, &ents[i], t, next, mem))
                 return (int)i;
-            if (e < *next) {
-                *next = e;
-                *mem = mw;
-            }
-        }
     }
     return -1;
 }
