@@ -810,6 +810,23 @@ static inline int fast_reg(const unsigned char **pp, uint16_t *out)
     return 1;
 }
 
+/* A one-digit count and that many registers, each followed by a blank. */
+static inline int fast_reg_list(const unsigned char **pp, unsigned max, uint16_t *regs,
+                                uint8_t *count)
+{
+    const unsigned char *p = *pp;
+    unsigned n = (unsigned)(p[0] - '0');
+    if (n > max || p[1] != ' ')
+        return 0;
+    p += 2;
+    for (unsigned i = 0; i < n; i++)
+        if (!fast_reg(&p, &regs[i]))
+            return 0;
+    *count = (uint8_t)n;
+    *pp = p;
+    return 1;
+}
+
 /* The opcode token and the blank after it -> inst->opcode, inst->base_opcode. Interning
  * hashes the string and compares it in the shared table (~10 % of the parse, perf); the
  * reader's own cache instead keys on the token's bytes loaded as two words, which also
@@ -925,24 +942,9 @@ static size_t fast_inst(gf_kreader *r, const char *line, gf_inst *inst)
     }
     uint32_t mask = (uint32_t)u;
     inst->mask = mask;
-    unsigned nd = (unsigned)(p[0] - '0');
-    if (nd > GF_MAX_DST || p[1] != ' ')
+    if (!fast_reg_list(&p, GF_MAX_DST, inst->dst, &inst->ndst) || !fast_opcode(r, &p, inst) ||
+        !fast_reg_list(&p, GF_MAX_SRC, inst->src, &inst->nsrc))
         return 0;
-    p += 2;
-    inst->ndst = (uint8_t)nd;
-    for (unsigned i = 0; i < nd; i++)
-        if (!fast_reg(&p, &inst->dst[i]))
-            return 0;
-    if (!fast_opcode(r, &p, inst))
-        return 0;
-    unsigned ns = (unsigned)(p[0] - '0');
-    if (ns > GF_MAX_SRC || p[1] != ' ')
-        return 0;
-    p += 2;
-    inst->nsrc = (uint8_t)ns;
-    for (unsigned i = 0; i < ns; i++)
-        if (!fast_reg(&p, &inst->src[i]))
-            return 0;
     if (!fast_udec(&p, UINT32_MAX, &u))
         return 0;
     inst->mem_width = (uint32_t)u;
