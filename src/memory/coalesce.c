@@ -29,6 +29,18 @@ static unsigned clamp_width(unsigned width)
 static void add_sector(gf_coalesced *out, uint64_t sector, uint32_t bytes)
 {
     unsigned n = out->nsectors, i = n;
+    /* Lanes usually walk memory upwards: the sector is then the last one or a new
+     * last one, and the general insertion (a search and two memmove calls) is skipped. */
+    if (n == 0 || out->sector[n - 1] < sector) {
+        out->sector[n] = sector;
+        out->bytes[n] = bytes;
+        out->nsectors = n + 1;
+        return;
+    }
+    if (out->sector[n - 1] == sector) {
+        out->bytes[n - 1] |= bytes;
+        return;
+    }
     while (i > 0 && out->sector[i - 1] > sector)
         i--;
     if (i > 0 && out->sector[i - 1] == sector) {
