@@ -4,8 +4,9 @@
  * replaced by an indexed count tree (a Fenwick tree generalised to fan-out 8 over
  * 256-time blocks) on a renumbered time axis (MODEL.md §3).
  *
- * Memory: groups of 16 keys (72 B + 16 payloads) at load factor <= 0.7; dense line
- * streams cost ~6-10 B per line, isolated lines up to one whole group each;
+ * Memory: groups of 16 keys (72 B + 16 payloads), allocated densely in first-touch
+ * order, plus a 16 B hash slot per group at load factor <= 0.5; dense line streams
+ * cost ~5 B per line (+ payload), isolated lines up to one whole group each;
  * one bit per timestamp plus ~4.6 B of tree per 256 timestamps, the time axis at most
  * 8x the distinct keys (renumbered when full), so O(distinct keys) whatever the trace
  * length.
@@ -17,20 +18,37 @@
 
 #include "util/alloc.h"
 
-/* Keys are grouped in tiles of 8 consecutive values (8 consecutive 128 B lines: what a
- * coalesced GPU stream touches together). The hash maps a tile to a group slot holding
- * the tile number and the 8 keys' last times (0 = absent) and payloads, so a streaming
- * trace does one hash probe per 8 accesses and the table stays small. */
+/* Keys are grouped in tiles of 16 consecutive values (16 consecutive 128 B lines: what a
+ * coalesced GPU stream touches together). The hash maps a tile to a group holding
+ * the tile number and the 16 keys' last times (0 = absent) and payloads, so a streaming
+ * trace does one hash probe per 16 accesses and the table stays small.
+ *
+ * Groups live in one array in the order their tiles were first touched; the hash
+ * table holds only (tile, group index) pairs. Before, the groups themselves were the
+ * open-addressing slots: every probe touched a ~1 KB group, the table was at most
+ * 70 % full (so ~1.9x the groups' bytes on average, each doubling rewriting all of
+ * them), and the per-SM L1 engines of an 80-SM GPU started at 248 KB each. Now a
+ * probe reads 16 B slots (4 per cache line), growth rehashes only the slots, the group
+ * array grows by realloc (large blocks are remapped, not copied) and holds no empty
+ * groups, and consecutive tiles of a stream are neighbours in memory. */
 #define TILE_SHIFT 4u
 #define TILE 16u
 #define MAX_LEVELS 12u  /* 8^12 blocks of 256 times: far beyond 2^32 timestamps */
 #define FANOUT_SHIFT 3u
 #define FANOUT (1u << FANOUT_SHIFT)
 
+typedef struct tslot {
+    uint64_t tile1;        /* tile + 1, 0 = empty */
+    size_t g;              /* its group */
+} tslot;
+
 struct gf_reuse {
-    unsigned char *groups; /* cap groups of gstride bytes: u64 tile+1 (0 = empty), u32 time+1 [8], payload [8] */
+    tslot *tab;            /* cap slots, cap a power of two */
+    size_t cap, shift;     /* shift = 64 - log2(cap) */
+    unsigned char *groups; /* ngroups (gcap allocated) groups of gstride bytes:
+                            * u64 tile+1, u32 time+1 [16] (0 = absent), payload [16] */
     size_t gstride, payload, pstride;
-    size_t cap, ngroups;   /* cap is a power of two */
+    size_t ngroups, gcap;
     size_t count;          /* distinct keys */
     uint64_t *bits;        /* bit t set: some key's last access is at time t */
     uint32_t *lv[MAX_LEVELS]; /* count tree over blocks: lv[0][b] live times of closed block
@@ -61,17 +79,13 @@ struct gf_reuse {
 #define G_TIME(r, g) ((uint32_t *)(void *)(G(r, g) + 8))
 #define G_PAYLOAD(r, g, k) ((void *)(G(r, g) + 8 + 4 * TILE + (k) * (r)->pstride))
 
-/* Full 64-bit mix (murmur3 finaliser): tile numbers are strided and clustered, and
- * linear probing degrades badly on clustered hashes. */
-static size_t hash_tile(uint64_t tile)
+/* Fibonacci hashing (the top log2(cap) bits of tile * 2^64/phi): tile numbers are
+ * strided and clustered, and a multiplicative hash read from the top bits spreads
+ * arithmetic progressions evenly (linear probing degrades badly on clustered hashes,
+ * which a low-bits mask of a weak hash would give). One multiply per lookup. */
+static size_t slot_of(const gf_reuse *r, uint64_t tile1)
 {
-    uint64_t h = tile;
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return (size_t)h;
+    return (size_t)((tile1 * UINT64_C(0x9e3779b97f4a7c15)) >> r->shift);
 }
 
 /* Without a hardware popcount instruction in the baseline ISA, GCC calls a table-driven
@@ -224,8 +238,9 @@ gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
     r->pstride = (payload_bytes + 7) & ~(size_t)7;
     r->gstride = 8 + 4 * TILE + TILE * r->pstride;
     r->cap = 256;
-    r->groups = gf_calloc(r->cap, r->gstride);
-    if (!r->groups || alloc_time(r, 4 * BLOCK_BITS) != 0) {
+    r->shift = 64 - 8;
+    r->tab = gf_calloc(r->cap, sizeof *r->tab);
+    if (!r->tab || alloc_time(r, 4 * BLOCK_BITS) != 0) {
         gf_reuse_free(r);
         return NULL;
     }
@@ -241,6 +256,7 @@ void gf_reuse_free(gf_reuse *r)
 {
     if (!r)
         return;
+    free(r->tab);
     free(r->groups);
     free(r->bits);
     free_levels(r);
@@ -254,17 +270,19 @@ size_t gf_reuse_distinct(const gf_reuse *r)
 
 size_t gf_reuse_bytes(const gf_reuse *r)
 {
-    return sizeof *r + r->cap * r->gstride + r->tsize / 8 + r->nblocks * 17 / 15 * sizeof(uint32_t);
+    return sizeof *r + r->cap * sizeof *r->tab + r->gcap * r->gstride + r->tsize / 8 +
+           r->nblocks * 17 / 15 * sizeof(uint32_t);
 }
 
-static size_t find_group(const gf_reuse *r, uint64_t tile1)
+/* The slot holding tile1, or the empty slot where it would go. */
+static size_t find_slot(const gf_reuse *r, uint64_t tile1)
 {
-    size_t mask = r->cap - 1, g = hash_tile(tile1) & mask;
+    size_t mask = r->cap - 1, i = slot_of(r, tile1);
     for (;;) {
-        uint64_t t = G_TILE(r, g);
+        uint64_t t = r->tab[i].tile1;
         if (t == tile1 || t == 0)
-            return g;
-        g = (g + 1) & mask;
+            return i;
+        i = (i + 1) & mask;
     }
 }
 
@@ -272,20 +290,41 @@ static int grow_table(gf_reuse *r)
 {
     gf_reuse n = *r;
     n.cap = r->cap * 2;
-    n.groups = gf_calloc(n.cap, n.gstride);
-    if (!n.groups)
+    n.shift = r->shift - 1;
+    n.tab = gf_calloc(n.cap, sizeof *n.tab);
+    if (!n.tab)
         return -1;
-    for (size_t g = 0; g < r->cap; g++) {
-        uint64_t t = G_TILE(r, g);
-        if (!t)
-            continue;
-        memcpy(G(&n, find_group(&n, t)), G(r, g), r->gstride);
-    }
-    free(r->groups);
-    r->groups = n.groups;
+    for (size_t i = 0; i < r->cap; i++)
+        if (r->tab[i].tile1)
+            n.tab[find_slot(&n, r->tab[i].tile1)] = r->tab[i];
+    free(r->tab);
+    r->tab = n.tab;
     r->cap = n.cap;
-    r->last_tile1 = 0;
+    r->shift = n.shift;
     return 0;
+}
+
+/* Group of tile1, added (zeroed) if new; SIZE_MAX when out of memory. */
+static size_t group_of(gf_reuse *r, uint64_t tile1)
+{
+    size_t i = find_slot(r, tile1);
+    if (r->tab[i].tile1)
+        return r->tab[i].g;
+    if ((r->ngroups + 1) * 2 > r->cap) {
+        if (grow_table(r) != 0)
+            return SIZE_MAX;
+        i = find_slot(r, tile1);
+    }
+    void *p = r->groups;
+    if (gf_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
+        return SIZE_MAX;
+    r->groups = p;
+    size_t g = r->ngroups++;
+    memset(G(r, g), 0, r->gstride);
+    G_TILE(r, g) = tile1;
+    r->tab[i].tile1 = tile1;
+    r->tab[i].g = g;
+    return g;
 }
 
 /* Renumbers live timestamps to 0..count-1 in time order (a key's new time is its rank)
@@ -302,9 +341,7 @@ static int compact(gf_reuse *r)
             c += popc(r->bits[b * WORDS_PER_BLOCK + w]);
         cum[b + 1] = cum[b] + c;
     }
-    for (size_t g = 0; g < r->cap; g++) {
-        if (!G_TILE(r, g))
-            continue;
+    for (size_t g = 0; g < r->ngroups; g++) {
         uint32_t *tm = G_TIME(r, g);
         for (unsigned k = 0; k < TILE; k++) {
             if (!tm[k])
@@ -357,21 +394,14 @@ uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
     if (tile1 == r->last_tile1) {
         g = r->last_group;
     } else {
-        g = find_group(r, tile1);
-        /* GPU streams mostly walk memory upwards: start fetching the next tile's group
+        g = group_of(r, tile1);
+        if (g == SIZE_MAX)
+            return GF_REUSE_NOMEM;
+        /* GPU streams mostly walk memory upwards: start fetching the next tile's slot
          * now, so a sequential stream does not stall on the table once per tile */
 #if defined(__GNUC__)
-        __builtin_prefetch(G(r, hash_tile(tile1 + 1) & (r->cap - 1)));
+        __builtin_prefetch(&r->tab[slot_of(r, tile1 + 1)]);
 #endif
-    }
-    if (!G_TILE(r, g)) {
-        if ((r->ngroups + 1) * 10 > r->cap * 7) {
-            if (grow_table(r) != 0)
-                return GF_REUSE_NOMEM;
-            g = find_group(r, tile1);
-        }
-        G_TILE(r, g) = tile1;
-        r->ngroups++;
     }
     uint32_t *tm = G_TIME(r, g);
     uint64_t dist;
@@ -399,9 +429,10 @@ uint64_t gf_reuse_access(gf_reuse *r, uint64_t key)
 
 uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
 {
-    size_t g = find_group(r, (key >> TILE_SHIFT) + 1);
+    const tslot *sl = &r->tab[find_slot(r, (key >> TILE_SHIFT) + 1)];
+    size_t g = sl->g;
     unsigned k = (unsigned)(key & (TILE - 1));
-    uint32_t t1 = G_TILE(r, g) ? G_TIME(r, g)[k] : 0;
+    uint32_t t1 = sl->tile1 ? G_TIME(r, g)[k] : 0;
     if (payload)
         *payload = (t1 && r->payload) ? G_PAYLOAD(r, g, k) : NULL;
     if (!t1)
@@ -412,10 +443,8 @@ uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
 void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t dist, void *payload),
                       void *ctx)
 {
-    for (size_t g = 0; g < r->cap; g++) {
+    for (size_t g = 0; g < r->ngroups; g++) {
         uint64_t tile1 = G_TILE(r, g);
-        if (!tile1)
-            continue;
         uint32_t *tm = G_TIME(r, g);
         for (unsigned k = 0; k < TILE; k++)
             if (tm[k])
