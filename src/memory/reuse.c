@@ -18,10 +18,11 @@
 
 #include "util/alloc.h"
 
-/* Keys are grouped in tiles of 16 consecutive values (16 consecutive 128 B lines: what a
- * coalesced GPU stream touches together). The hash maps a tile to a group holding
- * the tile number and the 16 keys' last times (0 = absent) and payloads, so a streaming
- * trace does one hash probe per 16 accesses and the table stays small.
+/* Keys are grouped in tiles of 16 (or, chosen at creation, 2^tile_shift) consecutive
+ * values (16 consecutive 128 B lines: what a coalesced GPU stream touches together).
+ * The hash maps a tile to a group holding the tile number and the keys' last times
+ * (0 = absent) and payloads, so a streaming trace does one hash probe per tile and
+ * the table stays small.
  *
  * Groups live in one array in the order their tiles were first touched; the hash
  * table holds only (tile, group index) pairs. Before, the groups themselves were the
@@ -31,8 +32,8 @@
  * probe reads 16 B slots (4 per cache line), growth rehashes only the slots, the group
  * array grows by realloc (large blocks are remapped, not copied) and holds no empty
  * groups, and consecutive tiles of a stream are neighbours in memory. */
-#define TILE_SHIFT 4u
-#define TILE 16u
+#define TILE_SHIFT 4u   /* default */
+#define MAX_TILE_SHIFT 6u
 #define MAX_LEVELS 12u  /* 8^12 blocks of 256 times: far beyond 2^32 timestamps */
 #define FANOUT_SHIFT 3u
 #define FANOUT (1u << FANOUT_SHIFT)
@@ -46,8 +47,9 @@ struct gf_reuse {
     tslot *tab;            /* cap slots, cap a power of two */
     size_t cap, shift;     /* shift = 64 - log2(cap) */
     unsigned char *groups; /* ngroups (gcap allocated) groups of gstride bytes:
-                            * u64 tile+1, u32 time+1 [16] (0 = absent), payload [16] */
+                            * u64 tile+1, u32 time+1 [tile] (0 = absent), payload [tile] */
     size_t gstride, payload, pstride;
+    unsigned tshift, tile; /* keys per group: tile = 2^tshift */
     size_t ngroups, gcap;
     size_t count;          /* distinct keys */
     uint64_t *bits;        /* bit t set: some key's last access is at time t */
@@ -77,7 +79,7 @@ struct gf_reuse {
 #define G(r, g) ((r)->groups + (g) * (r)->gstride)
 #define G_TILE(r, g) (*(uint64_t *)(void *)G(r, g))
 #define G_TIME(r, g) ((uint32_t *)(void *)(G(r, g) + 8))
-#define G_PAYLOAD(r, g, k) ((void *)(G(r, g) + 8 + 4 * TILE + (k) * (r)->pstride))
+#define G_PAYLOAD(r, g, k) ((void *)(G(r, g) + 8 + 4 * (r)->tile + (k) * (r)->pstride))
 
 /* Fibonacci hashing (the top log2(cap) bits of tile * 2^64/phi): tile numbers are
  * strided and clustered, and a multiplicative hash read from the top bits spreads
@@ -223,9 +225,9 @@ static int alloc_time(gf_reuse *r, size_t tsize)
     return 0;
 }
 
-gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
+gf_reuse *gf_reuse_create_tiled(size_t payload_bytes, unsigned tile_shift)
 {
-    if (payload_bytes > 256)
+    if (payload_bytes > 256 || tile_shift < 1 || tile_shift > MAX_TILE_SHIFT)
         return NULL;
     gf_reuse *r = gf_calloc(1, sizeof *r);
     if (!r)
@@ -236,7 +238,9 @@ gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
     r->hw_popcnt = __builtin_cpu_supports("popcnt") != 0;
 #endif
     r->pstride = (payload_bytes + 7) & ~(size_t)7;
-    r->gstride = 8 + 4 * TILE + TILE * r->pstride;
+    r->tshift = tile_shift;
+    r->tile = 1u << tile_shift;
+    r->gstride = 8 + 4 * r->tile + r->tile * r->pstride;
     r->cap = 256;
     r->shift = 64 - 8;
     r->tab = gf_calloc(r->cap, sizeof *r->tab);
@@ -245,6 +249,11 @@ gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
         return NULL;
     }
     return r;
+}
+
+gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
+{
+    return gf_reuse_create_tiled(payload_bytes, TILE_SHIFT);
 }
 
 gf_reuse *gf_reuse_create(void)
@@ -343,7 +352,7 @@ static int compact(gf_reuse *r)
     }
     for (size_t g = 0; g < r->ngroups; g++) {
         uint32_t *tm = G_TIME(r, g);
-        for (unsigned k = 0; k < TILE; k++) {
+        for (unsigned k = 0; k < r->tile; k++) {
             if (!tm[k])
                 continue;
             size_t t = tm[k] - 1, b = t >> BLOCK_SHIFT, rank = cum[b];
@@ -388,8 +397,8 @@ uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
 {
     if (r->now >= r->tsize && compact(r) != 0)
         return GF_REUSE_NOMEM;
-    uint64_t tile1 = (key >> TILE_SHIFT) + 1; /* keys near 2^64: tile1 stays nonzero */
-    unsigned k = (unsigned)(key & (TILE - 1));
+    uint64_t tile1 = (key >> r->tshift) + 1; /* keys near 2^64: tile1 stays nonzero */
+    unsigned k = (unsigned)(key & (r->tile - 1));
     size_t g;
     if (tile1 == r->last_tile1) {
         g = r->last_group;
@@ -429,9 +438,9 @@ uint64_t gf_reuse_access(gf_reuse *r, uint64_t key)
 
 uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
 {
-    const tslot *sl = &r->tab[find_slot(r, (key >> TILE_SHIFT) + 1)];
+    const tslot *sl = &r->tab[find_slot(r, (key >> r->tshift) + 1)];
     size_t g = sl->g;
-    unsigned k = (unsigned)(key & (TILE - 1));
+    unsigned k = (unsigned)(key & (r->tile - 1));
     uint32_t t1 = sl->tile1 ? G_TIME(r, g)[k] : 0;
     if (payload)
         *payload = (t1 && r->payload) ? G_PAYLOAD(r, g, k) : NULL;
@@ -446,9 +455,9 @@ void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t 
     for (size_t g = 0; g < r->ngroups; g++) {
         uint64_t tile1 = G_TILE(r, g);
         uint32_t *tm = G_TIME(r, g);
-        for (unsigned k = 0; k < TILE; k++)
+        for (unsigned k = 0; k < r->tile; k++)
             if (tm[k])
-                fn(ctx, ((tile1 - 1) << TILE_SHIFT) | k, r->count - count_le(r, tm[k] - 1),
+                fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1),
                    r->payload ? G_PAYLOAD(r, g, k) : NULL);
     }
 }
