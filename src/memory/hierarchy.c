@@ -49,7 +49,8 @@ struct gf_hier {
     uint64_t l2_lines; /* per slice */
     unsigned l2_ways;
     gf_secreuse **l1_rd, **l2_rd;
-    gf_idmap **l2_ids;         /* per slice: line -> dense key for l2_rd */
+    unsigned key_m;            /* keys per 128-line block and slice (l2_key), 0 = */
+    gf_idmap **l2_ids;         /* per slice: line -> dense key for l2_rd (if key_m == 0) */
     gf_lru **l1_ex, **l2_ex;
     int nomem;         /* a tracker failed to grow: counters become NAN */
     gf_hier_kernel_profile prof;
@@ -105,14 +106,21 @@ void gf_hier_free(gf_hier *h)
     free(h);
 }
 
+/* The hashed line whose residue mod nslices is the slice. Within an aligned block of
+ * 128 lines the XORed-in part is constant, so x & 127 is a permutation of line & 127
+ * there (l2_key relies on this). */
+static uint64_t slice_hash(const gf_hier *h, uint64_t line)
+{
+    if (h->gpu.l2_hash == 1)
+        return line ^ (line >> 7) ^ (line >> 13) ^ (line >> 19);
+    return line;
+}
+
 unsigned gf_hier_slice_of(const gf_hier *h, uint64_t line)
 {
     if (h->nslices <= 1)
         return 0;
-    uint64_t x = line;
-    if (h->gpu.l2_hash == 1)
-        x = line ^ (line >> 7) ^ (line >> 13) ^ (line >> 19);
-    return (unsigned)(x % h->nslices);
+    return (unsigned)(slice_hash(h, line) % h->nslices);
 }
 
 gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf_error *err)
@@ -167,9 +175,10 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     gf_lru_config l2cfg = {l2_lines, gpu->l2.ways,
                            gpu->l2_hash == 1 ? GF_LRU_INDEX_XOR : GF_LRU_INDEX_LINEAR, slices,
                            GF_LRU_WRITE_ALLOCATE, 1};
+    h->key_m = slices <= 256 ? 127 / slices + 1 : 0; /* see l2_key */
     for (unsigned i = 0; i < slices; i++) {
         gf_status st = gf_secreuse_create(l2_lines, GF_LRU_WRITE_ALLOCATE, 1, &h->l2_rd[i], err);
-        if (st == GF_OK && !(h->l2_ids[i] = gf_idmap_create()))
+        if (st == GF_OK && !h->key_m && !(h->l2_ids[i] = gf_idmap_create()))
             st = gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the L2 model");
         if (st == GF_OK && mode == GF_HIER_EXACT)
             st = gf_lru_create(&l2cfg, &h->l2_ex[i], err);
@@ -303,12 +312,26 @@ static unsigned popcount4(unsigned m)
     return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
 }
 
-/* Key of a line in its slice's reuse engine: its dense number in that slice
- * (memory/idmap.h). Keyed by the line number itself, a slice's table entries (16
- * consecutive keys each) would hold about one line each: measured 1.5 GB for a 100 MB
- * vector add, against ~0.1 GB renumbered. UINT64_MAX when the map cannot grow. */
+/* Key of a line in its slice's reuse engine: any number unique within the slice will
+ * do (distances only compare keys), but the engine packs 16 consecutive keys per table
+ * entry, so a slice's keys must be dense. Keyed by the line number itself, a slice's
+ * entries would hold about one line each: measured 1.5 GB for a 100 MB vector add.
+ *
+ * In an aligned block of 128 lines, x = slice_hash(line) runs over 128 consecutive
+ * values (x & 127 is a permutation of line & 127), so the lines of one slice there
+ * have x & 127 = o0, o0 + S, o0 + 2S, ... (S slices): (x & 127) / S numbers them
+ * 0..key_m-1 and (line >> 7) * key_m + (x & 127) / S is unique within the slice
+ * (key_m = 127 / S + 1; 1 for S > 128: at most one line of the block). Dense enough
+ * for S <= 256: 2.67 lines in 3 keys for 48 slices, 0.8 in 1 for 160, at worst half
+ * the keys used. (line >> 7) * key_m < 2^63 since lines are < 2^63 (local_line).
+ * Computed, not looked up: the dense renumbering hash (memory/idmap.h, kept for more
+ * than 256 slices) cost a cache miss per L2 access, ~6 % of predict on a vector add,
+ * and 32 B per line.
+ * UINT64_MAX when the map cannot grow. */
 static uint64_t l2_key(gf_hier *h, unsigned slice, uint64_t line)
 {
+    if (h->key_m)
+        return (line >> 7) * h->key_m + (slice_hash(h, line) & 127u) / h->nslices;
     return gf_idmap_get(h->l2_ids[slice], line);
 }
 
