@@ -78,6 +78,11 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
         if (last < a) /* wraps past 2^64: keep the part below the top */
             last = UINT64_MAX;
         uint64_t s0 = a >> 5, s1 = last >> 5;
+        if (s0 == s1) { /* the common case: the lane's bytes are in one sector */
+            unsigned lo = (unsigned)(a & 31u);
+            add_sector(out, s0, byte_mask(lo, (unsigned)(last & 31u) - lo + 1));
+            continue;
+        }
         for (uint64_t s = s0;; s++) {
             unsigned lo = s == s0 ? (unsigned)(a & 31u) : 0u;
             unsigned hi = s == s1 ? (unsigned)(last & 31u) : 31u;
