@@ -79,8 +79,17 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
             last = UINT64_MAX;
         uint64_t s0 = a >> 5, s1 = last >> 5;
         if (s0 == s1) { /* the common case: the lane's bytes are in one sector */
-            unsigned lo = (unsigned)(a & 31u);
-            add_sector(out, s0, byte_mask(lo, (unsigned)(last & 31u) - lo + 1));
+            unsigned lo = (unsigned)(a & 31u), n = out->nsectors;
+            uint32_t m = byte_mask(lo, (unsigned)(last & 31u) - lo + 1);
+            if (n > 0 && out->sector[n - 1] == s0) { /* add_sector's fast paths, inline */
+                out->bytes[n - 1] |= m;
+            } else if (n == 0 || out->sector[n - 1] < s0) {
+                out->sector[n] = s0;
+                out->bytes[n] = m;
+                out->nsectors = n + 1;
+            } else {
+                add_sector(out, s0, m);
+            }
             continue;
         }
         for (uint64_t s = s0;; s++) {
