@@ -237,10 +237,12 @@ gf_reuse *gf_reuse_create_tiled(size_t payload_bytes, unsigned tile_shift)
     __builtin_cpu_init();
     r->hw_popcnt = __builtin_cpu_supports("popcnt") != 0;
 #endif
-    r->pstride = (payload_bytes + 7) & ~(size_t)7;
+    /* 8-byte alignment only for payloads that may hold 8-byte fields: the sector
+     * tracker's 52 B line state (4-byte fields) then takes 52 B, not 56, per key */
+    r->pstride = payload_bytes % 8 == 0 ? payload_bytes : (payload_bytes + 3) & ~(size_t)3;
     r->tshift = tile_shift;
     r->tile = 1u << tile_shift;
-    r->gstride = 8 + 4 * r->tile + r->tile * r->pstride;
+    r->gstride = 8 + 4 * r->tile + r->tile * r->pstride; /* a multiple of 8: tile >= 2 */
     r->cap = 256;
     r->shift = 64 - 8;
     r->tab = gf_calloc(r->cap, sizeof *r->tab);
