@@ -5,7 +5,7 @@
  * 256-time blocks) on a renumbered time axis (MODEL.md §3).
  *
  * Memory: tiles of 16 keys, each a 72 B hash slot (80 B with payloads, whose groups of
- * 16 are allocated densely in first-touch order) at load factor <= 0.5; dense line
+ * 16 are allocated densely in first-touch order) at load factor <= 0.7; dense line
  * streams cost ~6-12 B per line (+ payload), isolated lines up to one whole tile each;
  * one bit per timestamp plus ~4.6 B of tree per 256 timestamps, the time axis at most
  * 8x the distinct keys (renumbered when full), so O(distinct keys) whatever the trace
