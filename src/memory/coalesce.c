@@ -29,6 +29,18 @@ static unsigned clamp_width(unsigned width)
 static void add_sector(gf_coalesced *out, uint64_t sector, uint32_t bytes)
 {
     unsigned n = out->nsectors, i = n;
+    /* Lanes usually walk memory upwards: the sector is then the last one or a new
+     * last one, and the general insertion (a search and two memmove calls) is skipped. */
+    if (n == 0 || out->sector[n - 1] < sector) {
+        out->sector[n] = sector;
+        out->bytes[n] = bytes;
+        out->nsectors = n + 1;
+        return;
+    }
+    if (out->sector[n - 1] == sector) {
+        out->bytes[n - 1] |= bytes;
+        return;
+    }
     while (i > 0 && out->sector[i - 1] > sector)
         i--;
     if (i > 0 && out->sector[i - 1] == sector) {
@@ -66,6 +78,20 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
         if (last < a) /* wraps past 2^64: keep the part below the top */
             last = UINT64_MAX;
         uint64_t s0 = a >> 5, s1 = last >> 5;
+        if (s0 == s1) { /* the common case: the lane's bytes are in one sector */
+            unsigned lo = (unsigned)(a & 31u), n = out->nsectors;
+            uint32_t m = byte_mask(lo, (unsigned)(last & 31u) - lo + 1);
+            if (n > 0 && out->sector[n - 1] == s0) { /* add_sector's fast paths, inline */
+                out->bytes[n - 1] |= m;
+            } else if (n == 0 || out->sector[n - 1] < s0) {
+                out->sector[n] = s0;
+                out->bytes[n] = m;
+                out->nsectors = n + 1;
+            } else {
+                add_sector(out, s0, m);
+            }
+            continue;
+        }
         for (uint64_t s = s0;; s++) {
             unsigned lo = s == s0 ? (unsigned)(a & 31u) : 0u;
             unsigned hi = s == s1 ? (unsigned)(last & 31u) : 31u;

@@ -36,6 +36,7 @@ struct l2part {
     gf_hist l2_tag[GF_HIER_NL2], l2_sector[GF_HIER_NL2];
     uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write;
     int nomem;
+    unsigned used; /* bit c: histograms of class c may be nonzero */
 };
 
 struct gf_hier {
@@ -48,7 +49,8 @@ struct gf_hier {
     uint64_t l2_lines; /* per slice */
     unsigned l2_ways;
     gf_secreuse **l1_rd, **l2_rd;
-    gf_idmap **l2_ids;         /* per slice: line -> dense key for l2_rd */
+    unsigned key_m;            /* keys per 128-line block and slice (l2_key), 0 = */
+    gf_idmap **l2_ids;         /* per slice: line -> dense key for l2_rd (if key_m == 0) */
     gf_lru **l1_ex, **l2_ex;
     int nomem;         /* a tracker failed to grow: counters become NAN */
     gf_hier_kernel_profile prof;
@@ -56,6 +58,11 @@ struct gf_hier {
      * run on different threads; integer sums, merged at the kernel's end in any order. */
     gf_hier_kernel_profile *smp;
     int *sm_nomem;
+    /* Per SM, bit c: the L1 histograms of class c may be nonzero. The partials are
+     * 240 KB per SM (16 histograms of 15 KB) and a kernel usually touches a few
+     * classes and a few bins, so they are cleared bin by bin where nonzero rather than
+     * memset: no page of an unused histogram is ever written (nor faulted in). */
+    unsigned *sm_used;
     /* The same for the L2 side, per slice, so slices can run on different threads. */
     struct l2part *slp;
 };
@@ -93,19 +100,27 @@ void gf_hier_free(gf_hier *h)
     free(h->l2_ids);
     free(h->smp);
     free(h->sm_nomem);
+    free(h->sm_used);
     free(h->slp);
     free(h->l2_ex);
     free(h);
+}
+
+/* The hashed line whose residue mod nslices is the slice. Within an aligned block of
+ * 128 lines the XORed-in part is constant, so x & 127 is a permutation of line & 127
+ * there (l2_key relies on this). */
+static uint64_t slice_hash(const gf_hier *h, uint64_t line)
+{
+    if (h->gpu.l2_hash == 1)
+        return line ^ (line >> 7) ^ (line >> 13) ^ (line >> 19);
+    return line;
 }
 
 unsigned gf_hier_slice_of(const gf_hier *h, uint64_t line)
 {
     if (h->nslices <= 1)
         return 0;
-    uint64_t x = line;
-    if (h->gpu.l2_hash == 1)
-        x = line ^ (line >> 7) ^ (line >> 13) ^ (line >> 19);
-    return (unsigned)(x % h->nslices);
+    return (unsigned)(slice_hash(h, line) % h->nslices);
 }
 
 gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf_error *err)
@@ -148,20 +163,22 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     h->smp = gf_calloc(gpu->num_sms, sizeof *h->smp);
     h->slp = gf_calloc(slices, sizeof *h->slp);
     h->sm_nomem = gf_calloc(gpu->num_sms, sizeof *h->sm_nomem);
+    h->sm_used = gf_calloc(gpu->num_sms, sizeof *h->sm_used);
     h->l2_rd = gf_calloc(slices, sizeof *h->l2_rd);
     h->l2_ids = gf_calloc(slices, sizeof *h->l2_ids);
     h->l2_ex = gf_calloc(slices, sizeof *h->l2_ex);
     if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex || !h->l2_ids || !h->smp ||
-        !h->sm_nomem || !h->slp) {
+        !h->sm_nomem || !h->sm_used || !h->slp) {
         gf_hier_free(h);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
     }
     gf_lru_config l2cfg = {l2_lines, gpu->l2.ways,
                            gpu->l2_hash == 1 ? GF_LRU_INDEX_XOR : GF_LRU_INDEX_LINEAR, slices,
                            GF_LRU_WRITE_ALLOCATE, 1};
+    h->key_m = slices <= 256 ? 127 / slices + 1 : 0; /* see l2_key */
     for (unsigned i = 0; i < slices; i++) {
         gf_status st = gf_secreuse_create(l2_lines, GF_LRU_WRITE_ALLOCATE, 1, &h->l2_rd[i], err);
-        if (st == GF_OK && !(h->l2_ids[i] = gf_idmap_create()))
+        if (st == GF_OK && !h->key_m && !(h->l2_ids[i] = gf_idmap_create()))
             st = gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the L2 model");
         if (st == GF_OK && mode == GF_HIER_EXACT)
             st = gf_lru_create(&l2cfg, &h->l2_ex[i], err);
@@ -178,12 +195,84 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     return GF_OK;
 }
 
+/* dst += src (dst NULL: nothing) and src = 0, writing only src's nonzero bins. */
+static void hist_move(gf_hist *dst, gf_hist *src)
+{
+    for (size_t i = 0; i < GF_HIST_NBINS; i++) {
+        if (src->counts[i]) {
+            if (dst)
+                dst->counts[i] += src->counts[i];
+            src->counts[i] = 0;
+        }
+    }
+    if (dst)
+        dst->cold += src->cold;
+    src->cold = 0;
+}
+
+/* Adds the per-SM and per-slice partials into the kernel profile p (NULL: discards
+ * them) and leaves them all zero. */
+static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
+{
+    for (unsigned i = 0; i < h->nsm; i++) {
+        gf_hier_kernel_profile *q = &h->smp[i];
+        for (unsigned c = 0; c < GF_HIER_NL1; c++) {
+            if (p) {
+                p->l1_requests[c] += q->l1_requests[c];
+                p->l1_sectors[c] += q->l1_sectors[c];
+                p->l1_cached_sectors[c] += q->l1_cached_sectors[c];
+                p->dec_l1_hits[c] += q->dec_l1_hits[c];
+                p->dec_l1_tag_hits[c] += q->dec_l1_tag_hits[c];
+            }
+            q->l1_requests[c] = q->l1_sectors[c] = q->l1_cached_sectors[c] = 0;
+            q->dec_l1_hits[c] = q->dec_l1_tag_hits[c] = 0;
+            if (h->sm_used[i] >> c & 1u) {
+                hist_move(p ? &p->l1_tag[c] : NULL, &q->l1_tag[c]);
+                hist_move(p ? &p->l1_sector[c] : NULL, &q->l1_sector[c]);
+            }
+        }
+        if (p) {
+            p->shmem_ld_requests += q->shmem_ld_requests;
+            p->shmem_st_requests += q->shmem_st_requests;
+            p->shmem_wavefronts += q->shmem_wavefronts;
+            p->shmem_conflicts += q->shmem_conflicts;
+            if (h->sm_nomem[i])
+                h->nomem = 1;
+        }
+        q->shmem_ld_requests = q->shmem_st_requests = 0;
+        q->shmem_wavefronts = q->shmem_conflicts = 0;
+        h->sm_nomem[i] = 0;
+        h->sm_used[i] = 0;
+    }
+    for (unsigned i = 0; i < h->nslices; i++) {
+        struct l2part *q = &h->slp[i];
+        for (unsigned c = 0; c < GF_HIER_NL2; c++) {
+            if (p) {
+                p->l2_sectors[c] += q->l2_sectors[c];
+                p->dec_l2_hits[c] += q->dec_l2_hits[c];
+            }
+            q->l2_sectors[c] = q->dec_l2_hits[c] = 0;
+            if (q->used >> c & 1u) {
+                hist_move(p ? &p->l2_tag[c] : NULL, &q->l2_tag[c]);
+                hist_move(p ? &p->l2_sector[c] : NULL, &q->l2_sector[c]);
+            }
+        }
+        if (p) {
+            p->dec_dram_read += q->dec_dram_read;
+            p->dec_dram_write += q->dec_dram_write;
+            if (q->nomem)
+                h->nomem = 1;
+        }
+        q->dec_dram_read = q->dec_dram_write = 0;
+        q->nomem = 0;
+        q->used = 0;
+    }
+}
+
 static void reset_profile(gf_hier *h)
 {
     memset(&h->prof, 0, sizeof h->prof);
-    memset(h->smp, 0, h->nsm * sizeof *h->smp);
-    memset(h->sm_nomem, 0, h->nsm * sizeof *h->sm_nomem);
-    memset(h->slp, 0, h->nslices * sizeof *h->slp);
+    move_partials(h, NULL); /* normally zero already: left so by gf_hier_end_kernel */
     h->prof.mode = (int)h->mode;
     h->prof.l1_lines = h->l1_lines;
     h->prof.l1_ways = h->l1_ways;
@@ -201,7 +290,10 @@ gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "L1 of %llu bytes: implausibly large",
                             (unsigned long long)l1_bytes);
     for (unsigned i = 0; i < h->nsm; i++) {
-        gf_status st = gf_secreuse_create(h->l1_lines, h->l1_write, 0, &h->l1_rd[i], err);
+        /* Tiles of 8 lines: an SM sees raw line numbers, and a thread block's share
+         * of an array is often 8 lines (256 threads x 4 B); with the default 16 the
+         * per-SM engines of a vector add were half empty (151 of 214 MB peak RSS). */
+        gf_status st = gf_secreuse_create_tiled(h->l1_lines, h->l1_write, 0, 3, &h->l1_rd[i], err);
         if (st == GF_OK && h->mode == GF_HIER_EXACT && h->l1_lines > 0) {
             gf_lru_config c = {h->l1_lines, h->l1_ways, GF_LRU_INDEX_LINEAR, 1, h->l1_write, 0};
             st = gf_lru_create(&c, &h->l1_ex[i], err);
@@ -220,12 +312,26 @@ static unsigned popcount4(unsigned m)
     return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
 }
 
-/* Key of a line in its slice's reuse engine: its dense number in that slice
- * (memory/idmap.h). Keyed by the line number itself, a slice's table entries (16
- * consecutive keys each) would hold about one line each: measured 1.5 GB for a 100 MB
- * vector add, against ~0.1 GB renumbered. UINT64_MAX when the map cannot grow. */
+/* Key of a line in its slice's reuse engine: any number unique within the slice will
+ * do (distances only compare keys), but the engine packs 16 consecutive keys per table
+ * entry, so a slice's keys must be dense. Keyed by the line number itself, a slice's
+ * entries would hold about one line each: measured 1.5 GB for a 100 MB vector add.
+ *
+ * In an aligned block of 128 lines, x = slice_hash(line) runs over 128 consecutive
+ * values (x & 127 is a permutation of line & 127), so the lines of one slice there
+ * have x & 127 = o0, o0 + S, o0 + 2S, ... (S slices): (x & 127) / S numbers them
+ * 0..key_m-1 and (line >> 7) * key_m + (x & 127) / S is unique within the slice
+ * (key_m = 127 / S + 1; 1 for S > 128: at most one line of the block). Dense enough
+ * for S <= 256: 2.67 lines in 3 keys for 48 slices, 0.8 in 1 for 160, at worst half
+ * the keys used. (line >> 7) * key_m < 2^63 since lines are < 2^63 (local_line).
+ * Computed, not looked up: the dense renumbering hash (memory/idmap.h, kept for more
+ * than 256 slices) cost a cache miss per L2 access, ~6 % of predict on a vector add,
+ * and 32 B per line.
+ * UINT64_MAX when the map cannot grow. */
 static uint64_t l2_key(gf_hier *h, unsigned slice, uint64_t line)
 {
+    if (h->key_m)
+        return (line >> 7) * h->key_m + (slice_hash(h, line) & 127u) / h->nslices;
     return gf_idmap_get(h->l2_ids[slice], line);
 }
 
@@ -256,12 +362,11 @@ static unsigned l2_line(gf_hier *h, uint64_t line, unsigned smask, const uint32_
         return 0;
     unsigned n = popcount4(smask);
     p->l2_sectors[cls] += n;
-    for (unsigned k = 0; k < 4; k++) {
-        if (!(smask >> k & 1u))
-            continue;
-        gf_hist_add(&p->l2_tag[cls], r.line_dist, 1);
-        gf_hist_add(&p->l2_sector[cls], r.sdist[k], 1);
-    }
+    p->used |= 1u << cls;
+    gf_hist_add(&p->l2_tag[cls], r.line_dist, n); /* once per sector */
+    for (unsigned k = 0; k < 4; k++)
+        if (smask >> k & 1u)
+            gf_hist_add(&p->l2_sector[cls], r.sdist[k], 1);
     p->dec_l2_hits[cls] += popcount4(hit);
     p->dec_dram_read += popcount4(fetch);
     p->dec_dram_write += wb;
@@ -297,46 +402,6 @@ void gf_hier_shared_sm(gf_hier *h, unsigned sm, unsigned wavefronts, unsigned co
         p->shmem_ld_requests++;
     p->shmem_wavefronts += wavefronts;
     p->shmem_conflicts += conflicts;
-}
-
-/* Adds the per-SM partials into the kernel profile (and clears them). */
-static void merge_partials(gf_hier *h)
-{
-    gf_hier_kernel_profile *p = &h->prof;
-    for (unsigned i = 0; i < h->nsm; i++) {
-        gf_hier_kernel_profile *q = &h->smp[i];
-        for (unsigned c = 0; c < GF_HIER_NL1; c++) {
-            p->l1_requests[c] += q->l1_requests[c];
-            p->l1_sectors[c] += q->l1_sectors[c];
-            p->l1_cached_sectors[c] += q->l1_cached_sectors[c];
-            p->dec_l1_hits[c] += q->dec_l1_hits[c];
-            p->dec_l1_tag_hits[c] += q->dec_l1_tag_hits[c];
-            gf_hist_merge(&p->l1_tag[c], &q->l1_tag[c]);
-            gf_hist_merge(&p->l1_sector[c], &q->l1_sector[c]);
-        }
-        p->shmem_ld_requests += q->shmem_ld_requests;
-        p->shmem_st_requests += q->shmem_st_requests;
-        p->shmem_wavefronts += q->shmem_wavefronts;
-        p->shmem_conflicts += q->shmem_conflicts;
-        if (h->sm_nomem[i])
-            h->nomem = 1;
-    }
-    for (unsigned i = 0; i < h->nslices; i++) {
-        struct l2part *q = &h->slp[i];
-        for (unsigned c = 0; c < GF_HIER_NL2; c++) {
-            p->l2_sectors[c] += q->l2_sectors[c];
-            p->dec_l2_hits[c] += q->dec_l2_hits[c];
-            gf_hist_merge(&p->l2_tag[c], &q->l2_tag[c]);
-            gf_hist_merge(&p->l2_sector[c], &q->l2_sector[c]);
-        }
-        p->dec_dram_read += q->dec_dram_read;
-        p->dec_dram_write += q->dec_dram_write;
-        if (q->nomem)
-            h->nomem = 1;
-    }
-    memset(h->slp, 0, h->nslices * sizeof *h->slp);
-    memset(h->smp, 0, h->nsm * sizeof *h->smp);
-    memset(h->sm_nomem, 0, h->nsm * sizeof *h->sm_nomem);
 }
 
 /* Local memory is per-thread virtual: give every warp its own line space, disjoint
@@ -404,12 +469,12 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
                 tag = x.tag_hit;
             }
             p->l1_cached_sectors[cls] += nsec;
-            for (unsigned k = 0; k < 4; k++) {
-                if (!(smask >> k & 1u))
-                    continue;
-                gf_hist_add(&p->l1_tag[cls], r.line_dist, 1);
-                gf_hist_add(&p->l1_sector[cls], r.sdist[k], 1);
-            }
+            if (!(h->sm_used[sm] >> cls & 1u)) /* neighbours belong to other threads: */
+                h->sm_used[sm] |= 1u << cls;     /* write the shared line only once */
+            gf_hist_add(&p->l1_tag[cls], r.line_dist, nsec); /* once per sector */
+            for (unsigned k = 0; k < 4; k++)
+                if (smask >> k & 1u)
+                    gf_hist_add(&p->l1_sector[cls], r.sdist[k], 1);
             p->dec_l1_hits[cls] += popcount4(hit);
             p->dec_l1_tag_hits[cls] += tag ? nsec : 0;
             l1_hit = hit;
@@ -489,7 +554,7 @@ void gf_hier_rates_for(const gf_hier_kernel_profile *p, uint64_t l1_lines, unsig
 
 void gf_hier_end_kernel(gf_hier *h, double *v)
 {
-    merge_partials(h);
+    move_partials(h, &h->prof);
     gf_hier_kernel_profile *p = &h->prof;
     if (h->mode == GF_HIER_REUSE)
         for (unsigned i = 0; i < h->nslices; i++)

@@ -15,12 +15,17 @@ void gf_hist_clear(gf_hist *h)
     memset(h, 0, sizeof *h);
 }
 
+/* d > 0. One instruction instead of a loop of up to 63 shifts per histogram add. */
 static unsigned floor_log2(uint64_t d)
 {
+#if defined(__GNUC__)
+    return 63u - (unsigned)__builtin_clzll(d);
+#else
     unsigned k = 0;
     while (d >>= 1)
         k++;
     return k;
+#endif
 }
 
 size_t gf_hist_bin(uint64_t d)

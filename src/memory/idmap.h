@@ -4,7 +4,8 @@
  * it is compact only when keys touched together are numerically close; an L2 slice sees
  * about one line in every nslices, so slice streams are renumbered first (lines first
  * touched together get neighbouring numbers). Open addressing, 16 bytes per key at
- * most 50 % load.
+ * most 50 % load. The hierarchy computes dense slice keys directly for up to 256
+ * slices (hierarchy.c l2_key) and uses this map only beyond.
  *
  * Prefix: gf_idmap_.
  */

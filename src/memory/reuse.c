@@ -4,8 +4,9 @@
  * replaced by an indexed count tree (a Fenwick tree generalised to fan-out 8 over
  * 256-time blocks) on a renumbered time axis (MODEL.md §3).
  *
- * Memory: groups of 16 keys (72 B + 16 payloads) at load factor <= 0.7; dense line
- * streams cost ~6-10 B per line, isolated lines up to one whole group each;
+ * Memory: tiles of 16 keys, each a 72 B hash slot (80 B with payloads, whose groups of
+ * 16 are allocated densely in first-touch order) at load factor <= 0.7; dense line
+ * streams cost ~6-12 B per line (+ payload), isolated lines up to one whole tile each;
  * one bit per timestamp plus ~4.6 B of tree per 256 timestamps, the time axis at most
  * 8x the distinct keys (renumbered when full), so O(distinct keys) whatever the trace
  * length.
@@ -17,20 +18,38 @@
 
 #include "util/alloc.h"
 
-/* Keys are grouped in tiles of 8 consecutive values (8 consecutive 128 B lines: what a
- * coalesced GPU stream touches together). The hash maps a tile to a group slot holding
- * the tile number and the 8 keys' last times (0 = absent) and payloads, so a streaming
- * trace does one hash probe per 8 accesses and the table stays small. */
-#define TILE_SHIFT 4u
-#define TILE 16u
+/* Keys are grouped in tiles of 16 (or, chosen at creation, 2^tile_shift) consecutive
+ * values (16 consecutive 128 B lines: what a coalesced GPU stream touches together).
+ * The hash maps a tile to a slot holding the tile number, the keys' last times
+ * (0 = absent) and the index of the tile's payload group, so a streaming trace does
+ * one hash probe per tile and the table stays small.
+ *
+ * Payload groups live in a separate array in the order their tiles were first
+ * touched. They used to be part of the open-addressing slots: a slot was then ~1 KB
+ * (16 sector-tracker line states), the table at most 70 % full (so ~1.9x the payloads'
+ * bytes on average, each doubling rewriting all of them), and the per-SM L1 engines of
+ * an 80-SM GPU started at 248 KB each. Now slots are 72-80 B (times only), growth
+ * rehashes only them, and the payload array grows by realloc (large blocks are
+ * remapped, not copied) and holds no empty groups. An access touches its slot (tile,
+ * time) and, with a payload, its payload: no more cache misses than before. (A table
+ * of (tile, group) pairs with the times in the groups saved ~10 % more memory but cost
+ * a third dependent miss per random access: bench_reuse mixed/random 40-50 % slower.) */
+#define TILE_SHIFT 4u   /* default */
+#define MAX_TILE_SHIFT 6u
 #define MAX_LEVELS 12u  /* 8^12 blocks of 256 times: far beyond 2^32 timestamps */
 #define FANOUT_SHIFT 3u
 #define FANOUT (1u << FANOUT_SHIFT)
 
 struct gf_reuse {
-    unsigned char *groups; /* cap groups of gstride bytes: u64 tile+1 (0 = empty), u32 time+1 [8], payload [8] */
+    unsigned char *tab;    /* cap slots of sstride bytes: u64 tile+1 (0 = empty),
+                            * u32 time+1 [tile] (0 = absent), u32 payload group (if any) */
+    size_t cap, shift;     /* cap a power of two, shift = 64 - log2(cap) */
+    size_t sstride, nslots;
+    unsigned char *groups; /* ngroups (gcap allocated) payload groups of gstride bytes:
+                            * payload [tile] */
     size_t gstride, payload, pstride;
-    size_t cap, ngroups;   /* cap is a power of two */
+    unsigned tshift, tile; /* keys per tile: tile = 2^tshift */
+    size_t ngroups, gcap;
     size_t count;          /* distinct keys */
     uint64_t *bits;        /* bit t set: some key's last access is at time t */
     uint32_t *lv[MAX_LEVELS]; /* count tree over blocks: lv[0][b] live times of closed block
@@ -42,7 +61,7 @@ struct gf_reuse {
     size_t nblocks;
     size_t now;            /* next timestamp to hand out */
     size_t open_block;     /* block containing now: not yet added to the tree */
-    size_t last_group;     /* group of the previous access (streams repeat tiles) */
+    size_t last_slot;      /* slot of the previous access (streams repeat tiles) */
     uint64_t last_tile1;   /* its tile + 1, 0 = none */
 };
 
@@ -56,22 +75,20 @@ struct gf_reuse {
 #define BLOCK_BITS (1u << BLOCK_SHIFT)
 #define WORDS_PER_BLOCK (BLOCK_BITS / 64u)
 
-#define G(r, g) ((r)->groups + (g) * (r)->gstride)
-#define G_TILE(r, g) (*(uint64_t *)(void *)G(r, g))
-#define G_TIME(r, g) ((uint32_t *)(void *)(G(r, g) + 8))
-#define G_PAYLOAD(r, g, k) ((void *)(G(r, g) + 8 + 4 * TILE + (k) * (r)->pstride))
+#define S(r, i) ((r)->tab + (i) * (r)->sstride)
+#define S_TILE(r, i) (*(uint64_t *)(void *)S(r, i))
+#define S_TIME(r, i) ((uint32_t *)(void *)(S(r, i) + 8))
+#define S_GROUP(r, i) (*(uint32_t *)(void *)(S(r, i) + 8 + 4 * (r)->tile))
+#define S_PAYLOAD(r, i, k) ((void *)((r)->groups + S_GROUP(r, i) * (r)->gstride + \
+                                     (k) * (r)->pstride))
 
-/* Full 64-bit mix (murmur3 finaliser): tile numbers are strided and clustered, and
- * linear probing degrades badly on clustered hashes. */
-static size_t hash_tile(uint64_t tile)
+/* Fibonacci hashing (the top log2(cap) bits of tile * 2^64/phi): tile numbers are
+ * strided and clustered, and a multiplicative hash read from the top bits spreads
+ * arithmetic progressions evenly (linear probing degrades badly on clustered hashes,
+ * which a low-bits mask of a weak hash would give). One multiply per lookup. */
+static size_t slot_of(const gf_reuse *r, uint64_t tile1)
 {
-    uint64_t h = tile;
-    h ^= h >> 33;
-    h *= UINT64_C(0xff51afd7ed558ccd);
-    h ^= h >> 33;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 33;
-    return (size_t)h;
+    return (size_t)((tile1 * UINT64_C(0x9e3779b97f4a7c15)) >> r->shift);
 }
 
 /* Without a hardware popcount instruction in the baseline ISA, GCC calls a table-driven
@@ -209,9 +226,9 @@ static int alloc_time(gf_reuse *r, size_t tsize)
     return 0;
 }
 
-gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
+gf_reuse *gf_reuse_create_tiled(size_t payload_bytes, unsigned tile_shift)
 {
-    if (payload_bytes > 256)
+    if (payload_bytes > 256 || tile_shift < 1 || tile_shift > MAX_TILE_SHIFT)
         return NULL;
     gf_reuse *r = gf_calloc(1, sizeof *r);
     if (!r)
@@ -221,15 +238,26 @@ gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
     __builtin_cpu_init();
     r->hw_popcnt = __builtin_cpu_supports("popcnt") != 0;
 #endif
-    r->pstride = (payload_bytes + 7) & ~(size_t)7;
-    r->gstride = 8 + 4 * TILE + TILE * r->pstride;
-    r->cap = 256;
-    r->groups = gf_calloc(r->cap, r->gstride);
-    if (!r->groups || alloc_time(r, 4 * BLOCK_BITS) != 0) {
+    /* 8-byte alignment only for payloads that may hold 8-byte fields: the sector
+     * tracker's 52 B line state (4-byte fields) then takes 52 B, not 56, per key */
+    r->pstride = payload_bytes % 8 == 0 ? payload_bytes : (payload_bytes + 3) & ~(size_t)3;
+    r->tshift = tile_shift;
+    r->tile = 1u << tile_shift;
+    r->gstride = r->tile * r->pstride; /* a multiple of 8: tile >= 2 */
+    r->sstride = (8 + 4 * r->tile + (payload_bytes ? 4 : 0) + 7) & ~(size_t)7;
+    r->cap = 64;
+    r->shift = 64 - 6;
+    r->tab = gf_calloc(r->cap, r->sstride);
+    if (!r->tab || alloc_time(r, 4 * BLOCK_BITS) != 0) {
         gf_reuse_free(r);
         return NULL;
     }
     return r;
+}
+
+gf_reuse *gf_reuse_create_payload(size_t payload_bytes)
+{
+    return gf_reuse_create_tiled(payload_bytes, TILE_SHIFT);
 }
 
 gf_reuse *gf_reuse_create(void)
@@ -241,6 +269,7 @@ void gf_reuse_free(gf_reuse *r)
 {
     if (!r)
         return;
+    free(r->tab);
     free(r->groups);
     free(r->bits);
     free_levels(r);
@@ -254,17 +283,19 @@ size_t gf_reuse_distinct(const gf_reuse *r)
 
 size_t gf_reuse_bytes(const gf_reuse *r)
 {
-    return sizeof *r + r->cap * r->gstride + r->tsize / 8 + r->nblocks * 17 / 15 * sizeof(uint32_t);
+    return sizeof *r + r->cap * r->sstride + r->gcap * r->gstride + r->tsize / 8 +
+           r->nblocks * 17 / 15 * sizeof(uint32_t);
 }
 
-static size_t find_group(const gf_reuse *r, uint64_t tile1)
+/* The slot holding tile1, or the empty slot where it would go. */
+static size_t find_slot(const gf_reuse *r, uint64_t tile1)
 {
-    size_t mask = r->cap - 1, g = hash_tile(tile1) & mask;
+    size_t mask = r->cap - 1, i = slot_of(r, tile1);
     for (;;) {
-        uint64_t t = G_TILE(r, g);
+        uint64_t t = S_TILE(r, i);
         if (t == tile1 || t == 0)
-            return g;
-        g = (g + 1) & mask;
+            return i;
+        i = (i + 1) & mask;
     }
 }
 
@@ -272,20 +303,45 @@ static int grow_table(gf_reuse *r)
 {
     gf_reuse n = *r;
     n.cap = r->cap * 2;
-    n.groups = gf_calloc(n.cap, n.gstride);
-    if (!n.groups)
+    n.shift = r->shift - 1;
+    n.tab = gf_calloc(n.cap, n.sstride);
+    if (!n.tab)
         return -1;
-    for (size_t g = 0; g < r->cap; g++) {
-        uint64_t t = G_TILE(r, g);
-        if (!t)
-            continue;
-        memcpy(G(&n, find_group(&n, t)), G(r, g), r->gstride);
-    }
-    free(r->groups);
-    r->groups = n.groups;
+    for (size_t i = 0; i < r->cap; i++)
+        if (S_TILE(r, i))
+            memcpy(S(&n, find_slot(&n, S_TILE(r, i))), S(r, i), r->sstride);
+    free(r->tab);
+    r->tab = n.tab;
     r->cap = n.cap;
-    r->last_tile1 = 0;
+    r->shift = n.shift;
+    r->last_tile1 = 0; /* slots moved */
     return 0;
+}
+
+/* Slot of tile1, added (times zero, payloads zeroed) if new; SIZE_MAX when out of
+ * memory. */
+static size_t slot_for(gf_reuse *r, uint64_t tile1)
+{
+    size_t i = find_slot(r, tile1);
+    if (S_TILE(r, i))
+        return i;
+    /* load <= 0.7, as when the slots held the payloads too */
+    if ((r->nslots + 1) * 10 > r->cap * 7) {
+        if (grow_table(r) != 0)
+            return SIZE_MAX;
+        i = find_slot(r, tile1);
+    }
+    if (r->payload) {
+        void *p = r->groups;
+        if (r->ngroups >= UINT32_MAX || gf_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
+            return SIZE_MAX;
+        r->groups = p;
+        memset(r->groups + r->ngroups * r->gstride, 0, r->gstride);
+        S_GROUP(r, i) = (uint32_t)r->ngroups++;
+    }
+    S_TILE(r, i) = tile1;
+    r->nslots++;
+    return i;
 }
 
 /* Renumbers live timestamps to 0..count-1 in time order (a key's new time is its rank)
@@ -302,11 +358,11 @@ static int compact(gf_reuse *r)
             c += popc(r->bits[b * WORDS_PER_BLOCK + w]);
         cum[b + 1] = cum[b] + c;
     }
-    for (size_t g = 0; g < r->cap; g++) {
-        if (!G_TILE(r, g))
+    for (size_t i = 0; i < r->cap; i++) {
+        if (!S_TILE(r, i))
             continue;
-        uint32_t *tm = G_TIME(r, g);
-        for (unsigned k = 0; k < TILE; k++) {
+        uint32_t *tm = S_TIME(r, i);
+        for (unsigned k = 0; k < r->tile; k++) {
             if (!tm[k])
                 continue;
             size_t t = tm[k] - 1, b = t >> BLOCK_SHIFT, rank = cum[b];
@@ -351,29 +407,22 @@ uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
 {
     if (r->now >= r->tsize && compact(r) != 0)
         return GF_REUSE_NOMEM;
-    uint64_t tile1 = (key >> TILE_SHIFT) + 1; /* keys near 2^64: tile1 stays nonzero */
-    unsigned k = (unsigned)(key & (TILE - 1));
-    size_t g;
+    uint64_t tile1 = (key >> r->tshift) + 1; /* keys near 2^64: tile1 stays nonzero */
+    unsigned k = (unsigned)(key & (r->tile - 1));
+    size_t i;
     if (tile1 == r->last_tile1) {
-        g = r->last_group;
+        i = r->last_slot;
     } else {
-        g = find_group(r, tile1);
-        /* GPU streams mostly walk memory upwards: start fetching the next tile's group
+        i = slot_for(r, tile1);
+        if (i == SIZE_MAX)
+            return GF_REUSE_NOMEM;
+        /* GPU streams mostly walk memory upwards: start fetching the next tile's slot
          * now, so a sequential stream does not stall on the table once per tile */
 #if defined(__GNUC__)
-        __builtin_prefetch(G(r, hash_tile(tile1 + 1) & (r->cap - 1)));
+        __builtin_prefetch(S(r, slot_of(r, tile1 + 1)));
 #endif
     }
-    if (!G_TILE(r, g)) {
-        if ((r->ngroups + 1) * 10 > r->cap * 7) {
-            if (grow_table(r) != 0)
-                return GF_REUSE_NOMEM;
-            g = find_group(r, tile1);
-        }
-        G_TILE(r, g) = tile1;
-        r->ngroups++;
-    }
-    uint32_t *tm = G_TIME(r, g);
+    uint32_t *tm = S_TIME(r, i);
     uint64_t dist;
     if (tm[k]) {
         dist = r->count - count_le(r, tm[k] - 1);
@@ -385,10 +434,10 @@ uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
     tm[k] = (uint32_t)(r->now + 1);
     time_set_now(r);
     r->now++;
-    r->last_group = g;
+    r->last_slot = i;
     r->last_tile1 = tile1;
     if (payload)
-        *payload = r->payload ? G_PAYLOAD(r, g, k) : NULL;
+        *payload = r->payload ? S_PAYLOAD(r, i, k) : NULL;
     return dist;
 }
 
@@ -399,11 +448,11 @@ uint64_t gf_reuse_access(gf_reuse *r, uint64_t key)
 
 uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
 {
-    size_t g = find_group(r, (key >> TILE_SHIFT) + 1);
-    unsigned k = (unsigned)(key & (TILE - 1));
-    uint32_t t1 = G_TILE(r, g) ? G_TIME(r, g)[k] : 0;
+    size_t i = find_slot(r, (key >> r->tshift) + 1);
+    unsigned k = (unsigned)(key & (r->tile - 1));
+    uint32_t t1 = S_TILE(r, i) ? S_TIME(r, i)[k] : 0;
     if (payload)
-        *payload = (t1 && r->payload) ? G_PAYLOAD(r, g, k) : NULL;
+        *payload = (t1 && r->payload) ? S_PAYLOAD(r, i, k) : NULL;
     if (!t1)
         return GF_REUSE_COLD;
     return r->count - count_le(r, t1 - 1);
@@ -412,14 +461,14 @@ uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
 void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t dist, void *payload),
                       void *ctx)
 {
-    for (size_t g = 0; g < r->cap; g++) {
-        uint64_t tile1 = G_TILE(r, g);
+    for (size_t i = 0; i < r->cap; i++) {
+        uint64_t tile1 = S_TILE(r, i);
         if (!tile1)
             continue;
-        uint32_t *tm = G_TIME(r, g);
-        for (unsigned k = 0; k < TILE; k++)
+        uint32_t *tm = S_TIME(r, i);
+        for (unsigned k = 0; k < r->tile; k++)
             if (tm[k])
-                fn(ctx, ((tile1 - 1) << TILE_SHIFT) | k, r->count - count_le(r, tm[k] - 1),
-                   r->payload ? G_PAYLOAD(r, g, k) : NULL);
+                fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1),
+                   r->payload ? S_PAYLOAD(r, i, k) : NULL);
     }
 }

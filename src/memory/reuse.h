@@ -27,8 +27,14 @@ typedef struct gf_reuse gf_reuse;
 
 /* Returns a new engine (caller frees with gf_reuse_free), NULL when out of memory. */
 gf_reuse *gf_reuse_create(void);
-/* As gf_reuse_create, with payload_bytes (<= 256) of zeroed per-key storage. */
+/* As gf_reuse_create, with payload_bytes (<= 256) of zeroed per-key storage, aligned
+ * to 8 bytes when payload_bytes is a multiple of 8, else to 4. */
 gf_reuse *gf_reuse_create_payload(size_t payload_bytes);
+/* As gf_reuse_create_payload, grouping 2^tile_shift (2..64) consecutive keys per table
+ * entry instead of 16: a smaller tile wastes less on sparse keys (the lines one SM's L1
+ * sees: a thread block's share of an array is often 8 lines), a larger one probes the
+ * table less on dense keys. NULL also for an invalid tile_shift. */
+gf_reuse *gf_reuse_create_tiled(size_t payload_bytes, unsigned tile_shift);
 void gf_reuse_free(gf_reuse *r); /* NULL-safe */
 
 /* Records an access to key; returns distinct keys since its previous access, or

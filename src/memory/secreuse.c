@@ -29,10 +29,16 @@ struct gf_secreuse {
 gf_status gf_secreuse_create(uint64_t capacity, gf_lru_write write, int write_back,
                              gf_secreuse **out, gf_error *err)
 {
+    return gf_secreuse_create_tiled(capacity, write, write_back, 4, out, err);
+}
+
+gf_status gf_secreuse_create_tiled(uint64_t capacity, gf_lru_write write, int write_back,
+                                   unsigned tile_shift, gf_secreuse **out, gf_error *err)
+{
     *out = NULL;
     gf_secreuse *t = gf_calloc(1, sizeof *t);
     if (t)
-        t->r = gf_reuse_create_payload(sizeof(line_state));
+        t->r = gf_reuse_create_tiled(sizeof(line_state), tile_shift);
     if (!t || !t->r) {
         gf_secreuse_free(t);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for a reuse-distance tracker");

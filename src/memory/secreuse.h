@@ -49,6 +49,10 @@ typedef struct gf_secreuse_result {
  * *out owned by the caller. */
 gf_status gf_secreuse_create(uint64_t capacity, gf_lru_write write, int write_back,
                              gf_secreuse **out, gf_error *err);
+/* As gf_secreuse_create with the reuse engine's tile of 2^tile_shift lines
+ * (gf_reuse_create_tiled; gf_secreuse_create uses 16). Results do not depend on it. */
+gf_status gf_secreuse_create_tiled(uint64_t capacity, gf_lru_write write, int write_back,
+                                   unsigned tile_shift, gf_secreuse **out, gf_error *err);
 void gf_secreuse_free(gf_secreuse *t); /* NULL-safe */
 
 /* One access of `line` touching the sectors in smask; bytes[s] = bytes written to s

@@ -269,6 +269,54 @@ static void torture_hier_fermi_coalescer(void **state)
     gf_hier_free(h);
 }
 
+/* The L2 reuse trackers key a line by a number computed from it (at most 256 slices)
+ * or by a renumbering map (more): a key shared by two lines of one slice would merge
+ * them. With a fully associative L2 and no L1, the trackers' decisions must equal the
+ * LRU oracle's, access by access, for random whole-sector reads and writes. */
+static void torture_hier_l2_keys_match_oracle(void **state)
+{
+    (void)state;
+    static const unsigned slices[] = {1, 3, 4, 48, 129, 160, 256, 300};
+    for (unsigned hash = 0; hash < 2; hash++) {
+        for (unsigned si = 0; si < sizeof slices / sizeof slices[0]; si++) {
+            gf_gpu g = make_gpu(70, 1, 4, 32);
+            g.l2_slices = slices[si];
+            g.l2.size = (uint64_t)slices[si] * 32 * 128; /* 32 lines per slice, one set */
+            g.l2_hash = hash;
+            gf_hier *re = make(&g, GF_HIER_REUSE, 0);
+            gf_hier *ex = make(&g, GF_HIER_EXACT, 0);
+            uint64_t rng = 12345 + si;
+            for (unsigned i = 0; i < 20000; i++) {
+                rng ^= rng << 13;
+                rng ^= rng >> 7;
+                rng ^= rng << 17;
+                /* lines near each other (most pairs share 128-line blocks), plus far
+                 * ones and local lines (top of the line space) */
+                uint64_t line = (rng >> 8) % (uint64_t)(slices[si] * 40 + 64);
+                if (rng % 7 == 0)
+                    line += (rng >> 20) << 9;
+                gf_mem_space sp = rng % 11 == 0 ? GF_SPACE_LOCAL : GF_SPACE_GLOBAL;
+                gf_mem_dir dir = rng % 3 == 0 ? GF_DIR_STORE : GF_DIR_LOAD;
+                uint64_t a[32];
+                for (unsigned l = 0; l < 32; l++)
+                    a[l] = line * 128 + 4 * l;
+                gf_coalesced c;
+                gf_coalesce(a, 0xFFFFFFFFu, 4, GF_COALESCE_SECTOR, &c);
+                gf_access_outcome o1, o2;
+                gf_hier_access(re, 0, rng % 5, sp, dir, 1, &c, &o1);
+                gf_hier_access(ex, 0, rng % 5, sp, dir, 1, &c, &o2);
+                if (o1.l2_hits != o2.l2_hits || o1.dram_sectors != o2.dram_sectors)
+                    fail_msg("hash %u, %u slices, access %u (line %llu): reuse %u hits %u dram, "
+                             "oracle %u hits %u dram", hash, slices[si], i,
+                             (unsigned long long)line, o1.l2_hits, o1.dram_sectors, o2.l2_hits,
+                             o2.dram_sectors);
+            }
+            gf_hier_free(re);
+            gf_hier_free(ex);
+        }
+    }
+}
+
 static void torture_hier_bad_models(void **state)
 {
     (void)state;
@@ -297,6 +345,7 @@ int main(void)
         cmocka_unit_test(torture_hier_dirty_evictions),
         cmocka_unit_test(torture_hier_profile_rates),
         cmocka_unit_test(torture_hier_fermi_coalescer),
+        cmocka_unit_test(torture_hier_l2_keys_match_oracle),
         cmocka_unit_test(torture_hier_bad_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -60,12 +60,15 @@ static void torture_reuse_by_hand(void **state)
     assert_null(gf_reuse_create_payload(1000));
 }
 
-static void check_random(unsigned nkeys, size_t n, uint64_t seed, int dense)
+/* tile_shift 0: gf_reuse_create (16-key tiles) */
+static void check_random_tiled(unsigned nkeys, size_t n, uint64_t seed, int dense,
+                               unsigned tile_shift)
 {
     rng_state = seed;
     unsigned *ids = calloc(n, sizeof *ids);
     assert_non_null(ids);
-    gf_reuse *r = gf_reuse_create();
+    gf_reuse *r = tile_shift ? gf_reuse_create_tiled(0, tile_shift) : gf_reuse_create();
+    assert_non_null(r);
     for (size_t i = 0; i < n; i++) {
         /* mix of hot keys and a wide range, with big key values */
         unsigned id = (unsigned)((rnd() % 4) ? rnd() % (nkeys / 8 + 1) : rnd() % nkeys);
@@ -85,6 +88,11 @@ static void check_random(unsigned nkeys, size_t n, uint64_t seed, int dense)
     free(ids);
 }
 
+static void check_random(unsigned nkeys, size_t n, uint64_t seed, int dense)
+{
+    check_random_tiled(nkeys, n, seed, dense, 0);
+}
+
 static void torture_reuse_matches_naive(void **state)
 {
     (void)state;
@@ -97,10 +105,42 @@ static void torture_reuse_matches_naive(void **state)
     check_random(100, 20000, 5, 1);
 }
 
-static void torture_reuse_payload_survives_growth(void **state)
+/* The tile size changes only the layout: same distances for every size. */
+static void torture_reuse_tiles(void **state)
 {
     (void)state;
-    gf_reuse *r = gf_reuse_create_payload(8);
+    for (unsigned sh = 1; sh <= 6; sh++) {
+        check_random_tiled(3000, 30000, 2, 0, sh);
+        check_random_tiled(4000, 40000, 4, 1, sh);
+    }
+    assert_null(gf_reuse_create_tiled(0, 0));
+    assert_null(gf_reuse_create_tiled(0, 7));
+    /* keys at the top of the range, smallest tile: tile numbers stay distinct */
+    gf_reuse *r = gf_reuse_create_tiled(8, 1);
+    assert_non_null(r);
+    assert_true(gf_reuse_access(r, UINT64_MAX) == GF_REUSE_COLD);
+    assert_true(gf_reuse_access(r, UINT64_MAX - 1) == GF_REUSE_COLD);
+    assert_true(gf_reuse_access(r, 0) == GF_REUSE_COLD);
+    assert_true(gf_reuse_access(r, 1) == GF_REUSE_COLD);
+    assert_int_equal(gf_reuse_access(r, UINT64_MAX), 3);
+    gf_reuse_free(r);
+}
+
+typedef struct each_ctx {
+    uint64_t nkeys, keysum, paysum;
+} each_ctx;
+
+static void each_key(void *ctx, uint64_t key, uint64_t dist, void *payload)
+{
+    each_ctx *c = ctx;
+    c->nkeys++;
+    c->keysum += key;
+    c->paysum += *(uint64_t *)payload;
+    assert_int_equal(dist, key < 2500 ? 2499 - key : 7499 - key);
+}
+
+static void payload_survives_growth(gf_reuse *r)
+{
     void *p;
     for (uint64_t k = 0; k < 5000; k++) {
         gf_reuse_access_p(r, k, &p);
@@ -114,7 +154,29 @@ static void torture_reuse_payload_survives_growth(void **state)
     }
     assert_true(gf_reuse_bytes(r) >= 5000 * 8);  /* payloads are stored */
     assert_true(gf_reuse_bytes(r) <= 5000 * 64); /* and O(keys), not O(accesses) */
+}
+
+static void torture_reuse_payload_survives_growth(void **state)
+{
+    (void)state;
+    gf_reuse *r = gf_reuse_create_payload(8);
+    payload_survives_growth(r);
     gf_reuse_free(r);
+    for (unsigned sh = 1; sh <= 6; sh += 5) {
+        r = gf_reuse_create_tiled(8, sh);
+        payload_survives_growth(r);
+        /* keys 0..4999 were accessed in order, twice; then 0..2499 once more, so key k
+         * has distance 2499 - k (k < 2500: keys k+1..2499 since) or 7499 - k (keys
+         * k+1..4999 and 0..2499) */
+        for (uint64_t k = 0; k < 2500; k++)
+            gf_reuse_access(r, k);
+        each_ctx c = {0, 0, 0};
+        gf_reuse_foreach(r, each_key, &c);
+        assert_int_equal(c.nkeys, 5000);
+        assert_int_equal(c.keysum, 4999ull * 5000 / 2);
+        assert_int_equal(c.paysum, 3ull * 4999 * 5000 / 2 + 5000);
+        gf_reuse_free(r);
+    }
 }
 
 static void torture_hist_bins(void **state)
@@ -156,6 +218,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_reuse_by_hand),
         cmocka_unit_test(torture_reuse_matches_naive),
+        cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),
         cmocka_unit_test(torture_hist_bins),
     };
