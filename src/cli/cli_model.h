@@ -19,7 +19,6 @@ typedef struct gf_model_args {
     const char *output;
     int quiet;
     unsigned jobs;      /* -j N; default: the number of online CPUs */
-    int jobs_given;     /* -j was on the command line */
     gf_predict_options popt;
     struct gf_progress_state {
         double start, last;

@@ -23,9 +23,8 @@ static const char help[] =
     "                           the model's sm.warp_scheduler)\n"
     "      --unknown-opcode error|alu\n"
     "      --models DIR         directory of model files\n"
-    "  -j, --jobs N             threads the SMs are simulated on (default 1: trace\n"
-    "                           reading is serial, see bench/README.md); the output is\n"
-    "                           identical for any N\n"
+    "  -j, --jobs N             threads the SMs are simulated on (default: all cores);\n"
+    "                           the output is identical for any N\n"
     "  -q, --quiet              no progress output\n";
 
 /* Counters that describe time, not memory: left out of this command's output. */

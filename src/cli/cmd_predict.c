@@ -22,9 +22,8 @@ static const char help[] =
     "      --unknown-opcode error|alu  unknown opcodes fail (default) or run as ALU\n"
     "      --models DIR         directory of model files\n"
 
-    "  -j, --jobs N             threads the SMs are simulated on (default 1: trace\n"
-    "                           reading is serial, see bench/README.md); the output is\n"
-    "                           identical for any N\n"
+    "  -j, --jobs N             threads the SMs are simulated on (default: all cores);\n"
+    "                           the output is identical for any N\n"
     "  -q, --quiet              no progress output\n"
     "\n"
     "Predicted counters depend on the model; counted ones are exact counts from the\n"
