@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end throughput of `gpuforecast predict` (issues #5, #8).
 # Generates traces with `gpuforecast gen` into a scratch directory (never the repo), then
-# reports warp instructions/s and MB/s per CPU second (user + system: the one-core rate,
-# unaffected by other load on the machine), wall time and peak RSS of one predict each.
+# reports, for one thread (-j 1), warp instructions/s and MB/s per CPU second (user +
+# system: the one-core rate, little affected by other load on the machine), wall time
+# and peak RSS of one predict each.
 #
 # usage: bench/predict.sh [BUILD_DIR] [SCRATCH_DIR] [CASES...]
 #   A case is KIND:N with KIND vecadd (N elements), ffma (N loop trips, 80 blocks) or
@@ -31,7 +32,7 @@ for c in $cases; do
   fi
   mb=$(du -m "$dir/kernel-1.traceg" | cut -f1)
   insts=$("$bin" info "$dir" --format json | python3 -c 'import json,sys; print(sum(k["warp_insts"] for k in json.load(sys.stdin)["kernels"]))')
-  /usr/bin/time -f '%e %U %S %M' -o "$scratch/time.txt" "$bin" predict "$dir" --gpu titanv -q -o /dev/null
+  /usr/bin/time -f '%e %U %S %M' -o "$scratch/time.txt" "$bin" predict "$dir" --gpu titanv -j 1 -q -o /dev/null
   read -r wall user sys rss < "$scratch/time.txt"
   python3 - "$kind" "$n" "$mb" "$insts" "$wall" "$user" "$sys" "$rss" <<'PY'
 import sys
