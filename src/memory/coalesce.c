@@ -61,6 +61,31 @@ static uint32_t byte_mask(unsigned lo, unsigned len)
     return (uint32_t)m;
 }
 
+/* A full warp whose lane l reads width bytes at addr[0] + l * width — a unit-stride access,
+ * most of them — touches one contiguous run of bytes: its sectors, in order, without the
+ * per-lane merging (the same result, ~10x fewer instructions). 0 when the lanes are not
+ * such a run. */
+static int coalesce_run(const uint64_t addr[32], unsigned width, gf_coalesced *out)
+{
+    uint64_t a = addr[0];
+    if (a > UINT64_MAX - 32u * width)
+        return 0;
+    for (unsigned l = 1; l < 32; l++)
+        if (addr[l] != a + (uint64_t)l * width)
+            return 0;
+    uint64_t last = a + 32u * width - 1, s0 = a >> 5, s1 = last >> 5;
+    unsigned n = 0;
+    for (uint64_t sec = s0; sec <= s1; sec++) {
+        unsigned lo = sec == s0 ? (unsigned)(a & 31u) : 0u;
+        unsigned hi = sec == s1 ? (unsigned)(last & 31u) : 31u;
+        out->sector[n] = sec;
+        out->bytes[n] = byte_mask(lo, hi - lo + 1);
+        n++;
+    }
+    out->nsectors = n;
+    return 1;
+}
+
 void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coalesce_mode mode,
                  gf_coalesced *out)
 {
@@ -70,7 +95,8 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
     if (!mask)
         return;
     width = clamp_width(width);
-    for (unsigned l = 0; l < 32; l++) {
+    int run = mask == 0xffffffffu && coalesce_run(addr, width, out);
+    for (unsigned l = 0; !run && l < 32; l++) {
         if (!(mask >> l & 1u))
             continue;
         uint64_t a = addr[l];

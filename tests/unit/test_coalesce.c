@@ -113,10 +113,56 @@ static void torture_coalesce_widths_and_masks(void **state)
     assert_int_equal(c.nsectors, 1);
 }
 
+/* Every result against a plain reference — mark each touched byte, then list the sectors
+ * with any mark — on unit-stride runs (the contiguous-run shortcut), near misses of them
+ * and partial masks (the per-lane path), at unaligned bases and every width. */
+static void torture_coalesce_matches_byte_reference(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    static const unsigned widths[5] = {1, 2, 4, 8, 16};
+    for (unsigned iter = 0; iter < 4000; iter++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned width = widths[(rng >> 33) % 5];
+        uint64_t base = 0x10000 + ((rng >> 20) & 0xfff);
+        uint32_t mask = (iter % 3) ? 0xFFFFFFFFu : (uint32_t)(rng >> 7) | 1u;
+        uint64_t a[32];
+        for (unsigned t = 0; t < 32; t++)
+            a[t] = base + (uint64_t)t * width;
+        if (iter % 4 == 1) /* one lane out of the run */
+            a[(rng >> 40) % 32] += 64 + (rng >> 50) % 64;
+        if (iter % 8 == 3) /* a reversed run */
+            for (unsigned t = 0; t < 32; t++)
+                a[t] = base + (uint64_t)(31 - t) * width;
+        static uint8_t touched[0x12000];
+        memset(touched, 0, sizeof touched);
+        for (unsigned t = 0; t < 32; t++)
+            if (mask >> t & 1u)
+                for (unsigned b = 0; b < width; b++)
+                    touched[a[t] + b - 0x10000] = 1;
+        gf_coalesced c;
+        gf_coalesce(a, mask, width, GF_COALESCE_SECTOR, &c);
+        unsigned k = 0;
+        for (uint64_t sec = 0; sec < sizeof touched / 32; sec++) {
+            uint32_t bytes = 0;
+            for (unsigned b = 0; b < 32; b++)
+                bytes |= (uint32_t)touched[sec * 32 + b] << b;
+            if (!bytes)
+                continue;
+            assert_true(k < c.nsectors);
+            assert_true(c.sector[k] == sec + 0x10000 / 32);
+            assert_int_equal(c.bytes[k], bytes);
+            k++;
+        }
+        assert_int_equal(k, c.nsectors);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_coalesce_stride_benchmark),
+        cmocka_unit_test(torture_coalesce_matches_byte_reference),
         cmocka_unit_test(torture_coalesce_fermi_four_per_line),
         cmocka_unit_test(torture_coalesce_straddle),
         cmocka_unit_test(torture_coalesce_widths_and_masks),
