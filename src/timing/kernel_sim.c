@@ -67,8 +67,9 @@ typedef struct swarp {
     int state;
     uint64_t next_issue;
     /* Cached for the next instruction (only this warp writes its registers, so this
-     * changes only when the warp issues or is released from a barrier): the cycle its
-     * operands are ready, whether the last one comes from memory, its unit, LSU use. */
+     * changes only when the warp issues, is released from a barrier or gets an L2
+     * outcome — the events step's wake bound accounts for, see wake_lower): the cycle
+     * its operands are ready, whether the last one comes from memory, its unit, LSU use. */
     uint64_t opready;
     uint8_t opmem, unit, lsu;
     /* Registers are renumbered per warp, densely in order of first use (decode_inst),
@@ -927,8 +928,9 @@ static int scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, ui
  * its warps' earliest cycles at its last full scan. It stays a lower bound because
  * those only grow (units and the LSU free up later, never earlier) except through the
  * events that lower it: an issue on that sub-core or blocks placed or retired (to 0),
- * a barrier release or an L2 outcome (to the warp's operand-ready cycle, wake_lower). Skipping such sub-cores leaves every
- * decision unchanged; when nothing issues, their exact next cycles are recomputed. */
+ * a barrier release or an L2 outcome (to the warp's operand-ready cycle, wake_lower).
+ * Skipping such sub-cores leaves every decision unchanged; when nothing issues, their
+ * exact next cycles are recomputed (and become their wake bounds). */
 static void step(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
@@ -950,7 +952,7 @@ static void step(sim *s, unsigned smi, uint64_t end)
         /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
          * one; LRR starts looking after the last one issued (scan_start). */
         if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler != GF_WARP_SCHED_LRR) {
-            int li = sm->last[sc] % (int)n, mw;
+            int li = sm->last[sc], mw; /* < n: row_remove and rebuilds keep it so */
             if (ents[li].run && warp_earliest(sm, sc, &ents[li], &mw) <= t)
                 pick = li;
         }
@@ -976,8 +978,10 @@ static void step(sim *s, unsigned smi, uint64_t end)
     uint64_t next = UINT64_MAX;
     int next_mem = 0, waiting = 0;
     for (unsigned sc = 0; sc < s->nsub; sc++) {
-        if (sc_skipped[sc])
+        if (sc_skipped[sc]) {
             (void)scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc]);
+            sm->wake[sc] = sc_next[sc];
+        }
         waiting |= sm->nwait[sc] > 0;
         if (sc_next[sc] < next) {
             next = sc_next[sc];
@@ -1479,6 +1483,10 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), 0,
                             "kernel %s: block dim (%u,%u,%u) is not a valid block", ki->name,
                             ki->block[0], ki->block[1], ki->block[2]);
+    if (gpu->subcores_per_sm > GF_MAX_SUBCORES) /* model.c bounds it; step's arrays rely on it */
+        return gf_error_set(err, GF_ERR_INVALID, gf_kreader_path(r), 0,
+                            "sm.subcores = %u; at most %u are supported", gpu->subcores_per_sm,
+                            GF_MAX_SUBCORES);
     gf_status st = gf_occupancy_compute(gpu, (unsigned)threads, ki->nregs, ki->shmem, blocks,
                                         &out->occ, err);
     if (st != GF_OK) {

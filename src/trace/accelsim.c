@@ -180,8 +180,6 @@ static int parse_sdec(const char *t, size_t n, int64_t *out)
     return 0;
 }
 
-/* Portable popcount (no -mpopcnt in the default flags, so the builtin is a libgcc call). */
-
 /* ---------- line source with one line of pushback ---------- */
 
 static gf_status read_line(gf_kreader *r, char **line, size_t *len, gf_error *err)

@@ -5,9 +5,9 @@
  * - One decompressed buffer of >= 256 KiB; lines are returned in place by replacing the
  *   '\n' with NUL, so the hot path is one memchr per line and no copy.
  * - gf_stream_peek lets a parser that finds line ends itself skip even that memchr. For it
- *   buf[end] is always NUL and the GF_STREAM_PAD bytes after cap are zero and never
- *   written, so its byte loops stop at the end of the data and its word loads stay in the
- *   allocation.
+ *   buf[end] is always NUL, so its byte loops stop at the end of the data, and
+ *   GF_STREAM_PAD readable bytes follow the buffer, so its word loads stay in the
+ *   allocation; what the bytes after end hold is unspecified (stream.h).
  * - Compression is detected from magic bytes (gzip 1f 8b, RFC 1952 §2.3.1; xz
  *   fd 37 7a 58 5a 00, xz file format spec §2.1.1.1), never from the name.
  * - Concatenated gzip members and xz streams are accepted, as `gzip -d` / `xz -d` do.

@@ -120,7 +120,7 @@ static gf_status digest_file(const char *path, digest *d, gf_error *e)
                 uint64_t v[4] = {in.pc, in.mask, in.opcode, in.mem_width};
                 for (int i = 0; i < 4; i++)
                     d->h = (d->h ^ v[i]) * 1099511628211ull;
-                for (int l = 0; l < 32; l++)
+                for (int l = 0; in.mem_width && l < 32; l++) /* trace.h: no width, no addr */
                     d->h = (d->h ^ in.addr[l]) * 1099511628211ull;
                 for (int i = 0; i < in.ndst; i++)
                     d->h = (d->h ^ in.dst[i]) * 1099511628211ull;
