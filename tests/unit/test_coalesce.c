@@ -158,11 +158,77 @@ static void torture_coalesce_matches_byte_reference(void **state)
     }
 }
 
+/* The bank model written the plain way (every word compared with every other, as the
+ * first version of coalesce.c did), against gf_shmem_wavefronts' shortcuts. */
+static unsigned ref_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned width,
+                               unsigned banks, unsigned *conflicts)
+{
+    unsigned lanes = width <= 4 ? 32u : 16u, total = 0, minimum = 0;
+    for (unsigned p = 0; p < 32; p += lanes) {
+        uint64_t word[32 * 5];
+        unsigned n = 0;
+        for (unsigned l = p; l < p + lanes; l++)
+            if (mask >> l & 1u)
+                for (uint64_t w = addr[l] >> 2; w <= (addr[l] + width - 1) >> 2; w++) {
+                    unsigned i = 0;
+                    while (i < n && word[i] != w)
+                        i++;
+                    if (i == n)
+                        word[n++] = w;
+                }
+        if (!n)
+            continue;
+        unsigned per_bank[64] = {0}, worst = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (++per_bank[word[i] % banks] > worst)
+                worst = per_bank[word[i] % banks];
+        total += worst;
+        minimum += n > banks ? (n + banks - 1) / banks : 1u;
+    }
+    *conflicts = total - minimum;
+    return total;
+}
+
+static void torture_shmem_matches_reference(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x2545f4914f6cdd1dull;
+    static const unsigned widths[6] = {1, 2, 4, 8, 12, 16};
+    static const unsigned banks[3] = {32, 16, 64};
+    for (unsigned iter = 0; iter < 20000; iter++) {
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        unsigned width = widths[(rng >> 33) % 6], nb = banks[(rng >> 41) % 3];
+        uint64_t base = (rng >> 12) & 0x3fff;
+        uint32_t mask = (iter % 3) ? 0xFFFFFFFFu : (uint32_t)(rng >> 5);
+        uint64_t a[32];
+        for (unsigned t = 0; t < 32; t++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            switch (iter % 6) {
+            case 0: a[t] = base + (uint64_t)t * width; break;            /* unit stride */
+            case 1: a[t] = base; break;                                   /* broadcast */
+            case 2: a[t] = base + (rng >> 40) % 256; break;               /* clustered */
+            case 3: a[t] = (rng >> 30) % 65536; break;                    /* scattered */
+            case 4: a[t] = base + (uint64_t)t * width * (1 + iter % 5); break; /* strided */
+            default: a[t] = base + (uint64_t)(31 - t) * width; break;     /* reversed */
+            }
+        }
+        if (iter % 7 == 2) /* one lane off the pattern */
+            a[(rng >> 20) % 32] += 4 + (rng >> 50) % 200;
+        unsigned c1, c2;
+        unsigned w1 = gf_shmem_wavefronts(a, mask, width, nb, &c1);
+        unsigned w2 = ref_wavefronts(a, mask, width, nb, &c2);
+        if (w1 != w2 || c1 != c2)
+            fail_msg("iter %u width %u banks %u mask %08x: %u/%u wavefronts/conflicts, "
+                     "reference %u/%u", iter, width, nb, mask, w1, c1, w2, c2);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_coalesce_stride_benchmark),
         cmocka_unit_test(torture_coalesce_matches_byte_reference),
+        cmocka_unit_test(torture_shmem_matches_reference),
         cmocka_unit_test(torture_coalesce_fermi_four_per_line),
         cmocka_unit_test(torture_coalesce_straddle),
         cmocka_unit_test(torture_coalesce_widths_and_masks),
