@@ -866,17 +866,19 @@ static unsigned next_candidate(const uint64_t *bits, unsigned from, unsigned lim
 }
 
 /* One warp met by a scan: 1 when it can issue at t, else its earliest cycle lowers *next
- * (and sets *mem) if it is the first so early. */
-static inline int scan_visit(const ssm *sm, unsigned sc, const scan_ent *w, uint64_t t,
-                             uint64_t *next, int *mem)
+ * (and it becomes *first_min) if it is the first so early. */
+static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const scan_ent *w,
+                             uint64_t t, uint64_t *next, const scan_ent **first_min)
 {
-    int mw;
-    uint64_t e = warp_earliest(sm, sc, w, &mw);
+    /* warp_earliest without its memory flag, which only the minimum needs (scan_subcore) */
+    uint64_t e = w->opready, u = unit_free[w->unit], l = w->lsu ? sm->lsu_free : 0;
+    e = u > e ? u : e;
+    e = l > e ? l : e;
     if (e <= t)
         return 1;
     if (e < *next) {
         *next = e;
-        *mem = mw;
+        *first_min = w;
     }
     return 0;
 }
@@ -891,32 +893,40 @@ static int scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, ui
                         int *mem)
 {
     unsigned row = s->bps * s->warps_per_block;
-    const scan_ent *ents = sm->ent + sc * row;
+    const scan_ent *ents = sm->ent + sc * row, *first_min = NULL;
     const uint64_t *bits = sm->cand + (size_t)sc * sm->cand_words;
+    const uint64_t *unit_free = sm->unit_free + sc * GF_UNIT_COUNT;
     unsigned n = sm->nsubw[sc], start = scan_start(s, sm, sc);
+    int pick = -1;
     *next = UINT64_MAX;
-    *mem = 0;
     if (sm->cand_words == 1) {
         /* The usual row of at most 64 warps: walk the set bits of one word, from start
          * to the end, then from 0 to start. */
         uint64_t below = start ? bits[0] & ((1ull << start) - 1) : 0;
         uint64_t word = bits[0] & ~below;
-        for (unsigned pass = 0; pass < 2; pass++, word = below)
+        for (unsigned pass = 0; pick < 0 && pass < 2; pass++, word = below)
             for (; word; word &= word - 1) {
                 unsigned i = (unsigned)__builtin_ctzll(word);
-                if (scan_visit(sm, sc, &ents[i], t, next, mem))
-                    return (int)i;
+                if (scan_visit(sm, unit_free, &ents[i], t, next, &first_min)) {
+                    pick = (int)i;
+                    break;
+                }
             }
-        return -1;
+    } else {
+        for (unsigned pass = 0; pick < 0 && pass < 2; pass++) {
+            unsigned lo = pass ? 0 : start, hi = pass ? start : n;
+            for (unsigned i = next_candidate(bits, lo, hi); i < hi;
+                 i = next_candidate(bits, i + 1, hi))
+                if (scan_visit(sm, unit_free, &ents[i], t, next, &first_min)) {
+                    pick = (int)i;
+                    break;
+                }
+        }
     }
-    for (unsigned pass = 0; pass < 2; pass++) {
-        unsigned lo = pass ? 0 : start, hi = pass ? start : n;
-        for (unsigned i = next_candidate(bits, lo, hi); i < hi;
-             i = next_candidate(bits, i + 1, hi))
-            if (scan_visit(sm, sc, &ents[i], t, next, mem))
-                return (int)i;
-    }
-    return -1;
+    *mem = 0;
+    if (first_min)
+        (void)warp_earliest(sm, sc, first_min, mem);
+    return pick;
 }
 
 /* One step of SM smi at its current time (< end): issue on every sub-core that can,
