@@ -826,13 +826,12 @@ static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
         list[k]->ent = &ents[k];
         list[k]->bit = k;
     }
-    /* Bits above i move down by one. */
+    /* Bits above i move down by one (bits below i stay; the next word lends its bit 0). */
     for (unsigned wd = i >> 6; wd < sm->cand_words; wd++) {
         uint64_t word = bits[wd];
         uint64_t carry = wd + 1 < sm->cand_words ? bits[wd + 1] << 63 : 0;
-        uint64_t keep = wd == i >> 6 ? word & ((1ull << (i & 63)) - 1) : 0;
-        uint64_t moved = wd == i >> 6 ? (word >> 1) & ~((1ull << (i & 63)) - 1) : word >> 1;
-        bits[wd] = keep | moved | carry;
+        uint64_t low = wd == i >> 6 ? (1ull << (i & 63)) - 1 : 0;
+        bits[wd] = (word & low) | ((word >> 1) & ~low) | carry;
     }
     sm->nsubw[sc] = n - 1;
     if (sm->last[sc] == (int)i)
