@@ -16,6 +16,8 @@
 
 #define GF_MAX_CARVEOUTS 16
 
+#define GF_L2_HASH_COUNT 2u /* l2.hash: linear, xor (gpu/model.c) */
+
 typedef enum gf_coalesce_mode {
     GF_COALESCE_SECTOR = 0, /* Volta+: 8-thread groups, 32 B sectors (MODEL.md §2) */
     GF_COALESCE_FERMI = 1   /* 128 B lines per 32 threads; one line = 4 sector accesses */
@@ -71,7 +73,8 @@ typedef struct gf_gpu {
     uint64_t l1_size_fixed;        /* non-unified L1 size (Pascal), 0 when unified */
     gf_cache_model l2;             /* l2.size = whole GPU; l2.mshrs, bytes_per_cycle per slice */
     unsigned l2_slices;
-    unsigned l2_hash;              /* 0 = linear interleave, 1 = XOR hash (MODEL.md §3) */
+    unsigned l2_hash;              /* 0 = linear interleave, 1 = XOR hash (MODEL.md §3);
+                                      GF_L2_HASH_COUNT values */
     int l2_write_back;             /* added: 1 = write-back write-allocate (MODEL.md §3), 0 = write-through */
     double noc_bytes_per_cycle;    /* whole GPU, core clock */
 

@@ -49,7 +49,7 @@ static const char *const sched_names[] = {"gto", "lrr", NULL};
 static const char *const coal_names[] = {"sector", "fermi", NULL};
 static const char *const page_names[] = {"open", "closed", NULL};
 static const char *const dsched_names[] = {"frfcfs", "fcfs", NULL};
-static const char *const hash_names[] = {"linear", "xor", NULL};
+static const char *const hash_names[GF_L2_HASH_COUNT + 1] = {"linear", "xor", NULL};
 static const char *const wp_names[] = {"writethrough", "writeback", NULL};
 
 _Static_assert(sizeof(gf_warp_sched) == sizeof(int), "enum fields are int-sized");

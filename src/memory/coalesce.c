@@ -161,8 +161,8 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
 }
 
 /* The two commonest shared-memory patterns, in closed form: every lane of the pass on
- * and reading the word(s) right after the previous lane's (unit stride), or every active
- * lane reading the same address (broadcast). Either way the pass reads one run of
+ * and reading the width bytes right after the previous lane's (unit stride), or every
+ * active lane reading the same address (broadcast). Either way the pass reads one run of
  * consecutive words; *nword is its length. 0 for anything else. */
 static int pass_run(const uint64_t addr[32], uint32_t mask, unsigned p, unsigned lanes,
                     unsigned width, unsigned *nword)
@@ -232,6 +232,8 @@ unsigned gf_shmem_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned wi
             if (!(mask >> l & 1u))
                 continue;
             uint64_t f = addr[l] >> 2, e = (addr[l] + width - 1) >> 2;
+            if (addr[l] + width - 1 < addr[l]) /* wraps past 2^64: the part below the top */
+                e = UINT64_MAX >> 2;
             if (e - f + 1 > words_per_lane + 1)
                 e = f + words_per_lane;
             first[n] = f;

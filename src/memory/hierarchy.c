@@ -49,7 +49,7 @@ struct gf_hier {
     uint64_t l2_lines; /* per slice */
     unsigned l2_ways;
     gf_secreuse **l1_rd, **l2_rd;
-    unsigned key_m;            /* keys per 128-line block and slice (l2_key), 0 = */
+    unsigned key_m;            /* keys per 128-line block and slice (l2_key), 0 = use l2_ids */
     gf_idmap **l2_ids;         /* per slice: line -> dense key for l2_rd (if key_m == 0) */
     gf_lru **l1_ex, **l2_ex;
     int nomem;         /* a tracker failed to grow: counters become NAN */
@@ -108,7 +108,9 @@ void gf_hier_free(gf_hier *h)
 
 /* The hashed line whose residue mod nslices is the slice. Within an aligned block of
  * 128 lines the XORed-in part is constant, so x & 127 is a permutation of line & 127
- * there (l2_key relies on this). */
+ * there. l2_key relies on this: a new hash must stay "line XOR right shifts of line"
+ * (no adds, multiplies or left shifts), and the slice must stay x % nslices
+ * (test_hierarchy's oracle test runs every hash). */
 static uint64_t slice_hash(const gf_hier *h, uint64_t line)
 {
     if (h->gpu.l2_hash == 1)
@@ -312,7 +314,8 @@ static unsigned popcount4(unsigned m)
     return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
 }
 
-/* Key of a line in its slice's reuse engine: any number unique within the slice will
+/* Key of a line in its slice's reuse engine (UINT64_MAX when the renumbering map of the
+ * more-than-256-slices path cannot grow): any number unique within the slice will
  * do (distances only compare keys), but the engine packs 16 consecutive keys per table
  * entry, so a slice's keys must be dense. Keyed by the line number itself, a slice's
  * entries would hold about one line each: measured 1.5 GB for a 100 MB vector add.
@@ -326,8 +329,7 @@ static unsigned popcount4(unsigned m)
  * the keys used. (line >> 7) * key_m < 2^63 since lines are < 2^63 (local_line).
  * Computed, not looked up: the dense renumbering hash (memory/idmap.h, kept for more
  * than 256 slices) cost a cache miss per L2 access, ~6 % of predict on a vector add,
- * and 32 B per line.
- * UINT64_MAX when the map cannot grow. */
+ * and 32 B per line. */
 static uint64_t l2_key(gf_hier *h, unsigned slice, uint64_t line)
 {
     if (h->key_m)

@@ -18,8 +18,9 @@ struct gf_idmap {
 
 /* Fibonacci hashing: the top log2(cap) bits of key * 2^64/phi. One multiply (the
  * splitmix64 finaliser used before cost two multiplies and three shifts per lookup, on
- * every L2 access); consecutive and strided keys, what a slice sees, still land on
- * well-spread slots because the multiplier's high bits mix every key bit upwards. */
+ * every L2 access of a model with more than 256 slices, the only users since l2_key);
+ * consecutive and strided keys, what a slice sees, still land on well-spread slots
+ * because the multiplier's high bits mix every key bit upwards. */
 static size_t slot_of(const gf_idmap *m, uint64_t key1)
 {
     return (size_t)((key1 * UINT64_C(0x9e3779b97f4a7c15)) >> m->shift);

@@ -35,7 +35,7 @@
  * of (tile, group) pairs with the times in the groups saved ~10 % more memory but cost
  * a third dependent miss per random access: bench_reuse mixed/random 40-50 % slower.) */
 #define TILE_SHIFT 4u   /* default */
-#define MAX_TILE_SHIFT 6u
+#define MAX_TILE_SHIFT GF_REUSE_MAX_TILE_SHIFT
 #define MAX_LEVELS 12u  /* 8^12 blocks of 256 times: far beyond 2^32 timestamps */
 #define FANOUT_SHIFT 3u
 #define FANOUT (1u << FANOUT_SHIFT)

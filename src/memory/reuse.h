@@ -35,6 +35,7 @@ gf_reuse *gf_reuse_create_payload(size_t payload_bytes);
  * sees: a thread block's share of an array is often 8 lines), a larger one probes the
  * table less on dense keys. NULL also for an invalid tile_shift. */
 gf_reuse *gf_reuse_create_tiled(size_t payload_bytes, unsigned tile_shift);
+#define GF_REUSE_MAX_TILE_SHIFT 6u
 void gf_reuse_free(gf_reuse *r); /* NULL-safe */
 
 /* Records an access to key; returns distinct keys since its previous access, or

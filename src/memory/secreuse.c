@@ -36,6 +36,10 @@ gf_status gf_secreuse_create_tiled(uint64_t capacity, gf_lru_write write, int wr
                                    unsigned tile_shift, gf_secreuse **out, gf_error *err)
 {
     *out = NULL;
+    if (tile_shift < 1 || tile_shift > GF_REUSE_MAX_TILE_SHIFT)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "reuse tracker tile of 2^%u lines; expected 2^1 to 2^%u", tile_shift,
+                            GF_REUSE_MAX_TILE_SHIFT);
     gf_secreuse *t = gf_calloc(1, sizeof *t);
     if (t)
         t->r = gf_reuse_create_tiled(sizeof(line_state), tile_shift);

@@ -277,7 +277,7 @@ static void torture_hier_l2_keys_match_oracle(void **state)
 {
     (void)state;
     static const unsigned slices[] = {1, 3, 4, 48, 129, 160, 256, 300};
-    for (unsigned hash = 0; hash < 2; hash++) {
+    for (unsigned hash = 0; hash < GF_L2_HASH_COUNT; hash++) {
         for (unsigned si = 0; si < sizeof slices / sizeof slices[0]; si++) {
             gf_gpu g = make_gpu(70, 1, 4, 32);
             g.l2_slices = slices[si];
@@ -317,6 +317,68 @@ static void torture_hier_l2_keys_match_oracle(void **state)
     }
 }
 
+/* Per-class totals a kernel's profile must agree on: each sector looked up in L1 is one
+ * tag and one sector distance, each sector sent to L2 one of each there. */
+static void expect_profile_consistent(const gf_hier_kernel_profile *p, const char *when)
+{
+    for (unsigned c = 0; c < GF_HIER_NL1; c++)
+        if (gf_hist_total(&p->l1_tag[c]) != p->l1_cached_sectors[c] ||
+            gf_hist_total(&p->l1_sector[c]) != p->l1_cached_sectors[c])
+            fail_msg("%s: L1 class %u: tag %llu, sector %llu distances for %llu sectors", when,
+                     c, (unsigned long long)gf_hist_total(&p->l1_tag[c]),
+                     (unsigned long long)gf_hist_total(&p->l1_sector[c]),
+                     (unsigned long long)p->l1_cached_sectors[c]);
+    for (unsigned c = 0; c < GF_HIER_NL2; c++)
+        if (gf_hist_total(&p->l2_tag[c]) != p->l2_sectors[c] ||
+            gf_hist_total(&p->l2_sector[c]) != p->l2_sectors[c])
+            fail_msg("%s: L2 class %u: tag %llu, sector %llu distances for %llu sectors", when,
+                     c, (unsigned long long)gf_hist_total(&p->l2_tag[c]),
+                     (unsigned long long)gf_hist_total(&p->l2_sector[c]),
+                     (unsigned long long)p->l2_sectors[c]);
+}
+
+/* A kernel's profile holds its own accesses only: the partial histograms of the SMs and
+ * slices are cleared between kernels only where they were written, so a kernel using
+ * every class followed by one using a single class is where a leftover would show. */
+static void torture_hier_profile_cleared_between_kernels(void **state)
+{
+    (void)state;
+    gf_gpu g = make_gpu(70, 1, 4, 16);
+    gf_hier *h = make(&g, GF_HIER_REUSE, 8 * 1024);
+    gf_access_outcome o;
+    double v[GF_C_COUNT];
+    static const struct { gf_mem_space sp; gf_mem_dir dir; int bypass; } kinds[] = {
+        {GF_SPACE_GLOBAL, GF_DIR_LOAD, 0},   {GF_SPACE_GLOBAL, GF_DIR_STORE, 0},
+        {GF_SPACE_LOCAL, GF_DIR_LOAD, 0},    {GF_SPACE_LOCAL, GF_DIR_STORE, 0},
+        {GF_SPACE_GLOBAL, GF_DIR_ATOMIC, 0}, {GF_SPACE_GLOBAL, GF_DIR_LOAD, 1},
+    };
+    for (unsigned sm = 0; sm < g.num_sms; sm++)
+        for (unsigned k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            for (uint64_t a = 0; a < 8192; a += 32)
+                one(h, sm, 1 + sm, kinds[k].sp, kinds[k].dir, kinds[k].bypass,
+                    0x100000 * (k + 1) + a, &o);
+    gf_hier_end_kernel(h, v);
+    const gf_hier_kernel_profile *p = gf_hier_profile(h);
+    for (unsigned c = 0; c < GF_HIER_NL1; c++)
+        assert_true(p->l1_cached_sectors[c] > 0 || c == GF_HIER_ATOM);
+    for (unsigned c = 0; c < GF_HIER_NL2; c++)
+        assert_true(p->l2_sectors[c] > 0);
+    expect_profile_consistent(p, "kernel 1");
+
+    gf_error e;
+    assert_int_equal(gf_hier_begin_kernel(h, 8 * 1024, &e), GF_OK);
+    for (uint64_t a = 0; a < 4096; a += 32)
+        one(h, 1, 9, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, 0x900000 + a, &o);
+    gf_hier_end_kernel(h, v);
+    p = gf_hier_profile(h);
+    assert_int_equal(p->l1_cached_sectors[GF_HIER_GLD], 4096 / 32);
+    for (unsigned c = 0; c < GF_HIER_NL1; c++)
+        if (c != GF_HIER_GLD)
+            assert_int_equal(p->l1_cached_sectors[c], 0);
+    expect_profile_consistent(p, "kernel 2");
+    gf_hier_free(h);
+}
+
 static void torture_hier_bad_models(void **state)
 {
     (void)state;
@@ -346,6 +408,7 @@ int main(void)
         cmocka_unit_test(torture_hier_profile_rates),
         cmocka_unit_test(torture_hier_fermi_coalescer),
         cmocka_unit_test(torture_hier_l2_keys_match_oracle),
+        cmocka_unit_test(torture_hier_profile_cleared_between_kernels),
         cmocka_unit_test(torture_hier_bad_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
