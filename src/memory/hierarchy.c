@@ -50,6 +50,7 @@ struct gf_hier {
     unsigned l2_ways;
     gf_secreuse **l1_rd, **l2_rd;
     unsigned key_m;            /* keys per 128-line block and slice (l2_key), 0 = use l2_ids */
+    uint8_t key_of[128];       /* (x & 127) / nslices, tabulated: no division per access */
     gf_idmap **l2_ids;         /* per slice: line -> dense key for l2_rd (if key_m == 0) */
     gf_lru **l1_ex, **l2_ex;
     int nomem;         /* a tracker failed to grow: counters become NAN */
@@ -178,6 +179,8 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
                            gpu->l2_hash == 1 ? GF_LRU_INDEX_XOR : GF_LRU_INDEX_LINEAR, slices,
                            GF_LRU_WRITE_ALLOCATE, 1};
     h->key_m = slices <= 256 ? 127 / slices + 1 : 0; /* see l2_key */
+    for (unsigned x = 0; x < 128; x++)
+        h->key_of[x] = (uint8_t)(x / slices);
     for (unsigned i = 0; i < slices; i++) {
         gf_status st = gf_secreuse_create(l2_lines, GF_LRU_WRITE_ALLOCATE, 1, &h->l2_rd[i], err);
         if (st == GF_OK && !h->key_m && !(h->l2_ids[i] = gf_idmap_create()))
@@ -333,7 +336,7 @@ static unsigned popcount4(unsigned m)
 static uint64_t l2_key(gf_hier *h, unsigned slice, uint64_t line)
 {
     if (h->key_m)
-        return (line >> 7) * h->key_m + (slice_hash(h, line) & 127u) / h->nslices;
+        return (line >> 7) * h->key_m + h->key_of[slice_hash(h, line) & 127u];
     return gf_idmap_get(h->l2_ids[slice], line);
 }
 
