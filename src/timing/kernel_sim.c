@@ -586,22 +586,23 @@ static void warp_prepare(swarp *w)
     warp_mirror(w);
 }
 
-/* Earliest cycle warp w could issue its next instruction; *mem_wait says whether the
- * binding constraint is a value still coming from memory. */
+/* Earliest cycle warp w could issue its next instruction: its operands ready, its unit
+ * (unit_free: its sub-core's row) and, for memory instructions, the SM's LSU free. */
+static inline uint64_t warp_ready_cycle(const ssm *sm, const uint64_t *unit_free,
+                                        const scan_ent *w)
+{
+    uint64_t e = w->opready, u = unit_free[w->unit], l = w->lsu ? sm->lsu_free : 0;
+    e = u > e ? u : e;
+    return l > e ? l : e;
+}
+
+/* warp_ready_cycle, and in *mem_wait whether the binding constraint is a value still
+ * coming from memory (the operands bind unless the unit or the LSU frees up later). */
 static uint64_t warp_earliest(const ssm *sm, unsigned sc, const scan_ent *w, int *mem_wait)
 {
-    uint64_t t = w->opready;
-    *mem_wait = w->opmem;
-    uint64_t u = sm->unit_free[sc * GF_UNIT_COUNT + w->unit];
-    if (u > t) {
-        t = u;
-        *mem_wait = 0;
-    }
-    if (w->lsu && sm->lsu_free > t) {
-        t = sm->lsu_free;
-        *mem_wait = 0;
-    }
-    return t;
+    uint64_t e = warp_ready_cycle(sm, sm->unit_free + sc * GF_UNIT_COUNT, w);
+    *mem_wait = w->opmem && e == w->opready;
+    return e;
 }
 
 static unsigned level_latency(const gf_gpu *g, gf_level lv)
@@ -869,10 +870,8 @@ static unsigned next_candidate(const uint64_t *bits, unsigned from, unsigned lim
 static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const scan_ent *w,
                              uint64_t t, uint64_t *next, const scan_ent **first_min)
 {
-    /* warp_earliest without its memory flag, which only the minimum needs (scan_subcore) */
-    uint64_t e = w->opready, u = unit_free[w->unit], l = w->lsu ? sm->lsu_free : 0;
-    e = u > e ? u : e;
-    e = l > e ? l : e;
+    /* no memory flag here: only the minimum needs one (scan_subcore) */
+    uint64_t e = warp_ready_cycle(sm, unit_free, w);
     if (e <= t)
         return 1;
     if (e < *next) {
