@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/bigmem.h"
 
 /* Keys are grouped in tiles of 16 (or, chosen at creation, 2^tile_shift) consecutive
  * values (16 consecutive 128 B lines: what a coalesced GPU stream touches together).
@@ -190,32 +191,32 @@ static void time_set_now(gf_reuse *r)
 static void free_levels(gf_reuse *r)
 {
     for (unsigned l = 0; l < r->nlevels; l++)
-        free(r->lv[l]);
+        gf_big_free(r->lv[l]);
     r->nlevels = 0;
 }
 
 static int alloc_time(gf_reuse *r, size_t tsize)
 {
     size_t nblocks = tsize / BLOCK_BITS;
-    uint64_t *bits = gf_calloc(tsize / 64, sizeof *bits);
+    uint64_t *bits = gf_big_calloc(tsize / 64, sizeof *bits);
     uint32_t *lv[MAX_LEVELS] = {0};
     size_t lvn[MAX_LEVELS] = {0};
     unsigned nl = 0;
     int ok = bits != NULL;
     for (size_t n = nblocks; ok && nl < MAX_LEVELS; n = (n + FANOUT - 1) >> FANOUT_SHIFT) {
         lvn[nl] = n;
-        lv[nl] = gf_calloc(n, sizeof *lv[nl]);
+        lv[nl] = gf_big_calloc(n, sizeof *lv[nl]);
         ok = lv[nl++] != NULL;
         if (n == 1)
             break;
     }
     if (!ok) {
-        free(bits);
+        gf_big_free(bits);
         for (unsigned l = 0; l < nl; l++)
-            free(lv[l]);
+            gf_big_free(lv[l]);
         return -1;
     }
-    free(r->bits);
+    gf_big_free(r->bits);
     free_levels(r);
     r->bits = bits;
     memcpy(r->lv, lv, sizeof lv);
@@ -247,7 +248,7 @@ gf_reuse *gf_reuse_create_tiled(size_t payload_bytes, unsigned tile_shift)
     r->sstride = (8 + 4 * r->tile + (payload_bytes ? 4 : 0) + 7) & ~(size_t)7;
     r->cap = 64;
     r->shift = 64 - 6;
-    r->tab = gf_calloc(r->cap, r->sstride);
+    r->tab = gf_big_calloc(r->cap, r->sstride);
     if (!r->tab || alloc_time(r, 4 * BLOCK_BITS) != 0) {
         gf_reuse_free(r);
         return NULL;
@@ -269,9 +270,9 @@ void gf_reuse_free(gf_reuse *r)
 {
     if (!r)
         return;
-    free(r->tab);
-    free(r->groups);
-    free(r->bits);
+    gf_big_free(r->tab);
+    gf_big_free(r->groups);
+    gf_big_free(r->bits);
     free_levels(r);
     free(r);
 }
@@ -304,13 +305,13 @@ static int grow_table(gf_reuse *r)
     gf_reuse n = *r;
     n.cap = r->cap * 2;
     n.shift = r->shift - 1;
-    n.tab = gf_calloc(n.cap, n.sstride);
+    n.tab = gf_big_calloc(n.cap, n.sstride);
     if (!n.tab)
         return -1;
     for (size_t i = 0; i < r->cap; i++)
         if (S_TILE(r, i))
             memcpy(S(&n, find_slot(&n, S_TILE(r, i))), S(r, i), r->sstride);
-    free(r->tab);
+    gf_big_free(r->tab);
     r->tab = n.tab;
     r->cap = n.cap;
     r->shift = n.shift;
@@ -333,10 +334,11 @@ static size_t slot_for(gf_reuse *r, uint64_t tile1)
     }
     if (r->payload) {
         void *p = r->groups;
-        if (r->ngroups >= UINT32_MAX || gf_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
+        /* new groups are zero (gf_big_grow) */
+        if (r->ngroups >= UINT32_MAX ||
+            gf_big_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
             return SIZE_MAX;
         r->groups = p;
-        memset(r->groups + r->ngroups * r->gstride, 0, r->gstride);
         S_GROUP(r, i) = (uint32_t)r->ngroups++;
     }
     S_TILE(r, i) = tile1;

@@ -1,4 +1,4 @@
-/* torture tests for src/util: error filling and atomic output files. */
+/* torture tests for src/util: error filling, atomic output files, big arrays. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 
 #include "testutil.h"
 #include "util/atomic_file.h"
+#include "util/bigmem.h"
 #include "util/error.h"
 
 static void torture_error_set_fills_fields(void **state)
@@ -61,12 +62,62 @@ static void torture_outfile_bad_dir(void **state)
     assert_string_equal(e.file, "/nonexistent-dir/x.csv");
 }
 
+static int all_zero(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return 0;
+    return 1;
+}
+
+/* Growth keeps the contents and zeroes the new tail on both paths (calloc below 1 MiB,
+ * mapped above) and across the switch between them, many times over. */
+static void torture_bigmem_grow_keeps_and_zeroes(void **state)
+{
+    (void)state;
+    void *p = NULL;
+    size_t cap = 0, used = 0;
+    for (size_t need = 1; need <= ((size_t)24 << 20); need = need * 3 + 1) {
+        assert_int_equal(gf_big_grow(&p, &cap, need, 1), 0);
+        assert_true(cap >= need);
+        unsigned char *b = p;
+        for (size_t i = 0; i < used; i++)
+            assert_true(b[i] == (unsigned char)(i * 7 + 1));
+        assert_true(all_zero(b + used, cap - used));
+        for (size_t i = used; i < need; i++)
+            b[i] = (unsigned char)(i * 7 + 1);
+        used = need;
+    }
+    gf_big_free(p);
+    gf_big_free(NULL);
+}
+
+static void torture_bigmem_calloc_and_overflow(void **state)
+{
+    (void)state;
+    for (size_t n = 0; n <= ((size_t)3 << 20); n += ((size_t)1 << 20) - 3) {
+        unsigned char *p = gf_big_calloc(n, 1);
+        assert_non_null(p);
+        assert_true(all_zero(p, n));
+        memset(p, 0xab, n);
+        gf_big_free(p);
+    }
+    assert_null(gf_big_calloc(SIZE_MAX / 2, 4));
+    void *p = NULL;
+    size_t cap = 0;
+    assert_int_equal(gf_big_grow(&p, &cap, SIZE_MAX / 2, 4), -1);
+    assert_null(p);
+    assert_int_equal(cap, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_error_set_fills_fields),
         cmocka_unit_test(torture_outfile_commit_and_abort),
         cmocka_unit_test(torture_outfile_bad_dir),
+        cmocka_unit_test(torture_bigmem_grow_keeps_and_zeroes),
+        cmocka_unit_test(torture_bigmem_calloc_and_overflow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
