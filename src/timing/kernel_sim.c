@@ -188,8 +188,9 @@ static gf_status block_reserve_pool(sblock *b, size_t extra, gf_error *err, cons
     return GF_OK;
 }
 
-static gf_status warp_push(swarp *w, const sinst *in, const uint16_t *regs, unsigned nregs,
-                           const sim *s, gf_error *err)
+/* Room in w for one more instruction and its registers (at most GF_MAX_DST +
+ * GF_MAX_SRC), so decode_inst can write them in place. */
+static gf_status warp_reserve_slow(swarp *w, const sim *s, gf_error *err)
 {
     void *p = w->insts;
     size_t cap = w->cap;
@@ -199,19 +200,21 @@ static gf_status warp_push(swarp *w, const sinst *in, const uint16_t *regs, unsi
     w->cap = (uint32_t)cap;
     p = w->regs;
     cap = w->regcap;
-    if (gf_grow(&p, &cap, (size_t)w->nregs + nregs + 1, sizeof(uint16_t)) != 0)
+    if (gf_grow(&p, &cap, (size_t)w->nregs + GF_MAX_DST + GF_MAX_SRC, sizeof(uint16_t)) != 0)
         goto nomem;
     w->regs = p;
     w->regcap = (uint32_t)cap;
-    w->insts[w->n] = *in;
-    w->insts[w->n].regs = w->nregs;
-    memcpy(w->regs + w->nregs, regs, nregs * sizeof(uint16_t));
-    w->nregs += nregs;
-    w->n++;
     return GF_OK;
 nomem:
     return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                         "out of memory holding a thread block");
+}
+
+static inline gf_status warp_reserve(swarp *w, const sim *s, gf_error *err)
+{
+    if (w->n < w->cap && (size_t)w->nregs + GF_MAX_DST + GF_MAX_SRC <= w->regcap)
+        return GF_OK;
+    return warp_reserve_slow(w, s, err);
 }
 
 static int in_window(uint64_t a, int has_base, uint64_t base)
@@ -351,7 +354,9 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             b->poollen += need;
         }
     }
-    uint16_t regs[GF_MAX_DST + GF_MAX_SRC];
+    if ((st = warp_reserve(w, s, err)) != GF_OK)
+        return st;
+    uint16_t *regs = w->regs + w->nregs;
     unsigned nr = 0;
     for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
         if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
@@ -363,7 +368,10 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     si.nsrc = (uint8_t)(nr - si.ndst);
     b->warp_insts++;
     b->thread_insts += gf_popcount32(in->mask);
-    return warp_push(w, &si, regs, nr, s, err);
+    si.regs = w->nregs;
+    w->insts[w->n++] = si;
+    w->nregs += nr;
+    return GF_OK;
 }
 
 static void block_reset(sblock *b)
@@ -540,7 +548,7 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
 }
 
 /* Copies w's scheduling state to its scan entry. */
-static void warp_mirror(const swarp *w)
+static inline void warp_mirror(const swarp *w)
 {
     scan_ent *e = w->ent;
     if (!e)
@@ -846,8 +854,10 @@ static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
 static unsigned scan_start(const sim *s, const ssm *sm, unsigned sc)
 {
     unsigned n = sm->nsubw[sc];
-    if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler == GF_WARP_SCHED_LRR)
-        return ((unsigned)sm->last[sc] + 1) % n;
+    if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler == GF_WARP_SCHED_LRR) {
+        unsigned after = (unsigned)sm->last[sc] + 1; /* last < n: no division needed */
+        return after < n ? after : 0;
+    }
     return 0;
 }
 
@@ -887,8 +897,10 @@ static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const sca
  * not running can never be picked. *next and *mem: the earliest cycle of the warps
  * passed over and whether that warp's operand comes from memory (ties to the first in
  * scan order) — the exact minimum when nothing can issue. */
-static int scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *next,
-                        int *mem)
+/* Inlined into step: it runs once per sub-core per step and usually visits one or two
+ * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
+static inline __attribute__((always_inline)) int
+scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *next, int *mem)
 {
     unsigned row = s->bps * s->warps_per_block;
     const scan_ent *ents = sm->ent + sc * row, *first_min = NULL;
