@@ -48,7 +48,7 @@ void gf_model_args_progress_end(gf_model_args *a)
     a->progress.shown = 0;
 }
 
-enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_EXTRA0 };
+enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_EXTRA0 };
 
 int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
@@ -56,6 +56,7 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
 {
     memset(a, 0, sizeof *a);
     a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
+    a->popt.ksim.hold_bytes = GF_KSIM_HOLD_DEFAULT;
     a->popt.ksim.warn_unknown = warn_unknown;
     a->popt.mode = GF_HIER_REUSE;
     struct option opts[32] = {
@@ -70,8 +71,9 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {"jobs", required_argument, NULL, 'j'},
+        {"hold", required_argument, NULL, OPT_HOLD},
     };
-    int n = 11;
+    int n = 12;
     for (int i = 0; extra_names && extra_names[i] && n < 30; i++, n++) {
         opts[n].name = extra_names[i];
         opts[n].has_arg = required_argument;
@@ -106,6 +108,15 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
             break;
         }
         case OPT_MODELS: a->models_dir = optarg; break;
+        case OPT_HOLD: {
+            const char *why = NULL;
+            uint64_t v;
+            if (gf_gpu_parse_size(optarg, &v, &why) != 0)
+                return gf_cli_usage_error(cmd, "--hold takes a size such as 512MiB or 0, not "
+                                          "'%s' (%s)", optarg, why ? why : "not a size");
+            a->popt.ksim.hold_bytes = v;
+            break;
+        }
         case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
         case OPT_SCHED:
             /* A shorthand for --set sm.warp_scheduler=...: the model file's choice is

@@ -25,6 +25,9 @@ static const char help[] =
     "      --models DIR         directory of model files\n"
     "  -j, --jobs N             threads the SMs are simulated on (default: all cores);\n"
     "                           the output is identical for any N\n"
+    "      --hold SIZE          decoded instructions held in memory before long warps\n"
+    "                           spill to a file in $TMPDIR (default 256MiB, 0: never);\n"
+    "                           the output is the same either way\n"
     "  -q, --quiet              no progress output\n";
 
 /* Counters that describe time, not memory: left out of this command's output. */

@@ -19,8 +19,8 @@ static const char help[] =
     "bandwidth, MSHRs, clocks, launch overhead, and L2 size and ways (re-derived from the\n"
     "histograms).\n"
     "\n"
-    "options: --gpu, --set, --models, --exact, --scheduler, --unknown-opcode, -j, -q as in\n"
-    "predict;\n"
+    "options: --gpu, --set, --models, --exact, --scheduler, --unknown-opcode, -j, --hold,\n"
+    "-q as in predict;\n"
     "  -o, --output FILE        the profile to write (required)\n";
 
 int gf_cmd_profile(int argc, char **argv)

@@ -13,11 +13,14 @@
  */
 #include "timing/kernel_sim.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "memory/coalesce.h"
+#include "timing/spill.h"
 #include "trace/opcode.h"
 #include "util/alloc.h"
 #include "util/bits.h"
@@ -29,17 +32,20 @@
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
 #define SPARE_MAX 16u /* finished blocks kept for their buffers */
+/* Instructions a spilled warp holds at a time: 512 x 16 B plus their registers and
+ * records, ~10-20 KB, so even 2,560 resident warps (80 SMs x 32) take ~40 MB. */
+#define SPILL_WINDOW 512u
 
 typedef struct sinst {
     uint8_t unit, kind, ndst, nsrc;
     uint16_t latency, interval;
-    uint32_t aux;  /* K_MEM: offset of its record in the block pool; K_SHARED: wavefronts
+    uint32_t aux;  /* K_MEM: offset of its record in the warp's pool; K_SHARED: wavefronts
                       (bits 0-11), bank conflicts (12-23), store flag (24) */
     uint32_t regs; /* first register slot in the warp's register pool (dst then src);
                       RZ and registers past GF_REG_COUNT are left out */
 } sinst;
 
-/* Memory record in the block pool, followed by nsectors uint64 sectors then uint32
+/* Memory record in the warp's pool, followed by nsectors uint64 sectors then uint32
  * byte masks. */
 typedef struct memrec {
     uint8_t space, dir, bypass, pad;
@@ -61,7 +67,18 @@ typedef struct scan_ent {
 typedef struct swarp {
     sinst *insts;
     uint16_t *regs;
+    uint8_t *pool;         /* its memory records (memrec + sectors + byte masks) */
+    size_t poollen, poolcap;
     uint32_t n, cap, nregs, regcap, pc;
+    /* Instruction pc (< ntot) is insts[pc - win0] while pc < win0 + n; registers and
+     * records are at regs[in->regs - regs0] and pool[in->aux - pool0]. A warp held whole
+     * has n = ntot and win0 = regs0 = pool0 = 0; a spilled one (spill_block) holds one
+     * window of SPILL_WINDOW instructions and reads the next back at its end. */
+    uint32_t ntot, win0, regs0, pool0;
+    struct spill_win *wins; /* spilled: nwin + 1 window starts (the last: the totals) */
+    size_t winscap;
+    uint64_t spill_off;     /* spilled: where its instructions, registers, records start */
+    int spilled;
     uint64_t uid;
     unsigned subcore;
     int state;
@@ -85,6 +102,11 @@ typedef struct swarp {
     unsigned bit;
 } swarp;
 
+/* Where window j of a spilled warp starts in its registers and records. */
+typedef struct spill_win {
+    uint32_t regs, pool;
+} spill_win;
+
 typedef struct sblock {
     swarp *warps;
     unsigned nwarps, live, arrived, slot;
@@ -93,8 +115,9 @@ typedef struct sblock {
     struct sblock *next;           /* free list */
     uint64_t start, done; /* placed at; its last warp's last issue */
     unsigned pending;     /* memory instructions waiting for their L2 outcome */
-    uint8_t *pool;
-    size_t poollen, poolcap;
+    size_t held;          /* bytes of decoded instructions it holds (sim.held) */
+    gf_spill *spill;      /* where its spilled warps are, else NULL */
+    int ioerr;            /* errno of a failed read of a spilled window, else 0 */
 } sblock;
 
 typedef struct ssm {
@@ -129,6 +152,8 @@ typedef struct ssm {
     gf_l2_req *reqs;
     uint32_t *reqslice;    /* beside reqs: each request's L2 slice (found once, here) */
     size_t nreqs, capreqs, capslice;
+    uint64_t *psect;       /* the pending instructions' sectors (pend.sect0) */
+    size_t npsect, cappsect;
     uint32_t seq;
     int nomem;
 } ssm;
@@ -138,10 +163,15 @@ typedef struct pend {
     uint64_t t;          /* issue cycle */
     uint32_t seq, sm;    /* issue order within the SM; the SM */
     swarp *w;
-    uint32_t inst;       /* index in w->insts */
     uint32_t stage;      /* L1/LSU stage cycles */
     uint32_t req0, nreq; /* its requests in the SM's reqs[] */
     uint32_t past_l1;    /* sectors past L1 */
+    /* Copied at issue, not looked up at the epoch's end: the warp may have moved on
+     * past it by then (and a spilled warp's window with it). */
+    uint32_t sect0;      /* its sectors in the SM's psect[] (for DRAM row locality) */
+    uint16_t nsect;
+    uint8_t ndst;
+    uint16_t dst[GF_MAX_DST]; /* its destination register slots */
 } pend;
 
 typedef struct sim {
@@ -160,6 +190,10 @@ typedef struct sim {
     double miss_latency_sum;
     uint64_t miss_accesses;
     uint8_t warned[GF_OPCODE_MAX];
+    /* Decoded instructions of resident blocks: bytes held, and where blocks go that
+     * would take it past opt->hold_bytes (opened on first need). */
+    size_t held;
+    gf_spill *spill;
     /* Finished blocks kept for reuse of their buffers (at most SPARE_MAX). */
     sblock *spare;
     unsigned nspare;
@@ -178,13 +212,13 @@ typedef struct sim {
 
 /* ---------------------------------------------------------------- block reading */
 
-static gf_status block_reserve_pool(sblock *b, size_t extra, gf_error *err, const sim *s)
+static gf_status warp_reserve_pool(swarp *w, size_t extra, gf_error *err, const sim *s)
 {
-    void *p = b->pool;
-    if (gf_grow(&p, &b->poolcap, b->poollen + extra, 1) != 0)
+    void *p = w->pool;
+    if (gf_grow(&p, &w->poolcap, w->poollen + extra, 1) != 0)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "out of memory holding a thread block");
-    b->pool = p;
+    w->pool = p;
     return GF_OK;
 }
 
@@ -334,13 +368,13 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             gf_coalesce(addr, in->mask, width, s->gpu->coalescer, &c);
             size_t need = sizeof(memrec) + c.nsectors * (sizeof(uint64_t) + sizeof(uint32_t));
             need = (need + 7) & ~(size_t)7;
-            if ((st = block_reserve_pool(b, need, err, s)) != GF_OK)
+            if ((st = warp_reserve_pool(w, need, err, s)) != GF_OK)
                 return st;
-            if (b->poollen > UINT32_MAX - need)
+            if (w->poollen > UINT32_MAX - need)
                 return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
                                     gf_kreader_line(s->r),
-                                    "thread block has more than 4 GiB of memory accesses");
-            memrec *m = (memrec *)(b->pool + b->poollen);
+                                    "warp has more than 4 GiB of memory accesses");
+            memrec *m = (memrec *)(w->pool + w->poollen);
             m->space = (uint8_t)(space == GF_SPACE_TEXTURE ? GF_SPACE_GLOBAL : space);
             m->dir = (uint8_t)e->dir;
             m->bypass = (uint8_t)e->bypass_l1;
@@ -350,8 +384,8 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             memcpy(q, c.sector, c.nsectors * sizeof(uint64_t));
             memcpy(q + c.nsectors * sizeof(uint64_t), c.bytes, c.nsectors * sizeof(uint32_t));
             si.kind = K_MEM;
-            si.aux = (uint32_t)b->poollen;
-            b->poollen += need;
+            si.aux = (uint32_t)w->poollen;
+            w->poollen += need;
         }
     }
     if ((st = warp_reserve(w, s, err)) != GF_OK)
@@ -378,9 +412,14 @@ static void block_reset(sblock *b)
 {
     for (unsigned i = 0; i < b->nwarps; i++) {
         b->warps[i].n = b->warps[i].nregs = b->warps[i].pc = b->warps[i].nslots = 0;
+        b->warps[i].poollen = 0;
+        b->warps[i].ntot = b->warps[i].win0 = b->warps[i].regs0 = b->warps[i].pool0 = 0;
+        b->warps[i].spilled = 0;
         b->warps[i].state = W_RUN;
     }
-    b->poollen = 0;
+    b->held = 0;
+    b->ioerr = 0;
+    b->spill = NULL;
     b->live = b->arrived = b->listed = 0;
     b->warp_insts = b->thread_insts = 0;
 }
@@ -394,9 +433,10 @@ static void block_free(sblock *b)
         free(b->warps[i].regs);
         free(b->warps[i].ready);
         free(b->warps[i].ready_is_mem);
+        free(b->warps[i].pool);
+        free(b->warps[i].wins);
     }
     free(b->warps);
-    free(b->pool);
     free(b);
 }
 
@@ -483,9 +523,149 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
         w->state = W_DONE; /* marks "listed" until the block is finished below */
         b->listed++;
     }
-    for (unsigned i = 0; i < b->nwarps; i++)
+    for (unsigned i = 0; i < b->nwarps; i++) {
         b->warps[i].state = b->warps[i].n ? W_RUN : W_DONE;
+        b->warps[i].ntot = b->warps[i].n;
+    }
     return GF_OK;
+}
+
+/* ---------------------------------------------------------------- spilling */
+
+static size_t block_bytes(const sblock *b)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        const swarp *w = &b->warps[i];
+        n += (size_t)w->cap * sizeof(sinst) + (size_t)w->regcap * sizeof(uint16_t) + w->poolcap;
+    }
+    return n;
+}
+
+static uint32_t spill_windows(const swarp *w)
+{
+    return (w->ntot + SPILL_WINDOW - 1) / SPILL_WINDOW;
+}
+
+/* Replaces the array *p by a new one of bytes (at least 1) holding its first bytes:
+ * a fresh block rather than realloc's in-place shrink, whose freed tail, between the
+ * windows of other warps, the next block's doubling arrays could not reuse (+100 MB of
+ * heap holes on the FFMA benchmark). Keeps *p if out of memory. */
+static void shrink(void **p, size_t bytes, size_t *cap, size_t elems)
+{
+    void *q = malloc(bytes ? bytes : 1);
+    if (q) {
+        memcpy(q, *p, bytes);
+        free(*p);
+        *p = q;
+        *cap = elems;
+    }
+}
+
+/* Moves w's instructions, registers and memory records (laid out in that order) to the
+ * spill file and keeps its first window. */
+static gf_status spill_warp(sim *s, swarp *w, gf_error *err)
+{
+    uint32_t n = w->n, nwin = (n + SPILL_WINDOW - 1) / SPILL_WINDOW;
+    void *p = w->wins;
+    if (gf_grow(&p, &w->winscap, (size_t)nwin + 1, sizeof(spill_win)) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory spilling a thread block");
+    w->wins = p;
+    /* Registers and records are appended in instruction order, so a window starts at
+     * its first instruction's registers and at the first record at or after it. */
+    uint32_t pool_next = (uint32_t)w->poollen;
+    for (uint32_t i = n; i-- > 0;) {
+        if (w->insts[i].kind == K_MEM)
+            pool_next = w->insts[i].aux;
+        if (i % SPILL_WINDOW == 0)
+            w->wins[i / SPILL_WINDOW] = (spill_win){w->insts[i].regs, pool_next};
+    }
+    w->wins[nwin] = (spill_win){w->nregs, (uint32_t)w->poollen};
+    uint64_t at, at2, at3;
+    gf_status st;
+    if ((st = gf_spill_append(s->spill, w->insts, (size_t)n * sizeof(sinst), &at, err)) != GF_OK ||
+        (st = gf_spill_append(s->spill, w->regs, (size_t)w->nregs * sizeof(uint16_t), &at2,
+                              err)) != GF_OK ||
+        (st = gf_spill_append(s->spill, w->pool, w->poollen, &at3, err)) != GF_OK)
+        return st;
+    w->spill_off = at;
+    uint32_t maxr = 0, maxp = 0;
+    for (uint32_t j = 0; j < nwin; j++) {
+        uint32_t r = w->wins[j + 1].regs - w->wins[j].regs, q = w->wins[j + 1].pool - w->wins[j].pool;
+        maxr = r > maxr ? r : maxr;
+        maxp = q > maxp ? q : maxp;
+    }
+    /* The first window is the arrays' prefix: it stays where it is. */
+    size_t cap = w->cap, regcap = w->regcap;
+    p = w->insts;
+    shrink(&p, SPILL_WINDOW * sizeof(sinst), &cap, SPILL_WINDOW);
+    w->insts = p;
+    p = w->regs;
+    shrink(&p, (size_t)maxr * sizeof(uint16_t), &regcap, maxr);
+    w->regs = p;
+    p = w->pool;
+    shrink(&p, maxp, &w->poolcap, maxp);
+    w->pool = p;
+    w->cap = (uint32_t)cap;
+    w->regcap = (uint32_t)regcap;
+    w->ntot = n;
+    w->n = SPILL_WINDOW;
+    w->win0 = w->regs0 = w->pool0 = 0;
+    w->spilled = 1;
+    return GF_OK;
+}
+
+/* Spills b's long warps (the spill file is opened on first need). */
+static gf_status spill_block(sim *s, sblock *b, gf_error *err)
+{
+    gf_status st;
+    if (!s->spill && (st = gf_spill_open(&s->spill, err)) != GF_OK)
+        return st;
+    for (unsigned i = 0; i < b->nwarps; i++)
+        if (b->warps[i].n > SPILL_WINDOW && (st = spill_warp(s, &b->warps[i], err)) != GF_OK)
+            return st;
+    b->spill = s->spill;
+    return GF_OK;
+}
+
+/* b retires: its bytes are no longer held, its spilled ranges no longer needed. */
+static void block_release(sim *s, sblock *b)
+{
+    s->held -= b->held;
+    b->held = 0;
+    for (unsigned i = 0; b->spill && i < b->nwarps; i++) {
+        const swarp *w = &b->warps[i];
+        if (w->spilled) {
+            const spill_win *last = &w->wins[spill_windows(w)];
+            gf_spill_discard(b->spill, w->spill_off,
+                             (uint64_t)w->ntot * sizeof(sinst) +
+                                 (uint64_t)last->regs * sizeof(uint16_t) + last->pool);
+        }
+    }
+}
+
+/* Reads the window holding w->pc back from the spill file: 0, or an errno. Runs on the
+ * thread of w's SM (pread: safe alongside the other SMs' reads). */
+static int warp_load_window(swarp *w)
+{
+    const gf_spill *sp = w->block->spill;
+    uint32_t j = w->pc / SPILL_WINDOW, i0 = j * SPILL_WINDOW;
+    uint32_t i1 = w->ntot - i0 < SPILL_WINDOW ? w->ntot : i0 + SPILL_WINDOW;
+    const spill_win *a = &w->wins[j], *z = &w->wins[j + 1], *all = &w->wins[spill_windows(w)];
+    uint64_t regs_at = w->spill_off + (uint64_t)w->ntot * sizeof(sinst);
+    uint64_t pool_at = regs_at + (uint64_t)all->regs * sizeof(uint16_t);
+    if (!sp || gf_spill_read(sp, w->spill_off + (uint64_t)i0 * sizeof(sinst), w->insts,
+                             (size_t)(i1 - i0) * sizeof(sinst)) != 0 ||
+        gf_spill_read(sp, regs_at + (uint64_t)a->regs * sizeof(uint16_t), w->regs,
+                      (size_t)(z->regs - a->regs) * sizeof(uint16_t)) != 0 ||
+        gf_spill_read(sp, pool_at + a->pool, w->pool, z->pool - a->pool) != 0)
+        return sp && errno ? errno : EIO;
+    w->win0 = i0;
+    w->n = i1 - i0;
+    w->regs0 = a->regs;
+    w->pool0 = a->pool;
+    return 0;
 }
 
 /* The next thread block of the kernel, ready to place; *out = NULL at the end. */
@@ -499,11 +679,17 @@ static gf_status read_block(sim *s, sblock **out, gf_error *err)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "out of memory holding a thread block");
     gf_status st = produce_block(s, b, err);
+    /* Over the hold budget: its long warps go to the spill file (bounded memory for
+     * kernels whose resident blocks are most of the trace, see spill.h). */
+    if (st == GF_OK && s->opt->hold_bytes && s->held + block_bytes(b) > s->opt->hold_bytes)
+        st = spill_block(s, b, err);
     if (st != GF_OK) {
         put_spare(s, b);
         s->trace_done = 1;
         return st == GF_END ? GF_OK : st;
     }
+    b->held = block_bytes(b);
+    s->held += b->held;
     for (unsigned i = 0; i < b->nwarps; i++) {
         swarp *w = &b->warps[i];
         w->block = b;
@@ -572,14 +758,26 @@ static inline void warp_mirror(const swarp *w)
 /* Recomputes the cached operand readiness of w's next instruction. */
 static void warp_prepare(swarp *w)
 {
-    if (w->pc >= w->n) {
+    if (w->pc >= w->ntot) {
         warp_mirror(w);
         return;
     }
-    const sinst *in = &w->insts[w->pc];
+    if (w->pc - w->win0 >= w->n) {
+        /* a spilled warp at the end of its window; a failed read stops it (as if its
+         * operands never came) and the epoch's end reports the error */
+        int e = warp_load_window(w);
+        if (e) {
+            w->block->ioerr = e;
+            w->opready = UINT64_MAX;
+            w->opmem = 1;
+            warp_mirror(w);
+            return;
+        }
+    }
+    const sinst *in = &w->insts[w->pc - w->win0];
     uint64_t t = w->next_issue;
     int mem = 0;
-    const uint16_t *regs = w->regs + in->regs;
+    const uint16_t *regs = w->regs + (in->regs - w->regs0);
     for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
         uint16_t r = regs[i];
         if (w->ready[r] > t) {
@@ -653,14 +851,14 @@ static void release_barrier(ssm *sm, sblock *b, uint64_t t)
  * (multi2sim-gpu-memory-subsystem.txt §4), which this does not model. The hierarchy
  * reports how many of an access's sectors reached DRAM, not which: the first ones are
  * taken, which matters only for partly cached requests. */
-static void track_rows(sim *s, const gf_coalesced *c, unsigned n)
+static void track_rows(sim *s, const uint64_t *sector, unsigned nsectors, unsigned n)
 {
     const gf_gpu *g = s->gpu;
     unsigned ch = g->dram_channels ? g->dram_channels : 1;
     unsigned nb = g->dram_banks ? g->dram_banks : 1;
     uint64_t row_bytes = g->dram_row_bytes ? g->dram_row_bytes : 2048;
-    for (unsigned i = 0; i < n && i < c->nsectors; i++) {
-        uint64_t chunk = (c->sector[i] << 5) >> 8;
+    for (unsigned i = 0; i < n && i < nsectors; i++) {
+        uint64_t chunk = (sector[i] << 5) >> 8;
         uint64_t channel = chunk % ch, rest = chunk / ch;
         uint64_t bank = rest % nb;
         uint64_t row = (rest / nb) * 256 / row_bytes;
@@ -676,7 +874,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
 {
     ssm *sm = &s->sms[smi];
     const gf_gpu *g = s->gpu;
-    const sinst *in = &w->insts[w->pc++];
+    const sinst *in = &w->insts[w->pc++ - w->win0];
     uint64_t done = t + in->latency;
     int from_mem = 0;
     sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
@@ -687,8 +885,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         sm->first_issue = t;
     }
     if (in->kind == K_MEM) {
-        sblock *b = w->block;
-        const memrec *m = (const memrec *)(b->pool + in->aux);
+        const memrec *m = (const memrec *)(w->pool + (in->aux - w->pool0));
         const uint8_t *q = (const uint8_t *)(m + 1);
         gf_coalesced c;
         c.nsectors = m->nsectors;
@@ -716,28 +913,35 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         if (nr) {
             /* Its result depends on L2, resolved at the end of the epoch; nothing can
              * read it before (it lands at least l2.latency >= the epoch later). */
-            void *pp = sm->pend, *pr = sm->reqs, *ps = sm->reqslice;
-            if (gf_grow(&pp, &sm->cappend, sm->npend + 1, sizeof(pend)) != 0 ||
-                gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) != 0 ||
-                gf_grow(&ps, &sm->capslice, sm->nreqs + nr, sizeof(uint32_t)) != 0) {
+            void *pp = sm->pend, *pr = sm->reqs, *ps = sm->reqslice, *pc = sm->psect;
+            int ok = gf_grow(&pp, &sm->cappend, sm->npend + 1, sizeof(pend)) == 0 &&
+                     gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) == 0 &&
+                     gf_grow(&ps, &sm->capslice, sm->nreqs + nr, sizeof(uint32_t)) == 0 &&
+                     gf_grow(&pc, &sm->cappsect, sm->npsect + c.nsectors, sizeof(uint64_t)) == 0;
+            sm->pend = pp;
+            sm->reqs = pr;
+            sm->reqslice = ps;
+            sm->psect = pc;
+            if (!ok) {
                 sm->nomem = 1;
-                sm->pend = pp;
-                sm->reqs = pr;
-                sm->reqslice = ps;
             } else {
-                sm->pend = pp;
-                sm->reqs = pr;
-                sm->reqslice = ps;
                 pend *pq = &sm->pend[sm->npend++];
                 pq->t = t;
                 pq->seq = sm->seq++;
                 pq->sm = smi;
                 pq->w = w;
-                pq->inst = w->pc - 1;
                 pq->stage = (uint32_t)stage;
                 pq->req0 = (uint32_t)sm->nreqs;
                 pq->nreq = nr;
                 pq->past_l1 = past_l1;
+                pq->sect0 = (uint32_t)sm->npsect;
+                pq->nsect = (uint16_t)c.nsectors;
+                memcpy(sm->psect + sm->npsect, c.sector, c.nsectors * sizeof(uint64_t));
+                sm->npsect += c.nsectors;
+                const uint16_t *dregs = w->regs + (in->regs - w->regs0);
+                pq->ndst = in->ndst;
+                for (unsigned k = 0; k < in->ndst; k++)
+                    pq->dst[k] = dregs[k];
                 memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);
                 for (unsigned k = 0; k < nr; k++)
                     sm->reqslice[sm->nreqs + k] = gf_hier_slice_of(s->hier, reqs[k].line);
@@ -754,26 +958,27 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         sm->lsu_cycles += stage;
         done = t + stage + g->shmem_latency;
     }
-    const uint16_t *regs = w->regs + in->regs;
+    const uint16_t *regs = w->regs + (in->regs - w->regs0);
     for (unsigned i = 0; i < in->ndst; i++) {
         uint16_t r = regs[i];
         w->ready[r] = done;
         w->ready_is_mem[r] = (uint8_t)from_mem;
     }
+    int kind = in->kind; /* in may be overwritten: warp_prepare may load the next window */
     if (done != UINT64_MAX && done > sm->last_done)
         sm->last_done = done;
 
     w->next_issue = t + 1;
     warp_prepare(w);
     sblock *b = w->block;
-    if (in->kind == K_EXIT || w->pc >= w->n) {
+    if (kind == K_EXIT || w->pc >= w->ntot) {
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
         w->state = W_DONE;
         warp_mirror(w);
         b->live--;
         b->done = t + 1;
         release_barrier(sm, b, t);
-    } else if (in->kind == K_BAR) {
+    } else if (kind == K_BAR) {
         w->state = W_BAR;
         warp_mirror(w);
         b->arrived++;
@@ -1126,6 +1331,21 @@ static void order_pending(sim *s, pend **all, size_t total, size_t **tcount, siz
     qsort(all, total, sizeof *all, pend_cmp);
 }
 
+/* A spilled window that could not be read back stops the kernel with the reason. */
+static gf_status spill_check(const sim *s, gf_error *err)
+{
+    for (unsigned i = 0; i < s->gpu->num_sms; i++)
+        for (unsigned k = 0; k < s->bps; k++) {
+            const sblock *b = s->sms[i].slots[k];
+            if (b && b->ioerr)
+                return gf_error_set(err, GF_ERR_IO, gf_spill_dir(s->spill), 0,
+                                    "cannot read back spilled instructions of kernel %s from "
+                                    "the spill file in %s: %s",
+                                    s->ki->name, gf_spill_dir(s->spill), strerror(b->ioerr));
+        }
+    return GF_OK;
+}
+
 static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
                                size_t **tcount, size_t *tcap, struct l2item **items,
                                size_t *icap, size_t *f, gf_error *err)
@@ -1133,6 +1353,9 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
     const gf_gpu *g = s->gpu;
     uint64_t end = pl->end;
     size_t total = 0, nreq = 0;
+    gf_status sst;
+    if (s->spill && (sst = spill_check(s, err)) != GF_OK)
+        return sst;
     for (unsigned i = 0; i < g->num_sms; i++) {
         if (s->sms[i].nomem)
             return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), 0,
@@ -1179,7 +1402,6 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         pend *pq = all[j];
         ssm *sm = &s->sms[pq->sm];
         swarp *w = pq->w;
-        const sinst *in = &w->insts[pq->inst];
         unsigned dram = 0;
         for (uint32_t r = 0; r < pq->nreq; r++) {
             const struct l2item *it = &(*items)[fill[sm->reqslice[pq->req0 + r]]++];
@@ -1188,9 +1410,8 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         gf_level worst = dram ? GF_LEVEL_DRAM : GF_LEVEL_L2;
         unsigned lat = level_latency(g, worst);
         uint64_t done = pq->t + pq->stage + lat;
-        const uint16_t *regs = w->regs + in->regs;
-        for (unsigned i = 0; i < in->ndst; i++) {
-            uint16_t r = regs[i];
+        for (unsigned i = 0; i < pq->ndst; i++) {
+            uint16_t r = pq->dst[i];
             w->ready[r] = done;
             w->ready_is_mem[r] = 1;
         }
@@ -1203,18 +1424,14 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         s->res->l2_sectors += pq->past_l1;
         s->res->dram_sectors += dram;
         if (dram) {
-            const memrec *m = (const memrec *)(w->block->pool + in->aux);
-            gf_coalesced c;
-            c.nsectors = m->nsectors;
-            memcpy(c.sector, m + 1, m->nsectors * sizeof(uint64_t));
-            track_rows(s, &c, dram);
+            track_rows(s, sm->psect + pq->sect0, pq->nsect, dram);
         }
         s->miss_latency_sum += lat;
         s->miss_accesses++;
         w->block->pending--;
     }
     for (unsigned i = 0; i < g->num_sms; i++)
-        s->sms[i].npend = s->sms[i].nreqs = 0;
+        s->sms[i].npend = s->sms[i].nreqs = s->sms[i].npsect = 0;
     return GF_OK;
 }
 
@@ -1268,6 +1485,7 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
         sm->slots[k] = NULL;
         sm->resident--;
         sm->dirty = 1;
+        block_release(s, b);
         put_spare(s, b);
         *progress = 1;
         sblock *nb;
@@ -1482,9 +1700,11 @@ static void sim_free(sim *s)
             free(s->sms[i].pend);
             free(s->sms[i].reqs);
             free(s->sms[i].reqslice);
+            free(s->sms[i].psect);
         }
     free(s->sms);
     free(s->open_row);
+    gf_spill_close(s->spill);
     while (s->spare) {
         sblock *b = s->spare;
         s->spare = b->next;

@@ -41,7 +41,17 @@ typedef struct gf_ksim_options {
     /* Threads the SMs are simulated on (0 or 1: the calling thread only). Results are
      * identical for any count. */
     unsigned threads;
+    /* Decoded instructions of resident blocks held in memory before further blocks'
+     * long warps are spilled to a temporary file and read back in windows (spill.h);
+     * 0 holds everything. Results are identical either way. */
+    uint64_t hold_bytes;
 } gf_ksim_options;
+
+/* The CLI's and gf_predict_file's hold budget. Multi-wave kernels hold one wave, far
+ * less; one-wave kernels with long warps spill beyond it. Spilling costs no time on the
+ * machine of bench/README.md (the FFMA benchmark ran as fast spilling everything: fresh
+ * pages cost more than reading the file back from the page cache). */
+#define GF_KSIM_HOLD_DEFAULT (UINT64_C(256) << 20)
 
 /* What the issue model measured for one kernel, at unloaded memory latencies. Plain data
  * so a profile file can store it. */

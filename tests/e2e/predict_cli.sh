@@ -77,6 +77,15 @@ for tr in mm va; do
     cmp -s "$tmp/j1.csv" "$tmp/j2.csv" && cmp -s "$tmp/j1.csv" "$tmp/j7.csv" || say "predict $tr depends on -j"
 done
 expect 2 "--jobs takes a number" -- predict "$tmp/mm" --gpu v100 -j 0
+# long warps spilled to a file and read back in windows: the same output as held
+"$bin" gen pchase -n 3000 -o "$tmp/chase" -q || say "gen pchase"
+for tr in mm chase; do
+    "$bin" predict "$tmp/$tr" --gpu v100 --format csv -o "$tmp/h0.csv" --hold 0 || say "predict --hold 0"
+    "$bin" predict "$tmp/$tr" --gpu v100 --format csv -j 2 -o "$tmp/h1.csv" --hold 1KiB || say "predict --hold 1KiB"
+    cmp -s "$tmp/h0.csv" "$tmp/h1.csv" || say "predict $tr differs when its blocks are spilled"
+done
+TMPDIR=/nonexistent-gpuforecast expect 1 "spill file" -- predict "$tmp/chase" --gpu v100 --hold 1
+expect 2 "--hold takes a size" -- predict "$tmp/mm" --gpu v100 --hold lots
 
 # a block whose trace lists fewer warps than the block has (none of their threads ran)
 mkdir -p "$tmp/miss"

@@ -45,6 +45,7 @@ static const char *gen(const gf_gen_params *p, const char *tag)
 }
 
 static unsigned predict_threads = 1;
+static uint64_t predict_hold; /* 0: hold every block in memory */
 
 /* Predicts one-kernel trace dir on gpu; returns its summary. */
 static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_row *row_out)
@@ -52,6 +53,7 @@ static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_ro
     gf_predict_options opt;
     memset(&opt, 0, sizeof opt);
     opt.ksim.threads = predict_threads;
+    opt.ksim.hold_bytes = predict_hold;
     gf_report rep;
     gf_report_init(&rep);
     gf_kernel_summary *sums = NULL;
@@ -172,6 +174,67 @@ static void torture_predict_is_deterministic(void **state)
     assert_true(a.v[GF_C_SHMEM_WAVEFRONTS] > 0);
 }
 
+/* Blocks spilled to a file and read back in windows (a 1-byte hold budget spills every
+ * warp longer than one window) predict exactly what holding them does: a pointer chase
+ * (one warp, thousands of loads: many windows, each with memory records), FFMA blocks
+ * (eight warps of several windows each) and a tiled SGEMM (barriers, shared memory), on
+ * 1 and 3 threads. With $TMPDIR unusable the spill fails with an error, so the test
+ * knows the spill path ran. */
+static void torture_spilled_blocks_predict_the_same(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("titanv");
+    gf_gen_params p[3];
+    gf_gen_params_init(&p[0], GF_GEN_PCHASE);
+    p[0].sm = 70;
+    p[0].footprint = 1u << 20;
+    p[0].stride = 4096;
+    p[0].n = 3000;
+    gf_gen_params_init(&p[1], GF_GEN_FFMA);
+    p[1].sm = 70;
+    p[1].n = 64;
+    p[1].grid[0] = 20;
+    gf_gen_params_init(&p[2], GF_GEN_MATMUL);
+    p[2].sm = 70;
+    p[2].n = 128;
+    const char *tags[3] = {"spill-chase", "spill-ffma", "spill-matmul"};
+    for (int i = 0; i < 3; i++) {
+        const char *d = gen(&p[i], tags[i]);
+        gf_kernel_row held, spilled;
+        predict_hold = 0;
+        gf_kernel_summary a = predict1(d, &g, &held);
+        for (unsigned th = 1; th <= 3; th += 2) {
+            predict_threads = th;
+            predict_hold = 1;
+            gf_kernel_summary b = predict1(d, &g, &spilled);
+            assert_memory_equal(held.v, spilled.v, sizeof held.v);
+            assert_true(a.ks.sm_cycles_max == b.ks.sm_cycles_max);
+            assert_true(a.ks.crit_mem_stall_cycles == b.ks.crit_mem_stall_cycles);
+            assert_true(a.ks.dram_row_hits == b.ks.dram_row_hits);
+        }
+        predict_threads = 1;
+        /* nowhere to spill: a clear error, not a wrong number */
+        char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+        setenv("TMPDIR", "/nonexistent-gpuforecast-dir", 1);
+        gf_predict_options opt;
+        memset(&opt, 0, sizeof opt);
+        opt.ksim.hold_bytes = 1;
+        gf_report rep;
+        gf_report_init(&rep);
+        gf_error e;
+        assert_int_equal(gf_predict_trace(d, &g, &opt, &rep, NULL, NULL, &e), GF_ERR_IO);
+        assert_non_null(strstr(e.message, "spill file"));
+        gf_report_free(&rep);
+        if (old) {
+            setenv("TMPDIR", old, 1);
+            free(old);
+        } else {
+            unsetenv("TMPDIR");
+        }
+        predict_hold = 0;
+    }
+}
+
 /* A profile saved and loaded evaluates to the prediction made from the trace, and a
  * model that changes what the profile depends on is refused. */
 static void torture_profile_roundtrip(void **state)
@@ -229,6 +292,7 @@ int main(void)
         cmocka_unit_test(torture_subcore_imbalance),
         cmocka_unit_test(torture_pointer_chase_shows_latencies),
         cmocka_unit_test(torture_predict_is_deterministic),
+        cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
