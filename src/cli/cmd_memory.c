@@ -26,7 +26,7 @@ static const char help[] =
     "  -j, --jobs N             threads the SMs are simulated on (default: all cores);\n"
     "                           the output is identical for any N\n"
     "      --hold SIZE          decoded instructions held in memory before long warps\n"
-    "                           spill to a file in $TMPDIR (default 256MiB, 0: never);\n"
+    "                           spill to a file in $TMPDIR (default 32MiB, 0: never);\n"
     "                           the output is the same either way\n"
     "  -q, --quiet              no progress output\n";
 

@@ -71,13 +71,13 @@ typedef struct swarp {
     size_t poollen, poolcap;
     uint32_t n, cap, nregs, regcap, pc;
     /* Instruction pc (< ntot) is insts[pc - win0] while pc < win0 + n; registers and
-     * records are at regs[in->regs - regs0] and pool[in->aux - pool0]. A warp held whole
-     * has n = ntot and win0 = regs0 = pool0 = 0; a spilled one (spill_block) holds one
-     * window of SPILL_WINDOW instructions and reads the next back at its end. */
+     * records are at regs[in->regs - regs0] and pool[in->aux - pool0] (in->regs and
+     * in->aux count from the warp's start). A warp held whole has n = ntot and win0 =
+     * regs0 = pool0 = 0; a spilled one (spill_flush_warp) holds one window of
+     * SPILL_WINDOW instructions and reads the next back at its end. */
     uint32_t ntot, win0, regs0, pool0;
-    struct spill_win *wins; /* spilled: nwin + 1 window starts (the last: the totals) */
+    struct spill_win *wins; /* spilled: nwin + 1 windows (the last: the totals) */
     size_t winscap;
-    uint64_t spill_off;     /* spilled: where its instructions, registers, records start */
     int spilled;
     uint64_t uid;
     unsigned subcore;
@@ -102,8 +102,10 @@ typedef struct swarp {
     unsigned bit;
 } swarp;
 
-/* Where window j of a spilled warp starts in its registers and records. */
+/* Window j of a spilled warp: where its instructions, then registers, then records lie
+ * in the spill file, and where they start in the warp's registers and records. */
 typedef struct spill_win {
+    uint64_t off;
     uint32_t regs, pool;
 } spill_win;
 
@@ -370,7 +372,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             need = (need + 7) & ~(size_t)7;
             if ((st = warp_reserve_pool(w, need, err, s)) != GF_OK)
                 return st;
-            if (w->poollen > UINT32_MAX - need)
+            if ((uint64_t)w->pool0 + w->poollen > UINT32_MAX - need)
                 return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
                                     gf_kreader_line(s->r),
                                     "warp has more than 4 GiB of memory accesses");
@@ -384,7 +386,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             memcpy(q, c.sector, c.nsectors * sizeof(uint64_t));
             memcpy(q + c.nsectors * sizeof(uint64_t), c.bytes, c.nsectors * sizeof(uint32_t));
             si.kind = K_MEM;
-            si.aux = (uint32_t)w->poollen;
+            si.aux = w->pool0 + (uint32_t)w->poollen;
             w->poollen += need;
         }
     }
@@ -402,7 +404,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     si.nsrc = (uint8_t)(nr - si.ndst);
     b->warp_insts++;
     b->thread_insts += gf_popcount32(in->mask);
-    si.regs = w->nregs;
+    si.regs = w->regs0 + w->nregs;
     w->insts[w->n++] = si;
     w->nregs += nr;
     return GF_OK;
@@ -473,6 +475,123 @@ static void put_spare(sim *s, sblock *b)
     s->nspare++;
 }
 
+/* ---------------------------------------------------------------- spilling */
+
+static size_t block_bytes(const sblock *b)
+{
+    size_t n = 0;
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        const swarp *w = &b->warps[i];
+        n += (size_t)w->cap * sizeof(sinst) + (size_t)w->regcap * sizeof(uint16_t) + w->poolcap;
+    }
+    return n;
+}
+
+static uint32_t spill_windows(const swarp *w)
+{
+    return (w->ntot + SPILL_WINDOW - 1) / SPILL_WINDOW;
+}
+
+/* Moves what w holds while being decoded (instructions win0 .. win0 + n, whole windows
+ * but for a warp's last) to the spill file, window by window, each as its instructions,
+ * registers and records; w then holds nothing and decodes on from win0 + n. */
+static gf_status spill_flush_warp(sim *s, sblock *b, swarp *w, gf_error *err)
+{
+    gf_status st;
+    if (!s->spill && (st = gf_spill_open(&s->spill, err)) != GF_OK)
+        return st;
+    b->spill = s->spill;
+    uint32_t j0 = w->win0 / SPILL_WINDOW, nw = (w->n + SPILL_WINDOW - 1) / SPILL_WINDOW;
+    void *p = w->wins;
+    if (gf_grow(&p, &w->winscap, (size_t)j0 + nw + 1, sizeof(spill_win)) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory spilling a thread block");
+    w->wins = p;
+    /* Registers and records are appended in instruction order, so a window starts at
+     * its first instruction's registers and at the first record at or after it. */
+    uint32_t regs_next = w->regs0 + w->nregs, pool_next = w->pool0 + (uint32_t)w->poollen;
+    for (uint32_t i = w->n; i-- > 0;) {
+        if (w->insts[i].kind == K_MEM)
+            pool_next = w->insts[i].aux;
+        if (i % SPILL_WINDOW == 0) {
+            spill_win *sw = &w->wins[j0 + i / SPILL_WINDOW];
+            sw->regs = w->insts[i].regs;
+            sw->pool = pool_next;
+        }
+    }
+    for (uint32_t k = 0; k < nw; k++) {
+        spill_win *sw = &w->wins[j0 + k];
+        uint32_t i0 = k * SPILL_WINDOW, i1 = w->n - i0 < SPILL_WINDOW ? w->n : i0 + SPILL_WINDOW;
+        uint32_t r1 = k + 1 < nw ? sw[1].regs : regs_next;
+        uint32_t q1 = k + 1 < nw ? sw[1].pool : w->pool0 + (uint32_t)w->poollen;
+        uint64_t at;
+        if ((st = gf_spill_append(s->spill, w->insts + i0, (size_t)(i1 - i0) * sizeof(sinst),
+                                  &sw->off, err)) != GF_OK ||
+            (st = gf_spill_append(s->spill, w->regs + (sw->regs - w->regs0),
+                                  (size_t)(r1 - sw->regs) * sizeof(uint16_t), &at, err)) != GF_OK ||
+            (st = gf_spill_append(s->spill, w->pool + (sw->pool - w->pool0), q1 - sw->pool, &at,
+                                  err)) != GF_OK)
+            return st;
+    }
+    w->win0 += w->n;
+    w->regs0 += w->nregs;
+    w->pool0 += (uint32_t)w->poollen;
+    w->n = w->nregs = 0;
+    w->poollen = 0;
+    w->spilled = 1;
+    return GF_OK;
+}
+
+/* The end of a spilled warp's trace: its last window goes out too, the totals close the
+ * window list, and it holds nothing until warp_prepare reads its first window back. */
+static gf_status spill_finish_warp(sim *s, sblock *b, swarp *w, gf_error *err)
+{
+    gf_status st;
+    if (w->n && (st = spill_flush_warp(s, b, w, err)) != GF_OK)
+        return st;
+    w->ntot = w->win0;
+    w->wins[spill_windows(w)] = (spill_win){gf_spill_size(s->spill), w->regs0, w->pool0};
+    w->win0 = w->regs0 = w->pool0 = 0;
+    return GF_OK;
+}
+
+/* b retires: its bytes are no longer held, its spilled ranges no longer needed. */
+static void block_release(sim *s, sblock *b)
+{
+    s->held -= b->held;
+    b->held = 0;
+    for (unsigned i = 0; b->spill && i < b->nwarps; i++) {
+        const swarp *w = &b->warps[i];
+        if (w->spilled)
+            gf_spill_discard(b->spill, w->wins[0].off, w->wins[spill_windows(w)].off - w->wins[0].off);
+    }
+}
+
+/* Reads the window holding w->pc back from the spill file: 0, or an errno. Runs on the
+ * thread of w's SM (preadv: safe alongside the other SMs' reads). */
+static int warp_load_window(swarp *w)
+{
+    const gf_spill *sp = w->block->spill;
+    uint32_t j = w->pc / SPILL_WINDOW, i0 = j * SPILL_WINDOW;
+    uint32_t i1 = w->ntot - i0 < SPILL_WINDOW ? w->ntot : i0 + SPILL_WINDOW;
+    const spill_win *a = &w->wins[j], *z = &w->wins[j + 1];
+    size_t nregs = z->regs - a->regs, npool = z->pool - a->pool;
+    /* every window was held whole while decoding, so the arrays hold it; checked all
+     * the same, as the file's contents are taken on trust otherwise */
+    if (!sp || i1 - i0 > w->cap || nregs > w->regcap || npool > w->poolcap)
+        return EIO;
+    struct iovec v[3] = {{w->insts, (size_t)(i1 - i0) * sizeof(sinst)},
+                         {w->regs, nregs * sizeof(uint16_t)},
+                         {w->pool, npool}};
+    if (gf_spill_readv(sp, a->off, v, 3) != 0)
+        return errno ? errno : EIO;
+    w->win0 = i0;
+    w->n = i1 - i0;
+    w->regs0 = a->regs;
+    w->pool0 = a->pool;
+    return 0;
+}
+
 /* Parses and decodes the next thread block of the trace into b. GF_END at the end of
  * the kernel. Touches only the reader, the ISA table and b. */
 static gf_status produce_block(sim *s, sblock *b, gf_error *err)
@@ -504,10 +623,19 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
             s->stamp = 1;
         }
         gf_inst in;
-        while ((st = gf_kreader_next_inst(s->r, &in, err)) == GF_OK)
+        while ((st = gf_kreader_next_inst(s->r, &in, err)) == GF_OK) {
+            /* At each window boundary: past the hold budget, what the warp holds goes
+             * to the spill file, and from then on each window as it fills. */
+            if (w->n && w->n % SPILL_WINDOW == 0 && s->opt->hold_bytes &&
+                (w->spilled || s->held + block_bytes(b) > s->opt->hold_bytes) &&
+                (st = spill_flush_warp(s, b, w, err)) != GF_OK)
+                return st;
             if ((st = decode_inst(s, b, w, &in, err)) != GF_OK)
                 return st;
+        }
         if (st != GF_END)
+            return st;
+        if (w->spilled && (st = spill_finish_warp(s, b, w, err)) != GF_OK)
             return st;
         /* Every register starts ready. */
         void *pr = w->ready, *pm = w->ready_is_mem;
@@ -524,148 +652,15 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
         b->listed++;
     }
     for (unsigned i = 0; i < b->nwarps; i++) {
-        b->warps[i].state = b->warps[i].n ? W_RUN : W_DONE;
-        b->warps[i].ntot = b->warps[i].n;
+        swarp *w = &b->warps[i];
+        if (!w->spilled)
+            w->ntot = w->n;
+        w->state = w->ntot ? W_RUN : W_DONE;
     }
+    /* spilled windows are read back from when the block is placed */
+    if (b->spill)
+        return gf_spill_flush(b->spill, err);
     return GF_OK;
-}
-
-/* ---------------------------------------------------------------- spilling */
-
-static size_t block_bytes(const sblock *b)
-{
-    size_t n = 0;
-    for (unsigned i = 0; i < b->nwarps; i++) {
-        const swarp *w = &b->warps[i];
-        n += (size_t)w->cap * sizeof(sinst) + (size_t)w->regcap * sizeof(uint16_t) + w->poolcap;
-    }
-    return n;
-}
-
-static uint32_t spill_windows(const swarp *w)
-{
-    return (w->ntot + SPILL_WINDOW - 1) / SPILL_WINDOW;
-}
-
-/* Replaces the array *p by a new one of bytes (at least 1) holding its first bytes:
- * a fresh block rather than realloc's in-place shrink, whose freed tail, between the
- * windows of other warps, the next block's doubling arrays could not reuse (+100 MB of
- * heap holes on the FFMA benchmark). Keeps *p if out of memory. */
-static void shrink(void **p, size_t bytes, size_t *cap, size_t elems)
-{
-    void *q = malloc(bytes ? bytes : 1);
-    if (q) {
-        memcpy(q, *p, bytes);
-        free(*p);
-        *p = q;
-        *cap = elems;
-    }
-}
-
-/* Moves w's instructions, registers and memory records (laid out in that order) to the
- * spill file and keeps its first window. */
-static gf_status spill_warp(sim *s, swarp *w, gf_error *err)
-{
-    uint32_t n = w->n, nwin = (n + SPILL_WINDOW - 1) / SPILL_WINDOW;
-    void *p = w->wins;
-    if (gf_grow(&p, &w->winscap, (size_t)nwin + 1, sizeof(spill_win)) != 0)
-        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                            "out of memory spilling a thread block");
-    w->wins = p;
-    /* Registers and records are appended in instruction order, so a window starts at
-     * its first instruction's registers and at the first record at or after it. */
-    uint32_t pool_next = (uint32_t)w->poollen;
-    for (uint32_t i = n; i-- > 0;) {
-        if (w->insts[i].kind == K_MEM)
-            pool_next = w->insts[i].aux;
-        if (i % SPILL_WINDOW == 0)
-            w->wins[i / SPILL_WINDOW] = (spill_win){w->insts[i].regs, pool_next};
-    }
-    w->wins[nwin] = (spill_win){w->nregs, (uint32_t)w->poollen};
-    uint64_t at, at2, at3;
-    gf_status st;
-    if ((st = gf_spill_append(s->spill, w->insts, (size_t)n * sizeof(sinst), &at, err)) != GF_OK ||
-        (st = gf_spill_append(s->spill, w->regs, (size_t)w->nregs * sizeof(uint16_t), &at2,
-                              err)) != GF_OK ||
-        (st = gf_spill_append(s->spill, w->pool, w->poollen, &at3, err)) != GF_OK)
-        return st;
-    w->spill_off = at;
-    uint32_t maxr = 0, maxp = 0;
-    for (uint32_t j = 0; j < nwin; j++) {
-        uint32_t r = w->wins[j + 1].regs - w->wins[j].regs, q = w->wins[j + 1].pool - w->wins[j].pool;
-        maxr = r > maxr ? r : maxr;
-        maxp = q > maxp ? q : maxp;
-    }
-    /* The first window is the arrays' prefix: it stays where it is. */
-    size_t cap = w->cap, regcap = w->regcap;
-    p = w->insts;
-    shrink(&p, SPILL_WINDOW * sizeof(sinst), &cap, SPILL_WINDOW);
-    w->insts = p;
-    p = w->regs;
-    shrink(&p, (size_t)maxr * sizeof(uint16_t), &regcap, maxr);
-    w->regs = p;
-    p = w->pool;
-    shrink(&p, maxp, &w->poolcap, maxp);
-    w->pool = p;
-    w->cap = (uint32_t)cap;
-    w->regcap = (uint32_t)regcap;
-    w->ntot = n;
-    w->n = SPILL_WINDOW;
-    w->win0 = w->regs0 = w->pool0 = 0;
-    w->spilled = 1;
-    return GF_OK;
-}
-
-/* Spills b's long warps (the spill file is opened on first need). */
-static gf_status spill_block(sim *s, sblock *b, gf_error *err)
-{
-    gf_status st;
-    if (!s->spill && (st = gf_spill_open(&s->spill, err)) != GF_OK)
-        return st;
-    for (unsigned i = 0; i < b->nwarps; i++)
-        if (b->warps[i].n > SPILL_WINDOW && (st = spill_warp(s, &b->warps[i], err)) != GF_OK)
-            return st;
-    b->spill = s->spill;
-    return GF_OK;
-}
-
-/* b retires: its bytes are no longer held, its spilled ranges no longer needed. */
-static void block_release(sim *s, sblock *b)
-{
-    s->held -= b->held;
-    b->held = 0;
-    for (unsigned i = 0; b->spill && i < b->nwarps; i++) {
-        const swarp *w = &b->warps[i];
-        if (w->spilled) {
-            const spill_win *last = &w->wins[spill_windows(w)];
-            gf_spill_discard(b->spill, w->spill_off,
-                             (uint64_t)w->ntot * sizeof(sinst) +
-                                 (uint64_t)last->regs * sizeof(uint16_t) + last->pool);
-        }
-    }
-}
-
-/* Reads the window holding w->pc back from the spill file: 0, or an errno. Runs on the
- * thread of w's SM (pread: safe alongside the other SMs' reads). */
-static int warp_load_window(swarp *w)
-{
-    const gf_spill *sp = w->block->spill;
-    uint32_t j = w->pc / SPILL_WINDOW, i0 = j * SPILL_WINDOW;
-    uint32_t i1 = w->ntot - i0 < SPILL_WINDOW ? w->ntot : i0 + SPILL_WINDOW;
-    const spill_win *a = &w->wins[j], *z = &w->wins[j + 1], *all = &w->wins[spill_windows(w)];
-    uint64_t regs_at = w->spill_off + (uint64_t)w->ntot * sizeof(sinst);
-    uint64_t pool_at = regs_at + (uint64_t)all->regs * sizeof(uint16_t);
-    if (!sp || gf_spill_read(sp, w->spill_off + (uint64_t)i0 * sizeof(sinst), w->insts,
-                             (size_t)(i1 - i0) * sizeof(sinst)) != 0 ||
-        gf_spill_read(sp, regs_at + (uint64_t)a->regs * sizeof(uint16_t), w->regs,
-                      (size_t)(z->regs - a->regs) * sizeof(uint16_t)) != 0 ||
-        gf_spill_read(sp, pool_at + a->pool, w->pool, z->pool - a->pool) != 0)
-        return sp && errno ? errno : EIO;
-    w->win0 = i0;
-    w->n = i1 - i0;
-    w->regs0 = a->regs;
-    w->pool0 = a->pool;
-    return 0;
 }
 
 /* The next thread block of the kernel, ready to place; *out = NULL at the end. */
@@ -679,10 +674,6 @@ static gf_status read_block(sim *s, sblock **out, gf_error *err)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "out of memory holding a thread block");
     gf_status st = produce_block(s, b, err);
-    /* Over the hold budget: its long warps go to the spill file (bounded memory for
-     * kernels whose resident blocks are most of the trace, see spill.h). */
-    if (st == GF_OK && s->opt->hold_bytes && s->held + block_bytes(b) > s->opt->hold_bytes)
-        st = spill_block(s, b, err);
     if (st != GF_OK) {
         put_spare(s, b);
         s->trace_done = 1;

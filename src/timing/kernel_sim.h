@@ -47,11 +47,14 @@ typedef struct gf_ksim_options {
     uint64_t hold_bytes;
 } gf_ksim_options;
 
-/* The CLI's and gf_predict_file's hold budget. Multi-wave kernels hold one wave, far
- * less; one-wave kernels with long warps spill beyond it. Spilling costs no time on the
- * machine of bench/README.md (the FFMA benchmark ran as fast spilling everything: fresh
- * pages cost more than reading the file back from the page cache). */
-#define GF_KSIM_HOLD_DEFAULT (UINT64_C(256) << 20)
+/* The CLI's and gf_predict_file's hold budget. Spilling costs no time on the machine of
+ * bench/README.md; it saves some: a warp's window is written out as it fills, so its
+ * arrays stay one window long and are reused, where holding grows them by doubling
+ * into fresh pages (FFMA benchmark, 14.4 M warp instructions in one wave: 1.9 s and
+ * 370 MB held whole, 1.1 s and 21-44 MB with budgets of 1 byte to 32 MiB; SGEMM 256,
+ * multi-wave: the same time for any budget). 32 MiB keeps short multi-wave kernels
+ * wholly in memory. */
+#define GF_KSIM_HOLD_DEFAULT (UINT64_C(32) << 20)
 
 /* What the issue model measured for one kernel, at unloaded memory latencies. Plain data
  * so a profile file can store it. */

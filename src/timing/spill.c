@@ -14,9 +14,13 @@
 
 #include "util/alloc.h"
 
+#define SPILL_BUF ((size_t)1 << 20)
+
 struct gf_spill {
     int fd;
-    uint64_t size;
+    uint64_t size;    /* bytes appended, buffered ones included */
+    char *buf;        /* SPILL_BUF bytes: the appends not yet written, from size - nbuf */
+    size_t nbuf;
     char dir[512];
 };
 
@@ -24,6 +28,10 @@ gf_status gf_spill_open(gf_spill **out, gf_error *err)
 {
     *out = NULL;
     gf_spill *sp = gf_calloc(1, sizeof *sp);
+    if (sp && !(sp->buf = malloc(SPILL_BUF))) {
+        free(sp);
+        sp = NULL;
+    }
     if (!sp)
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for a spill file");
     const char *dir = getenv("TMPDIR");
@@ -35,6 +43,7 @@ gf_status gf_spill_open(gf_spill **out, gf_error *err)
     sp->fd = mkstemp(path);
     if (sp->fd < 0) {
         int e = errno;
+        free(sp->buf);
         free(sp);
         return gf_error_set(err, GF_ERR_IO, path, 0,
                             "cannot create a spill file for held thread blocks: %s (set "
@@ -51,17 +60,16 @@ void gf_spill_close(gf_spill *sp)
     if (!sp)
         return;
     close(sp->fd);
+    free(sp->buf);
     free(sp);
 }
 
-gf_status gf_spill_append(gf_spill *sp, const void *data, size_t len, uint64_t *off,
-                          gf_error *err)
+/* Writes len bytes at off, retrying short writes. */
+static gf_status write_at(gf_spill *sp, const char *p, size_t len, uint64_t off, gf_error *err)
 {
-    *off = sp->size;
-    const char *p = data;
     size_t done = 0;
     while (done < len) {
-        ssize_t w = pwrite(sp->fd, p + done, len - done, (off_t)(sp->size + done));
+        ssize_t w = pwrite(sp->fd, p + done, len - done, (off_t)(off + done));
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -71,16 +79,49 @@ gf_status gf_spill_append(gf_spill *sp, const void *data, size_t len, uint64_t *
                                 sp->dir, w < 0 ? strerror(errno) : "no progress");
         done += (size_t)w;
     }
+    return GF_OK;
+}
+
+gf_status gf_spill_flush(gf_spill *sp, gf_error *err)
+{
+    if (!sp->nbuf)
+        return GF_OK;
+    gf_status st = write_at(sp, sp->buf, sp->nbuf, sp->size - sp->nbuf, err);
+    sp->nbuf = 0; /* on failure too: the caller stops */
+    return st;
+}
+
+gf_status gf_spill_append(gf_spill *sp, const void *data, size_t len, uint64_t *off,
+                          gf_error *err)
+{
+    *off = sp->size;
+    gf_status st;
+    if (sp->nbuf + len > SPILL_BUF && (st = gf_spill_flush(sp, err)) != GF_OK)
+        return st;
+    if (len >= SPILL_BUF) {
+        if ((st = write_at(sp, data, len, sp->size, err)) != GF_OK)
+            return st;
+    } else {
+        memcpy(sp->buf + sp->nbuf, data, len);
+        sp->nbuf += len;
+    }
     sp->size += len;
     return GF_OK;
 }
 
-int gf_spill_read(const gf_spill *sp, uint64_t off, void *buf, size_t len)
+int gf_spill_readv(const gf_spill *sp, uint64_t off, const struct iovec *iov, int iovcnt)
 {
-    char *p = buf;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t r = pread(sp->fd, p + done, len - done, (off_t)(off + done));
+    struct iovec v[8];
+    if (iovcnt < 0 || iovcnt > 8) {
+        errno = EINVAL;
+        return -1;
+    }
+    memcpy(v, iov, (size_t)iovcnt * sizeof *v);
+    int i = 0;
+    while (i < iovcnt && v[i].iov_len == 0)
+        i++;
+    while (i < iovcnt) {
+        ssize_t r = preadv(sp->fd, v + i, iovcnt - i, (off_t)off);
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
@@ -88,7 +129,19 @@ int gf_spill_read(const gf_spill *sp, uint64_t off, void *buf, size_t len)
                 errno = EIO;
             return -1;
         }
-        done += (size_t)r;
+        off += (uint64_t)r;
+        /* a short read: skip what arrived and go on with the rest */
+        size_t got = (size_t)r;
+        while (i < iovcnt && got >= v[i].iov_len) {
+            got -= v[i].iov_len;
+            i++;
+        }
+        if (i < iovcnt) {
+            v[i].iov_base = (char *)v[i].iov_base + got;
+            v[i].iov_len -= got;
+            while (i < iovcnt && v[i].iov_len == 0)
+                i++;
+        }
     }
     return 0;
 }

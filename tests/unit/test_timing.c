@@ -174,12 +174,12 @@ static void torture_predict_is_deterministic(void **state)
     assert_true(a.v[GF_C_SHMEM_WAVEFRONTS] > 0);
 }
 
-/* Blocks spilled to a file and read back in windows (a 1-byte hold budget spills every
- * warp longer than one window) predict exactly what holding them does: a pointer chase
- * (one warp, thousands of loads: many windows, each with memory records), FFMA blocks
- * (eight warps of several windows each) and a tiled SGEMM (barriers, shared memory), on
- * 1 and 3 threads. With $TMPDIR unusable the spill fails with an error, so the test
- * knows the spill path ran. */
+/* Blocks spilled to a file and read back in windows predict exactly what holding them
+ * does: a pointer chase (one warp, thousands of loads: many windows, each with memory
+ * records), FFMA blocks (eight warps of several windows each) and a tiled SGEMM
+ * (barriers, shared memory, warps just over one window), for several hold budgets, on 1
+ * and 3 threads. With $TMPDIR unusable the spill fails with an error, so the test knows
+ * the spill path ran. */
 static void torture_spilled_blocks_predict_the_same(void **state)
 {
     (void)state;
@@ -197,15 +197,20 @@ static void torture_spilled_blocks_predict_the_same(void **state)
     gf_gen_params_init(&p[2], GF_GEN_MATMUL);
     p[2].sm = 70;
     p[2].n = 128;
+    p[2].tile = 8; /* 528 instructions a warp: two windows, the second partial */
     const char *tags[3] = {"spill-chase", "spill-ffma", "spill-matmul"};
     for (int i = 0; i < 3; i++) {
         const char *d = gen(&p[i], tags[i]);
         gf_kernel_row held, spilled;
         predict_hold = 0;
         gf_kernel_summary a = predict1(d, &g, &held);
-        for (unsigned th = 1; th <= 3; th += 2) {
-            predict_threads = th;
-            predict_hold = 1;
+        /* 1 byte: every long warp spills from its first window on; 40 KB and 300 KB:
+         * the budget runs out part-way, so some warps are held whole and one spills a
+         * prefix of several windows at once, then streams */
+        static const uint64_t holds[] = {1, 1, 40000, 300000};
+        for (unsigned h = 0; h < 4; h++) {
+            predict_threads = h == 1 ? 3 : 1;
+            predict_hold = holds[h];
             gf_kernel_summary b = predict1(d, &g, &spilled);
             assert_memory_equal(held.v, spilled.v, sizeof held.v);
             assert_true(a.ks.sm_cycles_max == b.ks.sm_cycles_max);
