@@ -95,6 +95,8 @@ gf_status gf_spill_append(gf_spill *sp, const void *data, size_t len, uint64_t *
                           gf_error *err)
 {
     *off = sp->size;
+    if (!len)
+        return GF_OK; /* data may be NULL then (a window without memory records) */
     gf_status st;
     if (sp->nbuf + len > SPILL_BUF && (st = gf_spill_flush(sp, err)) != GF_OK)
         return st;
