@@ -41,7 +41,9 @@ typedef struct gf_cache_model {
 typedef struct gf_gpu {
     char name[64];          /* model file stem, e.g. "titanv" */
     char marketing[96];     /* "NVIDIA TITAN V" */
-    char arch[16];          /* "pascal", "volta", ...: selects models/isa/<arch>.csv */
+    char arch[16];          /* "pascal", "volta", ... */
+    char isa[32];           /* models/isa/<isa>.csv; the model's gpu.isa, else arch (a GPU
+                               whose latencies differ from its architecture's table) */
     unsigned compute_capability; /* 61, 70, 75, 80, 86, 90 */
 
     unsigned num_sms;

@@ -232,7 +232,7 @@ gf_status gf_isa_load(const char *arch, const char *models_dir, gf_isa **out, gf
     FILE *f = fopen(isa->path, "rb");
     if (!f) {
         gf_status s = gf_error_set(err, GF_ERR_IO, isa->path, 0,
-                                   "no ISA table for architecture '%s': %s", arch, strerror(errno));
+                                   "no ISA table '%s' (the model's gpu.isa, else gpu.arch): %s", arch, strerror(errno));
         gf_isa_free(isa);
         return s;
     }

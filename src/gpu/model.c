@@ -54,6 +54,7 @@ static const char *const wp_names[] = {"writethrough", "writeback", NULL};
 
 _Static_assert(sizeof(gf_warp_sched) == sizeof(int), "enum fields are int-sized");
 _Static_assert(sizeof(gf_coalesce_mode) == sizeof(int), "enum fields are int-sized");
+_Static_assert(sizeof(((gf_gpu *)0)->arch) <= sizeof(((gf_gpu *)0)->isa), "gpu.isa defaults to gpu.arch");
 
 #define OFF(f) offsetof(gf_gpu, f)
 #define SZ(f) sizeof(((gf_gpu *)0)->f)
@@ -61,7 +62,8 @@ _Static_assert(sizeof(gf_coalesce_mode) == sizeof(int), "enum fields are int-siz
 
 static const key_def keys[] = {
     {"gpu.marketing", K_STR, OFF(marketing), SZ(marketing), 0, 0, NULL, 0, "marketing name"},
-    {"gpu.arch", K_STR, OFF(arch), SZ(arch), 0, 0, NULL, 0, "architecture: selects models/isa/<arch>.csv"},
+    {"gpu.arch", K_STR, OFF(arch), SZ(arch), 0, 0, NULL, 0, "architecture: selects models/isa/<arch>.csv unless gpu.isa is set"},
+    {"gpu.isa", K_STR, OFF(isa), SZ(isa), 0, 0, NULL, 1, "instruction table models/isa/<isa>.csv (default: gpu.arch)"},
     {"gpu.compute_capability", K_UINT, OFF(compute_capability), 0, 10, 99, NULL, 0, "major*10+minor, e.g. 70"},
     {"clock.core", K_FREQ, OFF(core_clock_hz), 0, 1e6, 1e11, NULL, 0, "SM clock"},
     {"clock.l2", K_FREQ, OFF(l2_clock_hz), 0, 1e6, 1e11, NULL, 0, "L2 clock"},
@@ -655,6 +657,16 @@ static gf_status validate(load_state *st, gf_error *err)
 {
     gf_gpu *g = st->gpu;
     char ob[700];
+    const char *isa_key = g->isa[0] ? "gpu.isa" : "gpu.arch";
+    if (!g->isa[0]) /* gf_gpu.arch is shorter than gf_gpu.isa */
+        memcpy(g->isa, g->arch, sizeof g->arch);
+    /* the name becomes part of a path: models/isa/<isa>.csv */
+    for (const char *c = g->isa; *c; c++)
+        if (!(*c == '_' || *c == '-' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z')))
+            return invalid(st, isa_key, err,
+                           "%s = '%s': an ISA table name (models/isa/<name>.csv) takes "
+                           "lower-case letters, digits, '-' or '_'",
+                           isa_key, g->isa);
     if (g->max_threads_per_sm > g->max_warps_per_sm * 32u)
         return invalid(st, "sm.max_warps,sm.max_threads", err,
                        "sm.max_threads = %u exceeds sm.max_warps = %u times 32 threads",

@@ -100,7 +100,7 @@ static gf_status run_kernel(const char *file, const gf_gpu *gpu, gf_isa **isa,
     if (st != GF_OK)
         return st;
     const gf_kernel_info *ki = gf_kreader_info(r);
-    if (!*isa && (st = gf_isa_load(gpu->arch, opt->models_dir, isa, err)) != GF_OK) {
+    if (!*isa && (st = gf_isa_load(gpu->isa, opt->models_dir, isa, err)) != GF_OK) {
         gf_kreader_close(r);
         return st;
     }

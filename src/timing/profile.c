@@ -38,6 +38,7 @@ typedef struct dep_field {
 #define DEP(key, field) {key, offsetof(gf_gpu, field), sizeof(((gf_gpu *)0)->field)}
 static const dep_field deps[] = {
     DEP("gpu.arch", arch),
+    DEP("gpu.isa", isa),
     DEP("gpu.compute_capability", compute_capability),
     DEP("sm.count", num_sms),
     DEP("sm.subcores", subcores_per_sm),
@@ -400,6 +401,7 @@ gf_status gf_profile_load(const char *path, gf_profile **out, gf_error *err)
     /* Strings came from a file: make sure they end. */
     p->gpu.name[sizeof p->gpu.name - 1] = 0;
     p->gpu.arch[sizeof p->gpu.arch - 1] = 0;
+    p->gpu.isa[sizeof p->gpu.isa - 1] = 0;
     p->gpu.marketing[sizeof p->gpu.marketing - 1] = 0;
     p->gpu.dram_type[sizeof p->gpu.dram_type - 1] = 0;
     for (size_t i = 0; i < n; i++) {

@@ -163,6 +163,19 @@ static void torture_gpu_set_overrides(void **state)
     const char *ways[] = {"l2.size=6MiB"};
     assert_int_equal(gf_gpu_load("titanv", NULL, ways, 1, &g, &e), GF_ERR_INVALID);
     assert_non_null(strstr(e.message, "--set l2.size=6MiB"));
+
+    /* the ISA table: gpu.arch unless the model names its own; a name that could leave
+     * models/isa/ is refused, naming the key */
+    assert_int_equal(gf_gpu_load("a100", NULL, NULL, 0, &g, &e), GF_OK);
+    assert_string_equal(g.isa, "ampere");
+    assert_int_equal(gf_gpu_load("rtx3070", NULL, NULL, 0, &g, &e), GF_OK);
+    assert_string_equal(g.isa, "ampere-sm86");
+    const char *arch[] = {"gpu.arch=volta"};
+    assert_int_equal(gf_gpu_load("a100", NULL, arch, 1, &g, &e), GF_OK);
+    assert_string_equal(g.isa, "volta");
+    const char *bad[] = {"gpu.isa=../../etc/x"};
+    assert_int_equal(gf_gpu_load("a100", NULL, bad, 1, &g, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "gpu.isa"));
 }
 
 /* Writes a model = gtx1080 plus extra lines; the extra lines start at line 2. */

@@ -42,14 +42,14 @@ static gf_isa *load(const char *arch)
 static void torture_isa_tables_load(void **state)
 {
     (void)state;
-    const char *archs[] = {"pascal", "volta", "turing", "ampere", "hopper"};
-    for (size_t i = 0; i < 5; i++)
+    const char *archs[] = {"pascal", "volta", "turing", "ampere", "hopper", "ampere-sm86"};
+    for (size_t i = 0; i < 6; i++)
         gf_isa_free(load(archs[i]));
     gf_isa_free(NULL);
     gf_isa *isa;
     gf_error err;
     assert_int_equal(gf_isa_load("fermi", NULL, &isa, &err), GF_ERR_IO);
-    assert_non_null(strstr(err.message, "no ISA table for architecture 'fermi'"));
+    assert_non_null(strstr(err.message, "no ISA table 'fermi'"));
     assert_null(isa);
     assert_int_equal(gf_isa_load("../x", NULL, &isa, &err), GF_ERR_INVALID);
 }
@@ -100,6 +100,38 @@ static void torture_isa_latencies(void **state)
     gf_isa_free(t);
     gf_isa_free(a);
     gf_isa_free(h);
+}
+
+/* The RTX 3070's own table (SM86_RTX3070 trace.config): the same opcodes as the A100's,
+ * its FP64 at 1/64 of the FP32 rate, FP32 at full rate, slower tensor cores. */
+static void torture_isa_per_gpu_table(void **state)
+{
+    (void)state;
+    gf_isa *a = load("ampere"), *g = load("ampere-sm86");
+    static const struct {
+        const char *op;
+        unsigned lat, iv, a100_lat, a100_iv;
+    } rows[] = {
+        {"DFMA", 64, 64, 6, 4},       /* dp */
+        {"FFMA", 2, 1, 4, 2},         /* sp */
+        {"IMAD.WIDE", 2, 2, 4, 2},    /* int */
+        {"MUFU.EX2", 21, 8, 23, 8},   /* sfu */
+        {"HMMA.16816.F32", 32, 32, 12, 8}, /* spec_op_3 */
+        {"BRA", 4, 4, 4, 4},          /* spec_op_1: the same */
+        {"LDG.E.128", 39, 1, 34, 1},  /* L1 hit latency */
+        {"LDS.U.128", 29, 1, 28, 1},  /* shared latency */
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        const gf_isa_entry *e = look(g, rows[i].op), *f = look(a, rows[i].op);
+        assert_int_equal(e->unit, f->unit);
+        assert_int_equal(e->space, f->space);
+        assert_int_equal(e->latency, rows[i].lat);
+        assert_int_equal(e->interval, rows[i].iv);
+        assert_int_equal(f->latency, rows[i].a100_lat);
+        assert_int_equal(f->interval, rows[i].a100_iv);
+    }
+    gf_isa_free(a);
+    gf_isa_free(g);
 }
 
 static void torture_isa_modifiers(void **state)
@@ -324,6 +356,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_isa_tables_load),
         cmocka_unit_test(torture_isa_latencies),
+        cmocka_unit_test(torture_isa_per_gpu_table),
         cmocka_unit_test(torture_isa_modifiers),
         cmocka_unit_test(torture_isa_unknown_opcode),
         cmocka_unit_test(torture_isa_bad_tables),
