@@ -45,7 +45,8 @@ echo "|---|---|---|---|"
 "$BIN" profile "$T/stream80" --gpu titanv -o "$T/s80.gfp" -q
 "$BIN" predict "$T/s80.gfp" --gpu titanv --format csv -o "$T/base.csv"
 base=$(val "$T/base.csv" gpc__cycles_elapsed.max)
-for m in "192 512" "64 512" "16 512" "8 512" "4 512" "192 128" "192 32"; do
+l1m=$("$BIN" show-gpu titanv | awk '$1=="l1.mshrs"{print $2}')
+for m in "192 $l1m" "64 $l1m" "16 $l1m" "8 $l1m" "4 $l1m" "192 512" "192 128" "192 32"; do
     set -- $m
     "$BIN" predict "$T/s80.gfp" --gpu titanv --set l2.mshrs=$1 --set l1.mshrs=$2 --format csv -o "$T/m.csv"
     c=$(val "$T/m.csv" gpc__cycles_elapsed.max)
