@@ -57,6 +57,9 @@ typedef struct gf_predict_request {
     const char *models_dir;       /* NULL: $GF_MODELS_DIR, then the installed models */
     int exact;                    /* 1: memory counters from the exact LRU simulators */
     int unknown_opcodes_as_alu;   /* 1: time unknown opcodes as ALU instead of failing */
+    /* Bytes of decoded instructions held in memory before long warps spill to a file in
+     * $TMPDIR (as --hold): 0 = the default (32 MiB), UINT64_MAX = never spill. */
+    uint64_t hold_bytes;
 } gf_predict_request;
 
 /* Predicts every kernel of req->trace. On success *out is owned by the caller (free with

@@ -30,7 +30,9 @@ gf_status gf_predict_file(const gf_predict_request *req, gf_result **out, gf_err
     gf_predict_options opt = {0};
     opt.mode = req->exact ? GF_HIER_EXACT : GF_HIER_REUSE;
     opt.ksim.unknown = req->unknown_opcodes_as_alu ? GF_UNKNOWN_ALU : GF_UNKNOWN_ERROR;
-    opt.ksim.hold_bytes = GF_KSIM_HOLD_DEFAULT;
+    opt.ksim.hold_bytes = req->hold_bytes == 0            ? GF_KSIM_HOLD_DEFAULT
+                          : req->hold_bytes == UINT64_MAX ? 0 /* never spill */
+                                                          : req->hold_bytes;
     opt.models_dir = req->models_dir;
     st = gf_predict_trace(req->trace, &gpu, &opt, &r->rep, NULL, NULL, err);
     if (st != GF_OK) {

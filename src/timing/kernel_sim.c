@@ -392,6 +392,11 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     }
     if ((st = warp_reserve(w, s, err)) != GF_OK)
         return st;
+    /* instruction and register-slot numbers are 32-bit (a spilled warp's length is not
+     * bounded by memory) */
+    if ((uint64_t)w->regs0 + w->nregs + GF_MAX_DST + GF_MAX_SRC > UINT32_MAX)
+        return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "warp has more than 2^32 register operands");
     uint16_t *regs = w->regs + w->nregs;
     unsigned nr = 0;
     for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)

@@ -37,6 +37,14 @@ gf_status gf_spill_open(gf_spill **out, gf_error *err)
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
         dir = "/tmp";
+    if (strlen(dir) >= sizeof sp->dir) { /* not cut short: the file would go elsewhere */
+        free(sp->buf);
+        free(sp);
+        return gf_error_set(err, GF_ERR_IO, "", 0,
+                            "TMPDIR is %zu characters long; a spill file for held thread "
+                            "blocks needs a directory name under %zu",
+                            strlen(dir), sizeof sp->dir);
+    }
     snprintf(sp->dir, sizeof sp->dir, "%s", dir);
     char path[600];
     snprintf(path, sizeof path, "%s/gpuforecast-spill-XXXXXX", sp->dir);
@@ -47,7 +55,7 @@ gf_status gf_spill_open(gf_spill **out, gf_error *err)
         free(sp);
         return gf_error_set(err, GF_ERR_IO, path, 0,
                             "cannot create a spill file for held thread blocks: %s (set "
-                            "TMPDIR, or raise --hold)",
+                            "TMPDIR, or raise the hold budget: --hold, hold_bytes)",
                             strerror(e));
     }
     unlink(path); /* gone with the process, whatever happens */
@@ -75,7 +83,8 @@ static gf_status write_at(gf_spill *sp, const char *p, size_t len, uint64_t off,
         if (w <= 0)
             return gf_error_set(err, GF_ERR_IO, sp->dir, 0,
                                 "cannot write the spill file for held thread blocks in %s: %s "
-                                "(free space there, set TMPDIR, or raise --hold)",
+                                "(free space there, set TMPDIR, or raise the hold budget: --hold, "
+                                "hold_bytes)",
                                 sp->dir, w < 0 ? strerror(errno) : "no progress");
         done += (size_t)w;
     }

@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "gpuforecast/gpuforecast.h"
@@ -50,11 +52,76 @@ static void torture_api_errors(void **state)
     assert_string_equal(gf_version(), GF_VERSION_STRING);
 }
 
+/* Writes a one-warp trace of n IADD3s into a fresh directory in $TMPDIR; returns its
+ * path (static). */
+static const char *long_warp_trace(unsigned n)
+{
+    static char path[512];
+    snprintf(path, sizeof path, "%s/gf-api-longwarp-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    assert_non_null(mkdtemp(path));
+    char f[600];
+    snprintf(f, sizeof f, "%s/kernel-1.traceg", path);
+    FILE *o = fopen(f, "w");
+    assert_non_null(o);
+    fprintf(o, "-kernel name = longwarp\n-kernel id = 1\n-grid dim = (1,1,1)\n"
+               "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
+               "-cuda stream id = 0\n-accelsim tracer version = 4\n\n#BEGIN_TB\n\n"
+               "thread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", n);
+    for (unsigned i = 0; i < n; i++)
+        fprintf(o, "%04x ffffffff 1 R%u IADD3 2 R%u R%u 0\n", i * 16, 1 + i % 8, 1 + (i + 3) % 8,
+                1 + (i + 5) % 8);
+    fprintf(o, "\n#END_TB\n");
+    assert_int_equal(fclose(o), 0);
+    snprintf(f, sizeof f, "%s/kernelslist.g", path);
+    o = fopen(f, "w");
+    assert_non_null(o);
+    fprintf(o, "kernel-1.traceg\n");
+    assert_int_equal(fclose(o), 0);
+    return path;
+}
+
+/* The hold budget: a warp longer than one window spills past a 1-byte budget (so with
+ * $TMPDIR unusable the call fails, naming the spill file), never with UINT64_MAX, and
+ * both predict the same. */
+static void torture_api_hold_budget(void **state)
+{
+    (void)state;
+    const char *dir = long_warp_trace(3000);
+    gf_predict_request req = {.trace = dir, .gpu = "v100", .hold_bytes = UINT64_MAX};
+    gf_result *held = NULL, *spilled = NULL, *r = NULL;
+    gf_error e;
+    assert_int_equal(gf_predict_file(&req, &held, &e), GF_OK);
+    req.hold_bytes = 1;
+    assert_int_equal(gf_predict_file(&req, &spilled, &e), GF_OK);
+    assert_true(gf_result_value(held, 0, "gpc__cycles_elapsed.max") ==
+                gf_result_value(spilled, 0, "gpc__cycles_elapsed.max"));
+    assert_true(gf_result_value(held, 0, "smsp__inst_executed.sum") == 3000);
+    char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
+    setenv("TMPDIR", "/nonexistent-gpuforecast-dir", 1);
+    assert_int_equal(gf_predict_file(&req, &r, &e), GF_ERR_IO);
+    assert_non_null(strstr(e.message, "spill file"));
+    req.hold_bytes = UINT64_MAX;
+    assert_int_equal(gf_predict_file(&req, &r, &e), GF_OK);
+    gf_result_free(r);
+    if (old) {
+        setenv("TMPDIR", old, 1);
+        free(old);
+    } else {
+        unsetenv("TMPDIR");
+    }
+    gf_result_free(held);
+    gf_result_free(spilled);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_api_predicts_bundled_trace),
         cmocka_unit_test(torture_api_errors),
+        cmocka_unit_test(torture_api_hold_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
