@@ -88,9 +88,6 @@ typedef struct gf_gpu {
     unsigned dram_latency;         /* cycles (core), unloaded, beyond L2 */
     unsigned dram_row_bytes;
     unsigned tRCD, tRP, tCL, tRAS; /* DRAM clock cycles */
-    unsigned tRTW, tWTR;           /* bus turnarounds read->write, write->read, DRAM cycles */
-    unsigned dram_write_batch;     /* writes drained per switch to writing; 0 = turnarounds
-                                      not modelled */
     gf_dram_page_policy dram_page_policy;
     gf_dram_scheduler dram_scheduler;
 

@@ -12,12 +12,6 @@
  *   banks meanwhile, so the channel loses that time divided by the banks that can
  *   overlap it; FCFS cannot reorder and loses all of it; a closed page pays tRCD on
  *   every access (multi2sim-gpu-memory-subsystem.txt §4.4, DRAM banks and row buffers).
- * - Bus turnarounds (models with dram.write_batch): writes wait in a separate queue that
- *   is drained write_batch at a time (GPGPU-Sim's -dram_write_queue_size high minus low
- *   mark), so each batch costs one read->write and one write->read turnaround, tRTW + tWTR
- *   (GPGPU-Sim's dram.cc: tRTW = CL + BL/ratio + 2 - WL, tWTR = WL + BL/ratio + CDLR) on
- *   its channel, for at most one batch per sector read (a read-free stream never turns
- *   around). Refresh and bank-group timing are not modelled.
  * - The latency path adds the mean queueing delay to every exposed miss: the issue
  *   model measured S = memory-stall cycles / mean miss latency exposed misses on the
  *   slowest SM. This is the interval-model approximation; it is exact only if stalls
@@ -38,8 +32,7 @@ const char *gf_limiter_name(gf_limiter l)
     return l < GF_LIM_COUNT ? names[l] : "?";
 }
 
-double gf_queue_dram_efficiency(const gf_gpu *g, double row_hit_rate, double read_sectors,
-                                double write_sectors)
+double gf_queue_dram_efficiency(const gf_gpu *g, double row_hit_rate)
 {
     if (g->dram_bandwidth <= 0 || g->dram_clock_hz <= 0)
         return 1.0;
@@ -54,14 +47,7 @@ double gf_queue_dram_efficiency(const gf_gpu *g, double row_hit_rate, double rea
     }
     double overlap = g->dram_scheduler == GF_SCHED_FCFS ? 1.0
                                                         : (g->dram_banks ? g->dram_banks : 1);
-    double t_turn = 0; /* turnaround time per sector */
-    if (g->dram_write_batch && read_sectors > 0 && write_sectors > 0) {
-        double batches = write_sectors / g->dram_write_batch;
-        if (batches > read_sectors)
-            batches = read_sectors;
-        t_turn = batches * (g->tRTW + g->tWTR) / g->dram_clock_hz / (read_sectors + write_sectors);
-    }
-    return t_burst / (t_burst + miss * t_miss / overlap + t_turn);
+    return t_burst / (t_burst + miss * t_miss / overlap);
 }
 
 typedef struct qctx {
@@ -125,8 +111,7 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     c.c2 = l2cap;
     c.s2 = l2cap > 0 ? 32.0 * slices / l2cap : 0;
     double row_hit = in->dram_row_hit_rate;
-    out->dram_efficiency =
-        gf_queue_dram_efficiency(g, row_hit, in->dram_read_sectors, in->dram_write_sectors);
+    out->dram_efficiency = gf_queue_dram_efficiency(g, row_hit);
     c.cd = g->core_clock_hz > 0 ? g->dram_bandwidth * out->dram_efficiency / g->core_clock_hz : 0;
     unsigned ch = g->dram_channels ? g->dram_channels : 1;
     c.sd = c.cd > 0 ? 32.0 * ch / c.cd : 0;

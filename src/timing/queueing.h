@@ -48,10 +48,8 @@ typedef struct gf_queue_result {
 gf_status gf_queue_solve(const gf_gpu *gpu, const gf_queue_input *in, gf_queue_result *out,
                          gf_error *err);
 /* Fraction of peak DRAM bandwidth usable at a row-buffer hit rate (page policy and
- * scheduler of the model), for a stream of that many sectors read and written (their mix
- * sets the bus turnarounds). */
-double gf_queue_dram_efficiency(const gf_gpu *gpu, double row_hit_rate, double read_sectors,
-                                double write_sectors);
+ * scheduler of the model). */
+double gf_queue_dram_efficiency(const gf_gpu *gpu, double row_hit_rate);
 const char *gf_limiter_name(gf_limiter l);
 
 #endif

@@ -98,37 +98,14 @@ static void torture_dram_efficiency_rules(void **state)
 {
     (void)state;
     gf_gpu g = toy();
-    assert_true(fabs(gf_queue_dram_efficiency(&g, 1.0, 1e6, 1e6) - 1.0) < 1e-12);
-    double frfcfs = gf_queue_dram_efficiency(&g, 0.0, 1e6, 0);
+    assert_true(fabs(gf_queue_dram_efficiency(&g, 1.0) - 1.0) < 1e-12);
+    double frfcfs = gf_queue_dram_efficiency(&g, 0.0);
     g.dram_scheduler = GF_SCHED_FCFS;
-    double fcfs = gf_queue_dram_efficiency(&g, 0.0, 1e6, 0);
+    double fcfs = gf_queue_dram_efficiency(&g, 0.0);
     assert_true(fcfs < frfcfs);
     /* per channel 32 GB/s: 1 ns per sector; miss 20 ns; FCFS: 1 / (1 + 20) */
     assert_true(fabs(fcfs - 1.0 / 21.0) < 1e-9);
     assert_true(fabs(frfcfs - 1.0 / (1.0 + 20.0 / 16.0)) < 1e-9);
-}
-
-/* Writes drained in batches: each batch turns the bus around twice (tRTW + tWTR) on its
- * channel; reads alone, writes alone, or no batch size cost nothing. */
-static void torture_dram_turnarounds(void **state)
-{
-    (void)state;
-    gf_gpu g = toy();
-    g.dram_clock_hz = 1e9; /* 1 ns a DRAM cycle; toy(): 1 ns a sector a channel */
-    g.tRTW = 13;
-    g.tWTR = 6;
-    g.dram_write_batch = 76;
-    /* TITAN V's numbers on a copy (as many writes as reads): 19 cycles per 76 writes and
-     * 76 reads, 0.125 ns a sector on top of 1 ns */
-    double copy = gf_queue_dram_efficiency(&g, 1.0, 76e4, 76e4);
-    assert_true(fabs(copy - 1.0 / (1.0 + 19.0 / 152.0)) < 1e-9);
-    /* a few reads among many writes: at most one switch pair per read */
-    double few = gf_queue_dram_efficiency(&g, 1.0, 10, 76e4);
-    assert_true(fabs(few - 1.0 / (1.0 + 10 * 19.0 / (76e4 + 10))) < 1e-9);
-    assert_true(fabs(gf_queue_dram_efficiency(&g, 1.0, 1e6, 0) - 1.0) < 1e-12);
-    assert_true(fabs(gf_queue_dram_efficiency(&g, 1.0, 0, 1e6) - 1.0) < 1e-12);
-    g.dram_write_batch = 0;
-    assert_true(fabs(gf_queue_dram_efficiency(&g, 1.0, 76e4, 76e4) - 1.0) < 1e-12);
 }
 
 int main(void)
@@ -139,7 +116,6 @@ int main(void)
         cmocka_unit_test(torture_queueing_grows_with_exposure),
         cmocka_unit_test(torture_mshr_cap_slows),
         cmocka_unit_test(torture_dram_efficiency_rules),
-        cmocka_unit_test(torture_dram_turnarounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
