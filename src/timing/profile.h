@@ -6,8 +6,8 @@
  * counters, and the L2 reuse histograms; plus the GPU model it was made with. What it
  * depends on: every parameter of the issue model and of L1 (SM count, sub-cores,
  * occupancy limits, latencies, L1 geometry, line and sector sizes, coalescer, L2 slices
- * and hash, the ISA tables' architecture) — a model that changes one of these is
- * refused, naming the key. Free to change: DRAM (bandwidth, channels, banks, timings,
+ * and hash, the architecture and ISA table (gpu.isa)) — a model that changes one of these
+ * is refused, naming the key. Free to change: DRAM (bandwidth, channels, banks, timings,
  * page policy, scheduler), L2 and NoC bandwidth, MSHR counts, clocks, launch overhead,
  * and L2 size and associativity (hit rates are re-derived from the histograms; the
  * change in mean miss latency is applied through the issue model's measured exposure).
