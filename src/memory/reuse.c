@@ -334,11 +334,13 @@ static size_t slot_for(gf_reuse *r, uint64_t tile1)
     }
     if (r->payload) {
         void *p = r->groups;
-        /* new groups are zero (gf_big_grow) */
         if (r->ngroups >= UINT32_MAX ||
             gf_big_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
             return SIZE_MAX;
         r->groups = p;
+        /* a new group is zero: known for a mapped array, else made so here */
+        if (!gf_big_tail_zero(p))
+            memset(r->groups + r->ngroups * r->gstride, 0, r->gstride);
         S_GROUP(r, i) = (uint32_t)r->ngroups++;
     }
     S_TILE(r, i) = tile1;

@@ -130,11 +130,9 @@ static void *resize(void *p, size_t bytes)
         return h + 1;
     }
 #endif
-    size_t was = old->bytes;
-    big_head *h = realloc(old, HEAD + bytes);
+    big_head *h = realloc(old, HEAD + bytes); /* the new tail is not zeroed: bigmem.h */
     if (!h)
         return NULL;
-    memset((char *)(h + 1) + was, 0, bytes - was);
     h->bytes = bytes;
     return h + 1;
 }
@@ -161,6 +159,11 @@ int gf_big_grow(void **p, size_t *cap, size_t need, size_t size)
     *p = q;
     *cap = n;
     return 0;
+}
+
+int gf_big_tail_zero(const void *p)
+{
+    return p && head_of((void *)p)->mapped != 0;
 }
 
 void gf_big_free(void *p)

@@ -21,9 +21,17 @@
 /* A zeroed array of n elements of size bytes; NULL on overflow or exhaustion. */
 void *gf_big_calloc(size_t n, size_t size);
 
-/* Grows *p (from gf_big_calloc or NULL) to hold at least need elements, doubling *cap;
- * the elements past the old *cap are zero. Returns 0, or -1 with *p untouched. */
+/* Grows *p (from gf_big_calloc or NULL) to hold at least need elements, doubling *cap.
+ * The elements past the old *cap are zero if gf_big_tail_zero(*p), else unspecified and
+ * the caller zeroes what it takes into use: zeroing the whole doubled tail of a small
+ * array at once touched pages long before they were used (85 % of the page faults of a
+ * 131 MB vecadd prediction, perf record -e page-faults). Returns 0, or -1 with *p
+ * untouched. */
 int gf_big_grow(void **p, size_t *cap, size_t need, size_t size);
+
+/* Whether the never-written part of the array at p is known zero (a mapped array: fresh
+ * pages); 0 for NULL and for calloc/realloc arrays. */
+int gf_big_tail_zero(const void *p);
 
 /* Frees an array from gf_big_calloc/gf_big_grow; NULL is a no-op. */
 void gf_big_free(void *p);
