@@ -338,7 +338,8 @@ static size_t slot_for(gf_reuse *r, uint64_t tile1)
             gf_big_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
             return SIZE_MAX;
         r->groups = p;
-        /* a new group is zero: known for a mapped array, else made so here */
+        /* a new group is zero: known for a mapped array (groups grow only when all are
+         * taken, so no unzeroed ones were carried into the mapping), else made so here */
         if (!gf_big_tail_zero(p))
             memset(r->groups + r->ngroups * r->gstride, 0, r->gstride);
         S_GROUP(r, i) = (uint32_t)r->ngroups++;

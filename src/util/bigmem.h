@@ -29,8 +29,11 @@ void *gf_big_calloc(size_t n, size_t size);
  * untouched. */
 int gf_big_grow(void **p, size_t *cap, size_t need, size_t size);
 
-/* Whether the never-written part of the array at p is known zero (a mapped array: fresh
- * pages); 0 for NULL and for calloc/realloc arrays. */
+/* Whether the elements that growth adds to the array at p are zero (a mapped array: fresh
+ * pages); 0 for NULL and for calloc/realloc arrays. Elements added while the array was
+ * not mapped stay as they were (unspecified unless the caller wrote them), also after it
+ * is moved into a mapping: a caller that grows only when every element is in use (the
+ * reuse engine's payload groups) never has such elements. */
 int gf_big_tail_zero(const void *p);
 
 /* Frees an array from gf_big_calloc/gf_big_grow; NULL is a no-op. */
