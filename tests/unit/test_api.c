@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "gpuforecast/gpuforecast.h"
+#include "testutil.h"
 
 static void torture_api_predicts_bundled_trace(void **state)
 {
@@ -52,31 +53,26 @@ static void torture_api_errors(void **state)
     assert_string_equal(gf_version(), GF_VERSION_STRING);
 }
 
-/* Writes a one-warp trace of n IADD3s into a fresh directory in $TMPDIR; returns its
- * path (static). */
+/* A one-warp trace of n IADD3s, written to the test temp dir; returns its path. */
 static const char *long_warp_trace(unsigned n)
 {
-    static char path[512];
-    snprintf(path, sizeof path, "%s/gf-api-longwarp-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    assert_non_null(mkdtemp(path));
-    char f[600];
-    snprintf(f, sizeof f, "%s/kernel-1.traceg", path);
-    FILE *o = fopen(f, "w");
-    assert_non_null(o);
-    fprintf(o, "-kernel name = longwarp\n-kernel id = 1\n-grid dim = (1,1,1)\n"
-               "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n-binary version = 70\n"
-               "-cuda stream id = 0\n-accelsim tracer version = 4\n\n#BEGIN_TB\n\n"
-               "thread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", n);
+    size_t cap = 512 + (size_t)n * 40, len = 0;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    len += (size_t)snprintf(t, cap,
+                            "-kernel name = longwarp\n-kernel id = 1\n-grid dim = (1,1,1)\n"
+                            "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 16\n"
+                            "-binary version = 70\n-cuda stream id = 0\n"
+                            "-accelsim tracer version = 4\n\n#BEGIN_TB\n\n"
+                            "thread block = 0,0,0\n\nwarp = 0\ninsts = %u\n",
+                            n);
     for (unsigned i = 0; i < n; i++)
-        fprintf(o, "%04x ffffffff 1 R%u IADD3 2 R%u R%u 0\n", i * 16, 1 + i % 8, 1 + (i + 3) % 8,
-                1 + (i + 5) % 8);
-    fprintf(o, "\n#END_TB\n");
-    assert_int_equal(fclose(o), 0);
-    snprintf(f, sizeof f, "%s/kernelslist.g", path);
-    o = fopen(f, "w");
-    assert_non_null(o);
-    fprintf(o, "kernel-1.traceg\n");
-    assert_int_equal(fclose(o), 0);
+        len += (size_t)snprintf(t + len, cap - len, "%04x ffffffff 1 R%u IADD3 2 R%u R%u 0\n",
+                                i * 16, 1 + i % 8, 1 + (i + 3) % 8, 1 + (i + 5) % 8);
+    len += (size_t)snprintf(t + len, cap - len, "\n#END_TB\n");
+    const char *path = gf_test_write_file("longwarp.traceg", t, len);
+    free(t);
+    assert_non_null(path);
     return path;
 }
 
@@ -86,8 +82,8 @@ static const char *long_warp_trace(unsigned n)
 static void torture_api_hold_budget(void **state)
 {
     (void)state;
-    const char *dir = long_warp_trace(3000);
-    gf_predict_request req = {.trace = dir, .gpu = "v100", .hold_bytes = UINT64_MAX};
+    gf_predict_request req = {.trace = long_warp_trace(3000), .gpu = "v100",
+                              .hold_bytes = UINT64_MAX};
     gf_result *held = NULL, *spilled = NULL, *r = NULL;
     gf_error e;
     assert_int_equal(gf_predict_file(&req, &held, &e), GF_OK);
@@ -96,24 +92,15 @@ static void torture_api_hold_budget(void **state)
     assert_true(gf_result_value(held, 0, "gpc__cycles_elapsed.max") ==
                 gf_result_value(spilled, 0, "gpc__cycles_elapsed.max"));
     assert_true(gf_result_value(held, 0, "smsp__inst_executed.sum") == 3000);
-    char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-    setenv("TMPDIR", "/nonexistent-gpuforecast-dir", 1);
+    char *old = gf_test_set_env("TMPDIR", "/nonexistent-gpuforecast-dir");
     assert_int_equal(gf_predict_file(&req, &r, &e), GF_ERR_IO);
     assert_non_null(strstr(e.message, "spill file"));
     req.hold_bytes = UINT64_MAX;
     assert_int_equal(gf_predict_file(&req, &r, &e), GF_OK);
     gf_result_free(r);
-    if (old) {
-        setenv("TMPDIR", old, 1);
-        free(old);
-    } else {
-        unsetenv("TMPDIR");
-    }
+    gf_test_restore_env("TMPDIR", old);
     gf_result_free(held);
     gf_result_free(spilled);
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
 }
 
 int main(void)

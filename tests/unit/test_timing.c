@@ -219,8 +219,7 @@ static void torture_spilled_blocks_predict_the_same(void **state)
         }
         predict_threads = 1;
         /* nowhere to spill: a clear error, not a wrong number */
-        char *old = getenv("TMPDIR") ? strdup(getenv("TMPDIR")) : NULL;
-        setenv("TMPDIR", "/nonexistent-gpuforecast-dir", 1);
+        char *old = gf_test_set_env("TMPDIR", "/nonexistent-gpuforecast-dir");
         gf_predict_options opt;
         memset(&opt, 0, sizeof opt);
         opt.ksim.hold_bytes = 1;
@@ -230,12 +229,7 @@ static void torture_spilled_blocks_predict_the_same(void **state)
         assert_int_equal(gf_predict_trace(d, &g, &opt, &rep, NULL, NULL, &e), GF_ERR_IO);
         assert_non_null(strstr(e.message, "spill file"));
         gf_report_free(&rep);
-        if (old) {
-            setenv("TMPDIR", old, 1);
-            free(old);
-        } else {
-            unsetenv("TMPDIR");
-        }
+        gf_test_restore_env("TMPDIR", old);
         predict_hold = 0;
     }
 }

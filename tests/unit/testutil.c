@@ -1,6 +1,7 @@
 #include "testutil.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -40,4 +41,21 @@ const char *gf_test_refdata(const char *rel)
         return NULL;
     }
     return p;
+}
+
+char *gf_test_set_env(const char *name, const char *value)
+{
+    const char *was = getenv(name);
+    char *old = was ? strdup(was) : NULL;
+    setenv(name, value, 1);
+    return old;
+}
+
+void gf_test_restore_env(const char *name, char *old)
+{
+    if (old)
+        setenv(name, old, 1);
+    else
+        unsetenv(name);
+    free(old);
 }
