@@ -4,9 +4,10 @@
  * replaced by an indexed count tree (a Fenwick tree generalised to fan-out 8 over
  * 256-time blocks) on a renumbered time axis (MODEL.md §3).
  *
- * Memory: tiles of 16 keys, each a 72 B hash slot (80 B with payloads, whose groups of
- * 16 are allocated densely in first-touch order) at load factor <= 0.7; dense line
- * streams cost ~6-12 B per line (+ payload), isolated lines up to one whole tile each;
+ * Memory: tiles of 16 keys, each a 72 B hash slot (112 B with payloads: 16-bit tags
+ * and a group index; groups of 16 payloads are allocated densely in the order tiles
+ * first ask for one) at load factor <= 0.7; dense line streams cost ~6-12 B per line
+ * (+ payload where taken), isolated lines up to one whole tile each;
  * one bit per timestamp plus ~4.6 B of tree per 256 timestamps, the time axis at most
  * 8x the distinct keys (renumbered when full), so O(distinct keys) whatever the trace
  * length.
@@ -22,14 +23,15 @@
 /* Keys are grouped in tiles of 16 (or, chosen at creation, 2^tile_shift) consecutive
  * values (16 consecutive 128 B lines: what a coalesced GPU stream touches together).
  * The hash maps a tile to a slot holding the tile number, the keys' last times
- * (0 = absent) and the index of the tile's payload group, so a streaming trace does
- * one hash probe per tile and the table stays small.
+ * (0 = absent), their tags and the index of the tile's payload group, so a streaming
+ * trace does one hash probe per tile and the table stays small.
  *
- * Payload groups live in a separate array in the order their tiles were first
- * touched. They used to be part of the open-addressing slots: a slot was then ~1 KB
+ * Payload groups live in a separate array in the order their tiles first asked for
+ * one (gf_reuse_materialize; a tile whose keys' state fits their tags never does).
+ * They used to be part of the open-addressing slots: a slot was then ~1 KB
  * (16 sector-tracker line states), the table at most 70 % full (so ~1.9x the payloads'
  * bytes on average, each doubling rewriting all of them), and the per-SM L1 engines of
- * an 80-SM GPU started at 248 KB each. Now slots are 72-80 B (times only), growth
+ * an 80-SM GPU started at 248 KB each. Now slots are 72-112 B (times, tags), growth
  * rehashes only them, and the payload array grows by realloc (large blocks are
  * remapped, not copied) and holds no empty groups. An access touches its slot (tile,
  * time) and, with a payload, its payload: no more cache misses than before. (A table
@@ -43,7 +45,8 @@
 
 struct gf_reuse {
     unsigned char *tab;    /* cap slots of sstride bytes: u64 tile+1 (0 = empty),
-                            * u32 time+1 [tile] (0 = absent), u32 payload group (if any) */
+                            * u32 time+1 [tile] (0 = absent), u16 tag [tile] and u32
+                            * payload group + 1 (0 = none yet), both if payloads */
     size_t cap, shift;     /* cap a power of two, shift = 64 - log2(cap) */
     size_t sstride, nslots;
     unsigned char *groups; /* ngroups (gcap allocated) payload groups of gstride bytes:
@@ -64,6 +67,7 @@ struct gf_reuse {
     size_t open_block;     /* block containing now: not yet added to the tree */
     size_t last_slot;      /* slot of the previous access (streams repeat tiles) */
     uint64_t last_tile1;   /* its tile + 1, 0 = none */
+    unsigned last_k;       /* the previous access's key within its tile */
 };
 
 /* Times are grouped in blocks of 256 (4 words of bits); an 8-ary count tree over the
@@ -79,8 +83,9 @@ struct gf_reuse {
 #define S(r, i) ((r)->tab + (i) * (r)->sstride)
 #define S_TILE(r, i) (*(uint64_t *)(void *)S(r, i))
 #define S_TIME(r, i) ((uint32_t *)(void *)(S(r, i) + 8))
-#define S_GROUP(r, i) (*(uint32_t *)(void *)(S(r, i) + 8 + 4 * (r)->tile))
-#define S_PAYLOAD(r, i, k) ((void *)((r)->groups + S_GROUP(r, i) * (r)->gstride + \
+#define S_TAG(r, i) ((uint16_t *)(void *)(S(r, i) + 8 + 4 * (r)->tile))
+#define S_GROUP(r, i) (*(uint32_t *)(void *)(S(r, i) + 8 + 6 * (r)->tile))
+#define S_PAYLOAD(r, i, k) ((void *)((r)->groups + (S_GROUP(r, i) - 1) * (r)->gstride + \
                                      (k) * (r)->pstride))
 
 /* Fibonacci hashing (the top log2(cap) bits of tile * 2^64/phi): tile numbers are
@@ -245,7 +250,7 @@ gf_reuse *gf_reuse_create_tiled(size_t payload_bytes, unsigned tile_shift)
     r->tshift = tile_shift;
     r->tile = 1u << tile_shift;
     r->gstride = r->tile * r->pstride; /* a multiple of 8: tile >= 2 */
-    r->sstride = (8 + 4 * r->tile + (payload_bytes ? 4 : 0) + 7) & ~(size_t)7;
+    r->sstride = (8 + 4 * r->tile + (payload_bytes ? 2 * r->tile + 4 : 0) + 7) & ~(size_t)7;
     r->cap = 64;
     r->shift = 64 - 6;
     r->tab = gf_big_calloc(r->cap, r->sstride);
@@ -332,21 +337,25 @@ static size_t slot_for(gf_reuse *r, uint64_t tile1)
             return SIZE_MAX;
         i = find_slot(r, tile1);
     }
-    if (r->payload) {
-        void *p = r->groups;
-        if (r->ngroups >= UINT32_MAX ||
-            gf_big_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
-            return SIZE_MAX;
-        r->groups = p;
-        /* a new group is zero: known for a mapped array (groups grow only when all are
-         * taken, so no unzeroed ones were carried into the mapping), else made so here */
-        if (!gf_big_tail_zero(p))
-            memset(r->groups + r->ngroups * r->gstride, 0, r->gstride);
-        S_GROUP(r, i) = (uint32_t)r->ngroups++;
-    }
     S_TILE(r, i) = tile1;
     r->nslots++;
     return i;
+}
+
+/* Gives slot i a zeroed payload group; -1 when out of memory. */
+static int take_group(gf_reuse *r, size_t i)
+{
+    void *p = r->groups;
+    if (r->ngroups >= UINT32_MAX - 1 ||
+        gf_big_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
+        return -1;
+    r->groups = p;
+    /* a new group is zero: known for a mapped array (groups grow only when all are
+     * taken, so no unzeroed ones were carried into the mapping), else made so here */
+    if (!gf_big_tail_zero(p))
+        memset(r->groups + r->ngroups * r->gstride, 0, r->gstride);
+    S_GROUP(r, i) = (uint32_t)++r->ngroups;
+    return 0;
 }
 
 /* Renumbers live timestamps to 0..count-1 in time order (a key's new time is its rank)
@@ -408,7 +417,7 @@ static int compact(gf_reuse *r)
     return 0;
 }
 
-uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
+uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **payload)
 {
     if (r->now >= r->tsize && compact(r) != 0)
         return GF_REUSE_NOMEM;
@@ -441,29 +450,60 @@ uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
     r->now++;
     r->last_slot = i;
     r->last_tile1 = tile1;
+    r->last_k = k;
+    if (tag)
+        *tag = r->payload ? &S_TAG(r, i)[k] : NULL;
     if (payload)
-        *payload = r->payload ? S_PAYLOAD(r, i, k) : NULL;
+        *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
     return dist;
+}
+
+void *gf_reuse_materialize(gf_reuse *r)
+{
+    if (!r->payload || !r->last_tile1)
+        return NULL;
+    size_t i = r->last_slot;
+    if (!S_GROUP(r, i) && take_group(r, i) != 0)
+        return NULL;
+    return S_PAYLOAD(r, i, r->last_k);
+}
+
+uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload)
+{
+    uint64_t d = gf_reuse_access_t(r, key, NULL, payload);
+    if (payload && r->payload && !*payload && d != GF_REUSE_NOMEM &&
+        !(*payload = gf_reuse_materialize(r)))
+        return GF_REUSE_NOMEM;
+    return d;
 }
 
 uint64_t gf_reuse_access(gf_reuse *r, uint64_t key)
 {
-    return gf_reuse_access_p(r, key, NULL);
+    return gf_reuse_access_t(r, key, NULL, NULL);
 }
 
-uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
+uint64_t gf_reuse_peek_t(const gf_reuse *r, uint64_t key, uint16_t *tag, void **payload)
 {
     size_t i = find_slot(r, (key >> r->tshift) + 1);
     unsigned k = (unsigned)(key & (r->tile - 1));
     uint32_t t1 = S_TILE(r, i) ? S_TIME(r, i)[k] : 0;
+    if (tag)
+        *tag = t1 && r->payload ? S_TAG(r, i)[k] : 0;
     if (payload)
-        *payload = (t1 && r->payload) ? S_PAYLOAD(r, i, k) : NULL;
+        *payload = (t1 && r->payload && S_GROUP(r, i)) ? S_PAYLOAD(r, i, k) : NULL;
     if (!t1)
         return GF_REUSE_COLD;
     return r->count - count_le(r, t1 - 1);
 }
 
-void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t dist, void *payload),
+uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
+{
+    return gf_reuse_peek_t(r, key, NULL, payload);
+}
+
+void gf_reuse_foreach(gf_reuse *r,
+                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                 void *payload),
                       void *ctx)
 {
     for (size_t i = 0; i < r->cap; i++) {
@@ -474,6 +514,7 @@ void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t 
         for (unsigned k = 0; k < r->tile; k++)
             if (tm[k])
                 fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1),
-                   r->payload ? S_PAYLOAD(r, i, k) : NULL);
+                   r->payload ? &S_TAG(r, i)[k] : NULL,
+                   r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
     }
 }

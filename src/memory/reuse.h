@@ -11,7 +11,10 @@
  * and the tree is rebuilt, so the time axis stays a small multiple of M.
  *
  * Keys may carry a fixed-size payload (zero-filled on first access) that the sector
- * tracker (memory/secreuse.h) uses for per-line sector state.
+ * tracker (memory/secreuse.h) uses for per-line sector state. Payloads are allocated
+ * lazily, a tile's group at a time: an engine with payloads also gives every key a
+ * 16-bit tag in its hash slot (zero on first access), so a user whose state usually
+ * fits in 16 bits (a line seen once) asks for the payload only when it does not.
  *
  * Prefix: gf_reuse_.
  */
@@ -45,13 +48,27 @@ uint64_t gf_reuse_access(gf_reuse *r, uint64_t key);
 /* As gf_reuse_access; *payload (if the engine has one) receives the key's payload,
  * valid until the next call that may insert a key. */
 uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload);
+/* As gf_reuse_access, without allocating a payload: *tag (may be NULL) receives the
+ * key's 16-bit tag (NULL for an engine without payloads) and *payload its payload if
+ * its tile has one yet, else NULL. Both valid until the next call that may insert a
+ * key or materialize a payload. */
+uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **payload);
+/* The payload of the key of the last access, allocated (zeroed, with its tile's group)
+ * if it had none; NULL when out of memory or without payloads. Moves other payloads. */
+void *gf_reuse_materialize(gf_reuse *r);
 /* Distance the next access to key would see, without recording anything; *payload
- * (may be NULL) receives its payload or NULL when the key was never seen. */
+ * (may be NULL) receives its payload or NULL when the key was never seen (or has none
+ * yet: gf_reuse_access_t). */
 uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload);
+/* As gf_reuse_peek; *tag (may be NULL) receives the key's tag, 0 if never seen. */
+uint64_t gf_reuse_peek_t(const gf_reuse *r, uint64_t key, uint16_t *tag, void **payload);
 /* Distinct keys seen so far. */
 size_t gf_reuse_distinct(const gf_reuse *r);
-/* Calls fn for every key: its current distance (as gf_reuse_peek) and payload. */
-void gf_reuse_foreach(gf_reuse *r, void (*fn)(void *ctx, uint64_t key, uint64_t dist, void *payload),
+/* Calls fn for every key: its current distance (as gf_reuse_peek), tag (NULL without
+ * payloads) and payload (NULL if none yet). */
+void gf_reuse_foreach(gf_reuse *r,
+                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                 void *payload),
                       void *ctx);
 /* Bytes held by the engine (hash + tree), for benchmarks. */
 size_t gf_reuse_bytes(const gf_reuse *r);

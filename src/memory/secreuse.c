@@ -1,5 +1,14 @@
 /* Sector-aware reuse distances; see secreuse.h for the rules and their one
- * approximation. Per-line state lives in the reuse engine's payload. */
+ * approximation. Per-line state lives in the reuse engine's 16-bit key tag while it
+ * fits there, else in the engine's payload.
+ *
+ * Why the tag: a line seen once (every line of a streaming kernel) has each m_s and
+ * v_s either 0 or infinite and no partial-write bytes, which 12 bits say. The 52 B
+ * payloads of such lines were ~85 % of the trackers' memory on a 522 MB vecadd trace,
+ * and first-touching them (page faults, zeroing) ~25 % of its prediction time. A line
+ * takes a payload when an access leaves it in a state the tag cannot hold (a finite
+ * nonzero distance, or bytes of a partly written sector); the results are the same
+ * either way (tests/unit/test_secreuse.c checks both paths against the LRU oracle). */
 #include "memory/secreuse.h"
 
 #include <string.h>
@@ -16,8 +25,36 @@ typedef struct line_state {
     uint32_t v[4];      /* ... since it was last valid */
     uint32_t wmask[4];  /* bytes written since last valid */
     uint8_t dirty;      /* capacity-dependent: dirty at the configured capacity */
-    uint8_t seen;       /* payload initialised */
 } line_state;
+
+/* The tag: TAG_PAYLOAD set = the state is in the payload; else bit s: m_s = 0 (else
+ * infinite), bit 4 + s: v_s = 0 (else infinite), bit 8 + s: sector s dirty, no
+ * partial-write bytes. Zero (a new key's tag) is the state before any access. */
+#define TAG_PAYLOAD 0x8000u
+
+static void tag_expand(uint16_t tag, line_state *p)
+{
+    for (unsigned k = 0; k < 4; k++) {
+        p->m[k] = tag >> k & 1u ? 0 : INF32;
+        p->v[k] = tag >> (4 + k) & 1u ? 0 : INF32;
+        p->wmask[k] = 0;
+    }
+    p->dirty = (uint8_t)(tag >> 8 & 0xFu);
+}
+
+/* Packs p into *tag if it fits; returns whether it did. */
+static int tag_pack(const line_state *p, uint16_t *tag)
+{
+    unsigned t = (unsigned)p->dirty << 8;
+    for (unsigned k = 0; k < 4; k++) {
+        if ((p->m[k] != 0 && p->m[k] != INF32) || (p->v[k] != 0 && p->v[k] != INF32) ||
+            p->wmask[k])
+            return 0;
+        t |= (p->m[k] == 0 ? 1u : 0u) << k | (p->v[k] == 0 ? 1u : 0u) << (4 + k);
+    }
+    *tag = (uint16_t)t;
+    return 1;
+}
 
 struct gf_secreuse {
     gf_reuse *r;
@@ -92,14 +129,14 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
     memset(res, 0, sizeof *res);
     smask &= 0xFu;
     void *pv = NULL;
-    uint64_t d = gf_reuse_access_p(t->r, line, &pv);
+    uint16_t *tag = NULL;
+    uint64_t d = gf_reuse_access_t(t->r, line, &tag, &pv);
     if (d == GF_REUSE_NOMEM)
         return GF_ERR_NOMEM;
-    line_state *p = pv;
-    if (!p->seen) {
-        for (unsigned k = 0; k < 4; k++)
-            p->m[k] = p->v[k] = INF32;
-        p->seen = 1;
+    line_state st, *p = pv;
+    if (!(*tag & TAG_PAYLOAD)) {
+        tag_expand(*tag, &st);
+        p = &st;
     }
     uint32_t d32 = sat32(d);
     res->line_dist = d;
@@ -144,6 +181,13 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
         if (t->write_back && op != GF_LRU_READ)
             p->dirty |= (uint8_t)bit;
     }
+    if (p == &st && !tag_pack(&st, tag)) {
+        line_state *q = gf_reuse_materialize(t->r); /* tag stays valid: slots do not move */
+        if (!q)
+            return GF_ERR_NOMEM;
+        *q = st;
+        *tag = TAG_PAYLOAD;
+    }
     return GF_OK;
 }
 
@@ -152,8 +196,18 @@ void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
 {
     memset(res, 0, sizeof *res);
     void *pv = NULL;
-    uint64_t d = gf_reuse_peek(t->r, line, &pv);
-    const line_state *p = pv;
+    uint16_t tag = 0;
+    uint64_t d = gf_reuse_peek_t(t->r, line, &tag, &pv);
+    line_state st;
+    const line_state *p = NULL; /* NULL: never seen */
+    if (d != GF_REUSE_COLD) {
+        if (tag & TAG_PAYLOAD) {
+            p = pv;
+        } else {
+            tag_expand(tag, &st);
+            p = &st;
+        }
+    }
     res->line_dist = d;
     res->tag_hit = p && d < t->cap;
     uint32_t d32 = sat32(d);
@@ -172,20 +226,24 @@ typedef struct flush_ctx {
     int evicted_only;
 } flush_ctx;
 
-static void flush_one(void *ctx, uint64_t key, uint64_t dist, void *payload)
+static void flush_one(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
 {
     (void)key;
     flush_ctx *f = ctx;
-    line_state *p = payload;
-    if (!p->dirty)
+    line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
+    unsigned dirty = p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu);
+    if (!dirty)
         return;
     if (f->evicted_only) {
         if (dist >= f->cap) {
-            f->n += popcount4(p->dirty);
-            p->dirty = 0;
+            f->n += popcount4(dirty);
+            if (p)
+                p->dirty = 0;
+            else
+                *tag &= (uint16_t)~0x0F00u;
         }
     } else if (dist < f->cap) {
-        f->n += popcount4(p->dirty);
+        f->n += popcount4(dirty);
     }
 }
 

@@ -130,9 +130,10 @@ typedef struct each_ctx {
     uint64_t nkeys, keysum, paysum;
 } each_ctx;
 
-static void each_key(void *ctx, uint64_t key, uint64_t dist, void *payload)
+static void each_key(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
 {
     each_ctx *c = ctx;
+    assert_non_null(tag);
     c->nkeys++;
     c->keysum += key;
     c->paysum += *(uint64_t *)payload;
@@ -179,6 +180,75 @@ static void torture_reuse_payload_survives_growth(void **state)
     }
 }
 
+static void count_payloads(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)dist;
+    uint64_t *n = ctx;
+    assert_int_equal(*tag, (uint16_t)(key * 7 + 1));
+    if (payload) {
+        n[0]++;
+        if (key % 100 == 0)
+            assert_int_equal(*(uint64_t *)payload, key + 5);
+        else
+            assert_int_equal(*(uint64_t *)payload, 0); /* its tile-mate's group: zeroed */
+    }
+    n[1]++;
+}
+
+/* Lazy payloads: tags are zero on a key's first access and kept; a payload exists only
+ * for keys (tiles) that asked for one, and survives table and group growth. */
+static void torture_reuse_tags_and_lazy_payloads(void **state)
+{
+    (void)state;
+    gf_reuse *r = gf_reuse_create_tiled(8, 3);
+    assert_non_null(r);
+    uint16_t *tag;
+    void *p;
+    for (uint64_t k = 0; k < 20000; k++) {
+        assert_true(gf_reuse_access_t(r, k, &tag, &p) == GF_REUSE_COLD);
+        assert_non_null(tag);
+        assert_int_equal(*tag, 0);
+        *tag = (uint16_t)(k * 7 + 1);
+        if (k % 100 == 0) {
+            assert_null(p); /* tiles of 8: key k is the first of its tile to ask */
+            uint64_t *q = gf_reuse_materialize(r);
+            assert_non_null(q);
+            assert_int_equal(*q, 0);
+            *q = k + 5;
+        }
+    }
+    for (uint64_t k = 0; k < 20000; k++) {
+        assert_int_equal(gf_reuse_access_t(r, k, &tag, &p), 19999);
+        assert_int_equal(*tag, (uint16_t)(k * 7 + 1));
+        uint64_t lo = k / 8 * 8; /* k's tile: lo..lo+7; it has a group iff a multiple of
+                                  * 100 lies there */
+        assert_true((p != NULL) == ((lo + 7) / 100 * 100 >= lo));
+        if (k % 100 == 0)
+            assert_int_equal(*(uint64_t *)p, k + 5);
+        uint16_t t;
+        assert_int_equal(gf_reuse_peek_t(r, k, &t, NULL), 0);
+        assert_int_equal(t, *tag);
+    }
+    uint64_t n[2] = {0, 0};
+    gf_reuse_foreach(r, count_payloads, n);
+    assert_int_equal(n[1], 20000);
+    assert_int_equal(n[0], 200 * 8); /* 200 tiles of 8 asked */
+    /* the payload engine's memory is the slots' until payloads are asked for */
+    assert_true(gf_reuse_bytes(r) < 20000 * 8 * 2);
+    uint16_t t = 1;
+    assert_true(gf_reuse_peek_t(r, 123456, &t, &p) == GF_REUSE_COLD);
+    assert_int_equal(t, 0);
+    assert_null(p);
+    gf_reuse_free(r);
+    /* no payloads: no tags */
+    r = gf_reuse_create();
+    assert_true(gf_reuse_access_t(r, 5, &tag, &p) == GF_REUSE_COLD);
+    assert_null(tag);
+    assert_null(p);
+    assert_null(gf_reuse_materialize(r));
+    gf_reuse_free(r);
+}
+
 static void torture_hist_bins(void **state)
 {
     (void)state;
@@ -220,6 +290,7 @@ int main(void)
         cmocka_unit_test(torture_reuse_matches_naive),
         cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),
+        cmocka_unit_test(torture_reuse_tags_and_lazy_payloads),
         cmocka_unit_test(torture_hist_bins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
