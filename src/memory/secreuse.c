@@ -61,6 +61,7 @@ struct gf_secreuse {
     uint64_t cap;
     gf_lru_write write;
     int write_back;
+    int tags; /* keep states in tags where they fit (0: always a payload, for tests) */
 };
 
 gf_status gf_secreuse_create(uint64_t capacity, gf_lru_write write, int write_back,
@@ -87,6 +88,7 @@ gf_status gf_secreuse_create_tiled(uint64_t capacity, gf_lru_write write, int wr
     t->cap = capacity;
     t->write = write;
     t->write_back = write_back;
+    t->tags = 1;
     *out = t;
     return GF_OK;
 }
@@ -97,6 +99,11 @@ void gf_secreuse_free(gf_secreuse *t)
         return;
     gf_reuse_free(t->r);
     free(t);
+}
+
+void gf_secreuse_use_tags(gf_secreuse *t, int on)
+{
+    t->tags = on != 0;
 }
 
 uint64_t gf_secreuse_capacity(const gf_secreuse *t)
@@ -119,6 +126,55 @@ static unsigned popcount4(unsigned m)
     return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
 }
 
+/* gf_secreuse_access's rules applied to a line whose state is in its tag, when the
+ * state after the access fits the tag again: the common case (every access of a
+ * streaming kernel), done on the tag's bit masks instead of expanding it to a
+ * line_state and packing it back (which cost ~100 instructions per access). Returns 0,
+ * having changed nothing, when the result needs a payload: an untouched sector's m_s or
+ * v_s would become a finite nonzero distance, or a write leaves bytes of a sector
+ * partly written. test_memoracle (tags_match_payloads) checks it against the general
+ * path. */
+static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const uint32_t bytes[4],
+                         gf_lru_op op, uint16_t *tag, gf_secreuse_result *res)
+{
+    unsigned mz = *tag & 0xFu, vz = *tag >> 4 & 0xFu, dirty = *tag >> 8 & 0xFu;
+    uint32_t d32 = sat32(d);
+    unsigned untouched = ~smask & 0xFu;
+    if (d32 != 0 && d32 != INF32 && ((mz | vz) & untouched))
+        return 0;
+    if (op == GF_LRU_WRITE && bytes)
+        for (unsigned k = 0; k < 4; k++)
+            if ((smask >> k & 1u) && bytes[k] != FULL_SECTOR)
+                return 0;
+    res->line_dist = d;
+    res->tag_hit = d < t->cap;
+    if (!res->tag_hit && dirty) {
+        res->writebacks = popcount4(dirty);
+        dirty = 0;
+    }
+    for (unsigned k = 0; k < 4; k++) {
+        unsigned bit = 1u << k;
+        if (!(smask & bit))
+            continue;
+        /* after the raise to d: d32 where the tag said 0, else infinite */
+        uint32_t x = (op == GF_LRU_WRITE ? mz : vz) & bit ? d32 : INF32;
+        res->sdist[k] = widen(x);
+        if (x < t->cap)
+            res->hit_mask |= bit;
+        else if (op != GF_LRU_WRITE)
+            res->fetch_mask |= bit;
+    }
+    /* touched: m_s = v_s = 0 (a read fetches; a write is whole-sector here); untouched:
+     * 0 stays 0 only if d32 is 0, infinite stays infinite */
+    unsigned keep = d32 == 0 ? untouched : 0;
+    mz = smask | (mz & keep);
+    vz = smask | (vz & keep);
+    if (t->write_back && op != GF_LRU_READ)
+        dirty |= smask;
+    *tag = (uint16_t)(mz | vz << 4 | dirty << 8);
+    return 1;
+}
+
 gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, const uint32_t bytes[4],
                              gf_lru_op op, gf_secreuse_result *res)
 {
@@ -135,6 +191,8 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
         return GF_ERR_NOMEM;
     line_state st, *p = pv;
     if (!(*tag & TAG_PAYLOAD)) {
+        if (t->tags && access_tagged(t, d, smask, bytes, op, tag, res))
+            return GF_OK;
         tag_expand(*tag, &st);
         p = &st;
     }
@@ -181,7 +239,7 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
         if (t->write_back && op != GF_LRU_READ)
             p->dirty |= (uint8_t)bit;
     }
-    if (p == &st && !tag_pack(&st, tag)) {
+    if (p == &st && !(t->tags && tag_pack(&st, tag))) {
         line_state *q = gf_reuse_materialize(t->r); /* tag stays valid: slots do not move */
         if (!q)
             return GF_ERR_NOMEM;

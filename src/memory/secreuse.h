@@ -70,5 +70,9 @@ uint64_t gf_secreuse_flush_evicted(gf_secreuse *t);
 /* Dirty sectors still resident at the configured capacity. */
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
 uint64_t gf_secreuse_capacity(const gf_secreuse *t);
+/* Whether line states may live in the engine's 16-bit tags (the default, 1) or always
+ * take a payload (0). Results are the same; tests compare the two. Call before the
+ * first access. */
+void gf_secreuse_use_tags(gf_secreuse *t, int on);
 
 #endif

@@ -180,6 +180,51 @@ static void torture_memoracle_partial_writes(void **state)
     gf_lru_free(l);
 }
 
+/* The tracker keeps a line's state in its 16-bit tag while it fits, with its own code
+ * for that case; the same streams with every state in a payload must give the same
+ * results, field by field: streams of every kind, write-back, partial writes, atomics,
+ * capacities from tiny (everything evicted) to large. */
+static void torture_memoracle_tags_match_payloads(void **state)
+{
+    (void)state;
+    static const uint32_t masks[4] = {0xFFFFFFFFu, 0x0000FFFFu, 0xFFFF0000u, 0u};
+    static const uint64_t caps[3] = {1, 64, 100000};
+    for (int kind = 0; kind < 4; kind++)
+        for (unsigned ci = 0; ci < 3; ci++)
+            for (int wb = 0; wb < 2; wb++) {
+                size_t n = make_stream(kind, 600, 20000, 55 + (uint64_t)kind * 3 + ci);
+                gf_secreuse *a, *b;
+                gf_error e;
+                assert_int_equal(gf_secreuse_create(caps[ci], GF_LRU_WRITE_ALLOCATE, wb, &a, &e), GF_OK);
+                assert_int_equal(gf_secreuse_create(caps[ci], GF_LRU_WRITE_ALLOCATE, wb, &b, &e), GF_OK);
+                gf_secreuse_use_tags(b, 0);
+                uint64_t wa = 0, wbk = 0;
+                for (size_t i = 0; i < n; i++) {
+                    uint64_t x = rnd();
+                    uint32_t bytes[4];
+                    for (unsigned k = 0; k < 4; k++)
+                        bytes[k] = masks[(x >> 9) % 8 < 6 ? 0 : (x >> (2 * k)) % 4]; /* mostly whole */
+                    const uint32_t *by = (x >> 20) % 3 == 0 ? NULL : bytes;
+                    gf_secreuse_result ra, rb;
+                    assert_int_equal(gf_secreuse_access(a, stream[i].line, stream[i].smask, by, stream[i].op, &ra), GF_OK);
+                    assert_int_equal(gf_secreuse_access(b, stream[i].line, stream[i].smask, by, stream[i].op, &rb), GF_OK);
+                    if (memcmp(&ra, &rb, sizeof ra) != 0)
+                        fail_msg("kind %d cap %llu wb %d access %zu line %llu: tagged and payload "
+                                 "results differ (line dist %llu vs %llu, hit %x vs %x, fetch %x vs %x, "
+                                 "writebacks %u vs %u)", kind, (unsigned long long)caps[ci], wb, i,
+                                 (unsigned long long)stream[i].line, (unsigned long long)ra.line_dist,
+                                 (unsigned long long)rb.line_dist, ra.hit_mask, rb.hit_mask,
+                                 ra.fetch_mask, rb.fetch_mask, ra.writebacks, rb.writebacks);
+                    wa += ra.writebacks;
+                    wbk += rb.writebacks;
+                }
+                assert_int_equal(gf_secreuse_dirty_resident(a), gf_secreuse_dirty_resident(b));
+                assert_int_equal(wa + gf_secreuse_flush_evicted(a), wbk + gf_secreuse_flush_evicted(b));
+                gf_secreuse_free(a);
+                gf_secreuse_free(b);
+            }
+}
+
 /* The whole hierarchy, fully associative: REUSE counters == EXACT counters. */
 static void torture_memoracle_hierarchy_fa(void **state)
 {
@@ -287,6 +332,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_memoracle_fully_associative_random),
         cmocka_unit_test(torture_memoracle_partial_writes),
+        cmocka_unit_test(torture_memoracle_tags_match_payloads),
         cmocka_unit_test(torture_memoracle_hierarchy_fa),
         cmocka_unit_test(torture_memoracle_set_associative_error),
     };
