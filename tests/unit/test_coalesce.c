@@ -203,12 +203,13 @@ static void torture_shmem_matches_reference(void **state)
         uint64_t a[32];
         for (unsigned t = 0; t < 32; t++) {
             rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-            switch (iter % 6) {
+            switch (iter % 7) {
             case 0: a[t] = base + (uint64_t)t * width; break;            /* unit stride */
             case 1: a[t] = base; break;                                   /* broadcast */
             case 2: a[t] = base + (rng >> 40) % 256; break;               /* clustered */
             case 3: a[t] = (rng >> 30) % 65536; break;                    /* scattered */
             case 4: a[t] = base + (uint64_t)t * width * (1 + iter % 5); break; /* strided */
+            case 6: a[t] = base + (uint64_t)(t % 16) * width; break;      /* halves repeat */
             default: a[t] = base + (uint64_t)(31 - t) * width; break;     /* reversed */
             }
         }
