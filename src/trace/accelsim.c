@@ -726,7 +726,8 @@ static inline void fill_stride(uint64_t *a, uint64_t base, uint64_t stride)
 
 /* Hex with optional 0x, 1..maxdigits digits (as parse_hex). 0 = give up. (A word-at-a-
  * time version was no faster than this table loop on 4-, 8- and 12-digit numbers.) */
-static inline int fast_hex(const unsigned char **pp, unsigned maxdigits, uint64_t *out)
+static inline __attribute__((always_inline)) int fast_hex(const unsigned char **pp, unsigned maxdigits,
+                                                         uint64_t *out)
 {
     const unsigned char *p = *pp;
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
