@@ -7,7 +7,7 @@
  * Memory: tiles of 16 keys, each a 72 B hash slot (112 B with payloads: 16-bit tags
  * and a group index; groups of 16 payloads are allocated densely in the order tiles
  * first ask for one) at load factor <= 0.7; dense line streams cost ~6-12 B per line
- * (+ payload where taken), isolated lines up to one whole tile each;
+ * (10-20 B with tags, + payload where taken), isolated lines up to one whole tile each;
  * one bit per timestamp plus ~4.6 B of tree per 256 timestamps, the time axis at most
  * 8x the distinct keys (renumbered when full), so O(distinct keys) whatever the trace
  * length.

@@ -46,15 +46,17 @@ void gf_reuse_free(gf_reuse *r); /* NULL-safe */
  * growing (the access is then not recorded; callers treat it as an error). */
 uint64_t gf_reuse_access(gf_reuse *r, uint64_t key);
 /* As gf_reuse_access; *payload (if the engine has one) receives the key's payload,
- * valid until the next call that may insert a key. */
+ * valid until the next call that may insert a key. If the payload cannot be allocated
+ * it returns GF_REUSE_NOMEM with the access already recorded. */
 uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload);
 /* As gf_reuse_access, without allocating a payload: *tag (may be NULL) receives the
  * key's 16-bit tag (NULL for an engine without payloads) and *payload its payload if
- * its tile has one yet, else NULL. Both valid until the next call that may insert a
- * key or materialize a payload. */
+ * its tile has one yet, else NULL. The tag stays valid until the next call that may
+ * insert a key; the payload also until the next gf_reuse_materialize. */
 uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **payload);
 /* The payload of the key of the last access, allocated (zeroed, with its tile's group)
- * if it had none; NULL when out of memory or without payloads. Moves other payloads. */
+ * if it had none; NULL when out of memory or without payloads. Moves other payloads;
+ * tags stay where they are. */
 void *gf_reuse_materialize(gf_reuse *r);
 /* Distance the next access to key would see, without recording anything; *payload
  * (may be NULL) receives its payload or NULL when the key was never seen (or has none

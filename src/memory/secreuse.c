@@ -8,7 +8,10 @@
  * and first-touching them (page faults, zeroing) ~25 % of its prediction time. A line
  * takes a payload when an access leaves it in a state the tag cannot hold (a finite
  * nonzero distance, or bytes of a partly written sector); the results are the same
- * either way (tests/unit/test_secreuse.c checks both paths against the LRU oracle). */
+ * either way (tests/unit/test_memoracle.c checks both against the LRU oracle and each
+ * other). If a payload cannot be allocated, gf_secreuse_access returns GF_ERR_NOMEM with
+ * the line's access recorded but its sector update lost; the hierarchy then reports
+ * its counters as NAN. */
 #include "memory/secreuse.h"
 
 #include <string.h>
