@@ -711,13 +711,37 @@ static const char *const fast_lines[] = {
     "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8:",
 };
 
-static void torture_fast_path_matches_general_parser(void **state)
+/* Replaces, inserts or deletes one byte of line (n bytes, room for one more) with a byte
+ * on the edge of what some field accepts; returns the new length. */
+static size_t mutate_line(char *line, size_t n, uint32_t *seed)
 {
-    (void)state;
-    /* bytes that sit on the edges of what each field accepts */
     static const char subst[] = {' ', '\t', '\r', '\v', '\n', '\0', '\1', (char)0x80,
                                  (char)0xff, '0', '9', 'a', 'f', 'g', 'x', 'X', 'R', 'Z',
                                  'P', 'U', 'T', '!', '-', '+', '.', 'A', 'z', '5'};
+    *seed = *seed * 1664525u + 1013904223u;
+    size_t at = (*seed >> 8) % n;
+    char c = subst[(*seed >> 20) % sizeof subst];
+    switch ((*seed >> 4) % 3) {
+    case 0: /* replace */
+        line[at] = c;
+        break;
+    case 1: /* insert */
+        memmove(line + at + 1, line + at, n - at);
+        line[at] = c;
+        n++;
+        break;
+    default: /* delete */
+        if (n > 1) {
+            memmove(line + at, line + at + 1, n - at - 1);
+            n--;
+        }
+    }
+    return n;
+}
+
+static void torture_fast_path_matches_general_parser(void **state)
+{
+    (void)state;
     uint32_t seed = 12345;
     size_t nlines = sizeof fast_lines / sizeof fast_lines[0];
     for (int h = 0; h < 3; h++) {
@@ -735,27 +759,78 @@ static void torture_fast_path_matches_general_parser(void **state)
         char line[1024];
         size_t n = (size_t)snprintf(line, sizeof line, "%s%s", fast_prefixes[h], fast_lines[i]);
         int nmut = 1 + (int)(seed >> 28) % 3;
-        for (int m = 0; m < nmut; m++) {
-            seed = seed * 1664525u + 1013904223u;
-            size_t at = (seed >> 8) % n;
-            char c = subst[(seed >> 20) % sizeof subst];
-            switch ((seed >> 4) % 3) {
-            case 0: /* replace */
-                line[at] = c;
-                break;
-            case 1: /* insert */
-                memmove(line + at + 1, line + at, n - at);
-                line[at] = c;
-                n++;
-                break;
-            default: /* delete */
-                if (n > 1) {
-                    memmove(line + at, line + at + 1, n - at - 1);
-                    n--;
-                }
-            }
-        }
+        for (int m = 0; m < nmut; m++)
+            n = mutate_line(line, n, &seed);
         expect_same_decode(fast_headers[h], line, n);
+    }
+}
+
+/* The fast path remembers parsed line heads (fast_inst's templates): a warp of many lines,
+ * repeated and mutated, so that lines hit, nearly hit (same first bytes, a change later)
+ * or evict templates, must decode as the general parser decodes them, field by field. */
+static void torture_fast_path_line_cache(void **state)
+{
+    (void)state;
+    enum { NLINES = 700 };
+    static char fast[NLINES * 700 + 1024], slow[NLINES * 700 + 1024];
+    uint32_t seed = 777;
+    size_t nbase = sizeof fast_lines / sizeof fast_lines[0];
+    for (int h = 0; h < 3; h++) {
+        int nf = snprintf(fast, sizeof fast, "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n"
+                                            "insts = %d\n", fast_headers[h], NLINES);
+        memcpy(slow, fast, (size_t)nf);
+        size_t lf = (size_t)nf, ls = (size_t)nf;
+        for (int k = 0; k < NLINES;) {
+            char line[1024];
+            seed = seed * 1664525u + 1013904223u;
+            size_t n = (size_t)snprintf(line, sizeof line, "%s%s", fast_prefixes[h],
+                                        fast_lines[(seed >> 8) % nbase]);
+            if ((seed >> 20) % 2)
+                n = mutate_line(line, n, &seed);
+            /* only lines the general parser takes: the first error would end the warp */
+            char blank[1100];
+            blank[0] = ' ';
+            memcpy(blank + 1, line, n);
+            gf_inst in;
+            gf_error e;
+            if (memchr(line, '\n', n) || memchr(line, '\0', n) ||
+                read_one("probe.traceg", fast_headers[h], blank, n + 1, &in, &e) != GF_OK)
+                continue;
+            memcpy(fast + lf, line, n);
+            lf += n;
+            fast[lf++] = '\n';
+            slow[ls++] = ' ';
+            memcpy(slow + ls, line, n);
+            ls += n;
+            slow[ls++] = '\n';
+            k++;
+        }
+        gf_kreader *ra, *rb;
+        gf_error ea, eb;
+        assert_int_equal(gf_kreader_open(gf_test_write_file("cfast.traceg", fast, lf), &ra, &ea), GF_OK);
+        assert_int_equal(gf_kreader_open(gf_test_write_file("cslow.traceg", slow, ls), &rb, &eb), GF_OK);
+        unsigned tb[3], w;
+        uint32_t ni;
+        assert_int_equal(gf_kreader_next_block(ra, tb, &ea), GF_OK);
+        assert_int_equal(gf_kreader_next_warp(ra, &w, &ni, &ea), GF_OK);
+        assert_int_equal(gf_kreader_next_block(rb, tb, &eb), GF_OK);
+        assert_int_equal(gf_kreader_next_warp(rb, &w, &ni, &eb), GF_OK);
+        gf_inst a, b;
+        memset(&a, 0, sizeof a);
+        memset(&b, 0, sizeof b);
+        for (int k = 0; k < NLINES; k++) {
+            assert_int_equal(gf_kreader_next_inst(ra, &a, &ea), GF_OK);
+            assert_int_equal(gf_kreader_next_inst(rb, &b, &eb), GF_OK);
+            if (a.pc != b.pc || a.mask != b.mask || a.opcode != b.opcode ||
+                a.base_opcode != b.base_opcode || a.ndst != b.ndst || a.nsrc != b.nsrc ||
+                a.mem_width != b.mem_width || memcmp(a.dst, b.dst, a.ndst * sizeof a.dst[0]) ||
+                memcmp(a.src, b.src, a.nsrc * sizeof a.src[0]) || memcmp(a.addr, b.addr, sizeof a.addr))
+                fail_msg("header %d, instruction %d (trace line %ld) decodes differently on the "
+                         "fast path", h, k, gf_kreader_line(ra));
+        }
+        assert_int_equal(gf_kreader_next_inst(ra, &a, &ea), GF_END);
+        gf_kreader_close(ra);
+        gf_kreader_close(rb);
     }
 }
 
@@ -907,6 +982,7 @@ int main(void)
         cmocka_unit_test(torture_error_empty_file),
         cmocka_unit_test(torture_error_garbage_lines),
         cmocka_unit_test(torture_fast_path_matches_general_parser),
+        cmocka_unit_test(torture_fast_path_line_cache),
         cmocka_unit_test(torture_fast_path_opcodes),
         cmocka_unit_test(torture_fast_path_warp_header),
     };
