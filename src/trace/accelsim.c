@@ -748,8 +748,8 @@ static inline void fill_stride(uint64_t *a, uint64_t base, uint64_t stride)
 
 /* Hex with optional 0x, 1..maxdigits digits (as parse_hex). 0 = give up. (A word-at-a-
  * time version was no faster than this table loop on 4-, 8- and 12-digit numbers.) */
-static inline __attribute__((always_inline)) int fast_hex(const unsigned char **pp, unsigned maxdigits,
-                                                         uint64_t *out)
+static inline __attribute__((always_inline)) int
+fast_hex(const unsigned char **pp, unsigned maxdigits, uint64_t *out)
 {
     const unsigned char *p = *pp;
     if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
@@ -944,8 +944,6 @@ static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
     return 1;
 }
 
-/* Decodes the instruction line at line (ending in '\n') into inst; returns its length
- * including the '\n', or 0 to leave the line to the general parser. */
 /* The template slot for a line: a hash of its first 16 bytes (PC and mask, mostly;
  * readable: the stream pads its buffer). */
 static struct linetpl *tpl_slot(const gf_kreader *r, const unsigned char *line)
@@ -969,6 +967,9 @@ static void tpl_store(struct linetpl *tp, const unsigned char *line, size_t len,
     memcpy(tp->head, inst, INST_HEAD);
 }
 
+/* Decodes the instruction line at line (ending in '\n'; lim: the end of the data read so
+ * far) into inst; returns its length including the '\n', or 0 to leave the line to the
+ * general parser. */
 static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_inst *inst)
 {
     const unsigned char *p = (const unsigned char *)line;
@@ -978,7 +979,8 @@ static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_ins
     struct linetpl *tp = r->tpl ? tpl_slot(r, p) : NULL;
     /* (a line cut at lim ends in a NUL there, which no template holds; the length test
      * keeps memcmp inside the buffer) */
-    if (tp && tp->len && (size_t)(lim - line) >= tp->len && memcmp(p, tp->text, tp->len) == 0) {
+    if (tp && tp->len && (size_t)(lim - line) >= tp->len &&
+        memcmp(p, tp->text, tp->len) == 0) {
         /* the same bytes as a line parsed before: the same fields */
         memcpy(inst, tp->head, INST_HEAD);
         if (!tp->addrs)

@@ -168,9 +168,9 @@ static void torture_memoracle_partial_writes(void **state)
         assert_int_equal(gf_secreuse_access(t, line, smask, bytes, op, &r), GF_OK);
         gf_lru_access(l, line, smask, bytes, op, &o);
         if (r.tag_hit != o.tag_hit || r.hit_mask != o.hit_mask || r.fetch_mask != o.fetch_mask)
-            fail_msg("access %zu line %llu op %d: reuse tag %u hit %x fetch %x, oracle tag %u hit %x "
-                     "fetch %x", i, (unsigned long long)line, (int)op, r.tag_hit, r.hit_mask,
-                     r.fetch_mask, o.tag_hit, o.hit_mask, o.fetch_mask);
+            fail_msg("access %zu line %llu op %d: reuse tag %u hit %x fetch %x, oracle tag %u "
+                     "hit %x fetch %x", i, (unsigned long long)line, (int)op, r.tag_hit,
+                     r.hit_mask, r.fetch_mask, o.tag_hit, o.hit_mask, o.fetch_mask);
         hits += pc(o.hit_mask);
         fetches += pc(o.fetch_mask);
     }
@@ -182,48 +182,53 @@ static void torture_memoracle_partial_writes(void **state)
 
 /* The tracker keeps a line's state in its 16-bit tag while it fits, with its own code
  * for that case; the same streams with every state in a payload must give the same
- * results, field by field: streams of every kind, write-back, partial writes, atomics,
- * capacities from tiny (everything evicted) to large. */
+ * results, field by field: streams of every kind, write-back, partial writes, empty
+ * sector masks, atomics, capacities from tiny (everything evicted) to large. */
+static void tags_match_payloads(int kind, uint64_t cap, int wb, uint64_t seed)
+{
+    static const uint32_t masks[4] = {0xFFFFFFFFu, 0x0000FFFFu, 0xFFFF0000u, 0u};
+    size_t n = make_stream(kind, 600, 20000, seed);
+    gf_secreuse *a, *b;
+    gf_error e;
+    assert_int_equal(gf_secreuse_create(cap, GF_LRU_WRITE_ALLOCATE, wb, &a, &e), GF_OK);
+    assert_int_equal(gf_secreuse_create(cap, GF_LRU_WRITE_ALLOCATE, wb, &b, &e), GF_OK);
+    gf_secreuse_use_tags(b, 0);
+    uint64_t wba = 0, wbb = 0;
+    for (size_t i = 0; i < n; i++) {
+        const acc *s = &stream[i];
+        uint64_t x = rnd();
+        uint32_t bytes[4];
+        for (unsigned k = 0; k < 4; k++) /* mostly whole sectors */
+            bytes[k] = masks[(x >> 9) % 8 < 6 ? 0 : (x >> (2 * k)) % 4];
+        const uint32_t *by = (x >> 20) % 3 == 0 ? NULL : bytes;
+        unsigned sm = (x >> 24) % 50 == 0 ? 0u : s->smask; /* a few empty masks */
+        gf_secreuse_result ra, rb;
+        assert_int_equal(gf_secreuse_access(a, s->line, sm, by, s->op, &ra), GF_OK);
+        assert_int_equal(gf_secreuse_access(b, s->line, sm, by, s->op, &rb), GF_OK);
+        if (memcmp(&ra, &rb, sizeof ra) != 0)
+            fail_msg("kind %d cap %llu wb %d access %zu line %llu: tagged and payload results "
+                     "differ (line dist %llu vs %llu, hit %x vs %x, fetch %x vs %x, writebacks "
+                     "%u vs %u)", kind, (unsigned long long)cap, wb, i,
+                     (unsigned long long)s->line, (unsigned long long)ra.line_dist,
+                     (unsigned long long)rb.line_dist, ra.hit_mask, rb.hit_mask, ra.fetch_mask,
+                     rb.fetch_mask, ra.writebacks, rb.writebacks);
+        wba += ra.writebacks;
+        wbb += rb.writebacks;
+    }
+    assert_int_equal(gf_secreuse_dirty_resident(a), gf_secreuse_dirty_resident(b));
+    assert_int_equal(wba + gf_secreuse_flush_evicted(a), wbb + gf_secreuse_flush_evicted(b));
+    gf_secreuse_free(a);
+    gf_secreuse_free(b);
+}
+
 static void torture_memoracle_tags_match_payloads(void **state)
 {
     (void)state;
-    static const uint32_t masks[4] = {0xFFFFFFFFu, 0x0000FFFFu, 0xFFFF0000u, 0u};
     static const uint64_t caps[3] = {1, 64, 100000};
     for (int kind = 0; kind < 4; kind++)
         for (unsigned ci = 0; ci < 3; ci++)
-            for (int wb = 0; wb < 2; wb++) {
-                size_t n = make_stream(kind, 600, 20000, 55 + (uint64_t)kind * 3 + ci);
-                gf_secreuse *a, *b;
-                gf_error e;
-                assert_int_equal(gf_secreuse_create(caps[ci], GF_LRU_WRITE_ALLOCATE, wb, &a, &e), GF_OK);
-                assert_int_equal(gf_secreuse_create(caps[ci], GF_LRU_WRITE_ALLOCATE, wb, &b, &e), GF_OK);
-                gf_secreuse_use_tags(b, 0);
-                uint64_t wa = 0, wbk = 0;
-                for (size_t i = 0; i < n; i++) {
-                    uint64_t x = rnd();
-                    uint32_t bytes[4];
-                    for (unsigned k = 0; k < 4; k++)
-                        bytes[k] = masks[(x >> 9) % 8 < 6 ? 0 : (x >> (2 * k)) % 4]; /* mostly whole */
-                    const uint32_t *by = (x >> 20) % 3 == 0 ? NULL : bytes;
-                    unsigned sm = (x >> 24) % 50 == 0 ? 0u : stream[i].smask; /* a few empty */
-                    gf_secreuse_result ra, rb;
-                    assert_int_equal(gf_secreuse_access(a, stream[i].line, sm, by, stream[i].op, &ra), GF_OK);
-                    assert_int_equal(gf_secreuse_access(b, stream[i].line, sm, by, stream[i].op, &rb), GF_OK);
-                    if (memcmp(&ra, &rb, sizeof ra) != 0)
-                        fail_msg("kind %d cap %llu wb %d access %zu line %llu: tagged and payload "
-                                 "results differ (line dist %llu vs %llu, hit %x vs %x, fetch %x vs %x, "
-                                 "writebacks %u vs %u)", kind, (unsigned long long)caps[ci], wb, i,
-                                 (unsigned long long)stream[i].line, (unsigned long long)ra.line_dist,
-                                 (unsigned long long)rb.line_dist, ra.hit_mask, rb.hit_mask,
-                                 ra.fetch_mask, rb.fetch_mask, ra.writebacks, rb.writebacks);
-                    wa += ra.writebacks;
-                    wbk += rb.writebacks;
-                }
-                assert_int_equal(gf_secreuse_dirty_resident(a), gf_secreuse_dirty_resident(b));
-                assert_int_equal(wa + gf_secreuse_flush_evicted(a), wbk + gf_secreuse_flush_evicted(b));
-                gf_secreuse_free(a);
-                gf_secreuse_free(b);
-            }
+            for (int wb = 0; wb < 2; wb++)
+                tags_match_payloads(kind, caps[ci], wb, 55 + (uint64_t)kind * 3 + ci);
 }
 
 /* The whole hierarchy, fully associative: REUSE counters == EXACT counters. */

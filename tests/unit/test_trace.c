@@ -807,8 +807,10 @@ static void torture_fast_path_line_cache(void **state)
         }
         gf_kreader *ra, *rb;
         gf_error ea, eb;
-        assert_int_equal(gf_kreader_open(gf_test_write_file("cfast.traceg", fast, lf), &ra, &ea), GF_OK);
-        assert_int_equal(gf_kreader_open(gf_test_write_file("cslow.traceg", slow, ls), &rb, &eb), GF_OK);
+        const char *pa = gf_test_write_file("cfast.traceg", fast, lf);
+        const char *pb = gf_test_write_file("cslow.traceg", slow, ls);
+        assert_int_equal(gf_kreader_open(pa, &ra, &ea), GF_OK);
+        assert_int_equal(gf_kreader_open(pb, &rb, &eb), GF_OK);
         unsigned tb[3], w;
         uint32_t ni;
         assert_int_equal(gf_kreader_next_block(ra, tb, &ea), GF_OK);
@@ -824,7 +826,8 @@ static void torture_fast_path_line_cache(void **state)
             if (a.pc != b.pc || a.mask != b.mask || a.opcode != b.opcode ||
                 a.base_opcode != b.base_opcode || a.ndst != b.ndst || a.nsrc != b.nsrc ||
                 a.mem_width != b.mem_width || memcmp(a.dst, b.dst, a.ndst * sizeof a.dst[0]) ||
-                memcmp(a.src, b.src, a.nsrc * sizeof a.src[0]) || memcmp(a.addr, b.addr, sizeof a.addr))
+                memcmp(a.src, b.src, a.nsrc * sizeof a.src[0]) ||
+                memcmp(a.addr, b.addr, sizeof a.addr))
                 fail_msg("header %d, instruction %d (trace line %ld) decodes differently on the "
                          "fast path", h, k, gf_kreader_line(ra));
         }
