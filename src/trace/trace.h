@@ -34,7 +34,8 @@ typedef struct gf_inst {
     uint16_t base_opcode;   /* interned base (text before the first '.'), e.g. "LDG" */
     uint8_t ndst, nsrc;
     uint16_t dst[GF_MAX_DST];  /* register numbers (R7 -> 7); predicates/uniform regs
-                                  are kept with an offset, see trace/opcode.h */
+                                  are kept with an offset, see trace/opcode.h; entries
+                                  past ndst (nsrc) are unspecified */
     uint16_t src[GF_MAX_SRC];
     uint32_t mem_width;     /* bytes per lane from the trace; 0 = not a memory access */
     uint64_t addr[GF_WARP_SIZE];
