@@ -45,6 +45,16 @@ static void tag_expand(uint16_t tag, line_state *p)
     p->dirty = (uint8_t)(tag >> 8 & 0xFu);
 }
 
+/* The state of a line with tag and payload pv: the payload, or the tag expanded into
+ * *st. */
+static line_state *state_of(uint16_t tag, void *pv, line_state *st)
+{
+    if (tag & TAG_PAYLOAD)
+        return pv;
+    tag_expand(tag, st);
+    return st;
+}
+
 /* Packs p into *tag if it fits; returns whether it did. */
 static int tag_pack(const line_state *p, uint16_t *tag)
 {
@@ -192,13 +202,9 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
     uint64_t d = gf_reuse_access_t(t->r, line, &tag, &pv);
     if (d == GF_REUSE_NOMEM)
         return GF_ERR_NOMEM;
-    line_state st, *p = pv;
-    if (!(*tag & TAG_PAYLOAD)) {
-        if (t->tags && access_tagged(t, d, smask, bytes, op, tag, res))
-            return GF_OK;
-        tag_expand(*tag, &st);
-        p = &st;
-    }
+    if (!(*tag & TAG_PAYLOAD) && t->tags && access_tagged(t, d, smask, bytes, op, tag, res))
+        return GF_OK;
+    line_state st, *p = state_of(*tag, pv, &st);
     uint32_t d32 = sat32(d);
     res->line_dist = d;
     res->tag_hit = d < t->cap;
@@ -260,15 +266,7 @@ void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
     uint16_t tag = 0;
     uint64_t d = gf_reuse_peek_t(t->r, line, &tag, &pv);
     line_state st;
-    const line_state *p = NULL; /* NULL: never seen */
-    if (d != GF_REUSE_COLD) {
-        if (tag & TAG_PAYLOAD) {
-            p = pv;
-        } else {
-            tag_expand(tag, &st);
-            p = &st;
-        }
-    }
+    const line_state *p = d != GF_REUSE_COLD ? state_of(tag, pv, &st) : NULL; /* NULL: new */
     res->line_dist = d;
     res->tag_hit = p && d < t->cap;
     uint32_t d32 = sat32(d);
