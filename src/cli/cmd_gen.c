@@ -76,9 +76,12 @@ static const char gen_help[] =
     "  --total-warps T     with --warps: grid = T/W blocks (same work, other block shape)\n"
     "  -n N                problem size (see the kind); K, M, G suffixes = 2^10, 2^20, 2^30\n"
     "  --gzip              write kernel-1.traceg.gz (zlib)\n"
-    "  --addr-mode list|strided  force address mode 0 everywhere, or mode 1 (base+stride)\n"
-    "                      wherever lanes are evenly spaced [strided; list for the\n"
-    "                      gentrace.py kinds]\n"
+    "  --addr-mode list|strided|tracer  address encoding: list = mode 0 (one address\n"
+    "                      per lane) everywhere; strided = mode 1 (base+stride) wherever\n"
+    "                      lanes are evenly spaced, else mode 0; tracer = what the\n"
+    "                      Accel-Sim tracer writes: mode 1 for one contiguous run of lanes\n"
+    "                      at a constant stride, else mode 2 (base+deltas) [tracer; list\n"
+    "                      for the gentrace.py kinds stride, l2write, stream copy]\n"
     "  -q, --quiet         do not print the summary line\n"
     "  -h, --help          this text\n"
     "\n"
@@ -301,8 +304,10 @@ int gf_cmd_gen(int argc, char **argv)
                 p.addr_mode = GF_GEN_ADDR_LIST;
             else if (strcmp(val, "strided") == 0)
                 p.addr_mode = GF_GEN_ADDR_STRIDED;
+            else if (strcmp(val, "tracer") == 0)
+                p.addr_mode = GF_GEN_ADDR_TRACER;
             else
-                return BAD_VAL("list or strided");
+                return BAD_VAL("list, strided or tracer");
         } else if (FLAG("-q") || FLAG("--quiet")) {
             quiet = 1;
         } else if (a[0] == '-' && a[1]) {

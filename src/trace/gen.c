@@ -168,7 +168,7 @@ gf_status gf_gen_resolve(const gf_gen_params *in, gf_gen_params *out, gf_error *
                           "instruction), got %u", p.sm);
     if (p.kind == GF_GEN_HMMA && p.sm < 70)
         return inval(err, "--sm: hmma needs sm_70 or later (tensor cores), got %u", p.sm);
-    if (p.addr_mode > GF_GEN_ADDR_STRIDED)
+    if (p.addr_mode > GF_GEN_ADDR_TRACER)
         return inval(err, "--addr-mode: unknown mode %d", (int)p.addr_mode);
 
     if (p.warps) {
@@ -326,6 +326,7 @@ typedef struct gen {
     int writing;
     int gentrace_pcs; /* PCs from 0x10 in steps of 0x10 whatever the --sm (gentrace.py) */
     int strided;      /* address mode 1 allowed */
+    int tracer;       /* modes as the Accel-Sim tracer writes them (emit_tracer_addrs) */
     int phantom;      /* only advance the PC: lays out a loop body that runs 0 times */
     /* output */
     FILE *fp;
@@ -435,6 +436,51 @@ static void next_pc(gen *g)
     }
 }
 
+static void put_sdec(gen *g, int64_t v)
+{
+    if (v < 0) {
+        g->buf[g->len++] = '-';
+        put_dec(g, (uint64_t)0 - (uint64_t)v);
+    } else {
+        put_dec(g, (uint64_t)v);
+    }
+}
+
+/* The addresses of lanes[0 .. na) as the Accel-Sim tracer's post-processing writes them
+ * (base_stride_compress, then base_delta_compress, in util/tracer_nvbit/tracer_tool/
+ * traces-processing/post-traces-processing.cpp): mode 1 when the active lanes are one
+ * contiguous run of at least two at a constant stride (a 32-bit int), else mode 2 with
+ * each lane's delta from the previous active lane, else (a delta past 32 bits) mode 0. */
+static void emit_tracer_addrs(gen *g, const uint64_t *addr, const int *lanes, int na)
+{
+    int contiguous = lanes[na - 1] - lanes[0] == na - 1;
+    int stride_ok = contiguous && na >= 2, delta_ok = 1;
+    int64_t d0 = na >= 2 ? (int64_t)(addr[lanes[1]] - addr[lanes[0]]) : 0;
+    for (int i = 1; i < na; i++) {
+        int64_t d = (int64_t)(addr[lanes[i]] - addr[lanes[i - 1]]);
+        if (d > INT32_MAX || d < -(int64_t)INT32_MAX)
+            delta_ok = stride_ok = 0;
+        if (d != d0)
+            stride_ok = 0;
+    }
+    put_str(g, stride_ok ? " 1 0x" : delta_ok ? " 2 0x" : " 0 0x");
+    put_hex(g, addr[lanes[0]], 1);
+    if (stride_ok) {
+        g->buf[g->len++] = ' ';
+        put_sdec(g, d0);
+        return;
+    }
+    for (int i = 1; i < na; i++) {
+        if (delta_ok) {
+            g->buf[g->len++] = ' ';
+            put_sdec(g, (int64_t)(addr[lanes[i]] - addr[lanes[i - 1]]));
+        } else {
+            put_str(g, " 0x");
+            put_hex(g, addr[lanes[i]], 1);
+        }
+    }
+}
+
 /* One instruction. addr[] is indexed by lane (only active lanes are read); width 0 =
  * no memory access. */
 static void emit(gen *g, uint32_t mask, const char *op, int dst, int nsrc, const int *src,
@@ -472,6 +518,10 @@ static void emit(gen *g, uint32_t mask, const char *op, int dst, int nsrc, const
             for (int l = 0; l < 32; l++)
                 if (mask >> l & 1)
                     lanes[na++] = l;
+            if (g->tracer) {
+                emit_tracer_addrs(g, addr, lanes, na);
+                goto line_end;
+            }
             int strided = g->strided && na >= 2;
             int64_t d = 0;
             if (strided) {
@@ -494,6 +544,7 @@ static void emit(gen *g, uint32_t mask, const char *op, int dst, int nsrc, const
                 }
             }
         }
+    line_end:
         g->buf[g->len++] = '\n';
     }
     next_pc(g);
@@ -1232,8 +1283,9 @@ static void run_kernel(gen *g)
     g->bt = (uint64_t)p->block[0] * p->block[1] * p->block[2];
     uint64_t nwarps = ceil_div(g->bt, 32);
     g->gentrace_pcs = gentrace_kind(p);
-    g->strided = p->addr_mode == GF_GEN_ADDR_STRIDED ||
-                 (p->addr_mode == GF_GEN_ADDR_AUTO && !gentrace_kind(p));
+    g->strided = p->addr_mode == GF_GEN_ADDR_STRIDED;
+    g->tracer = p->addr_mode == GF_GEN_ADDR_TRACER ||
+                (p->addr_mode == GF_GEN_ADDR_AUTO && !gentrace_kind(p));
     uint64_t start_pc = g->gentrace_pcs ? 0x10 : p->sm >= 70 ? 0x0 : 0x8;
     if (g->writing)
         write_header(g);

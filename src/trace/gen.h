@@ -45,9 +45,12 @@ typedef enum gf_gen_stream_op {
 } gf_gen_stream_op;
 
 typedef enum gf_gen_addr_mode {
-    GF_GEN_ADDR_AUTO = 0, /* kind's default: list for the gentrace.py kinds, else strided */
+    GF_GEN_ADDR_AUTO = 0, /* kind's default: list for the gentrace.py kinds, else tracer */
     GF_GEN_ADDR_LIST,     /* always mode 0: one address per active lane */
-    GF_GEN_ADDR_STRIDED   /* mode 1 (base + stride) wherever active lanes are evenly spaced */
+    GF_GEN_ADDR_STRIDED,  /* mode 1 (base + stride) wherever active lanes are evenly spaced,
+                             else mode 0 */
+    GF_GEN_ADDR_TRACER    /* as the Accel-Sim tracer writes them: mode 1 for one contiguous
+                             run of lanes at a constant stride, else mode 2 (base + deltas) */
 } gf_gen_addr_mode;
 
 /* gf_gen_params_init fills in the kind's defaults; grid 0 means "derive from the problem

@@ -25,8 +25,9 @@
 
 #define MAXOPS 64
 typedef struct tstats {
-    long blocks, warps, insts, declared, mem, addrs, mode1, memcpy;
+    long blocks, warps, insts, declared, mem, addrs, mode1, mode2, memcpy;
     long ldg_sectors;      /* sum over global-load lines of distinct 32 B sectors */
+    uint64_t addr_sum;     /* every address decoded, summed (mod 2^64) */
     long bad_addr_count;   /* memory lines whose address count != active lanes */
     long chain_breaks;     /* LDG.E.64 whose source is not the previous load's dest */
     long max_reg;
@@ -148,6 +149,10 @@ static void read_kernel(const char *path, tstats *s)
             long long stride = atoll(strtok_r(NULL, " ", &save));
             for (na = 0; na < active; na++)
                 a[na] = base + (uint64_t)(stride * na);
+        } else if (atoi(m) == 2) { /* base, then each lane's delta from the previous */
+            s->mode2++;
+            for (char *t; na < 32 && (t = strtok_r(NULL, " ", &save)); na++)
+                a[na] = na ? a[na - 1] + (uint64_t)strtoll(t, NULL, 10) : strtoull(t, NULL, 16);
         } else {
             for (char *t; na < 32 && (t = strtok_r(NULL, " ", &save));)
                 a[na++] = strtoull(t, NULL, 16);
@@ -155,6 +160,8 @@ static void read_kernel(const char *path, tstats *s)
         if (na != active)
             s->bad_addr_count++;
         s->addrs += na;
+        for (int i = 0; i < na; i++)
+            s->addr_sum += a[i] * (uint64_t)(i + 1);
         if (strncmp(op, "STL", 3) == 0 || strncmp(op, "LDL", 3) == 0)
             for (int i = 0; i < na; i++)
                 if (a[i] > s->max_local)
@@ -620,6 +627,25 @@ static void torture_address_modes(void **state)
     assert_int_equal(strided.mode1, 8 * 3);
     assert_int_equal(list.addrs, strided.addrs);
     assert_int_equal(list.ldg_sectors, strided.ldg_sectors);
+    /* The tracer's encoding: SGEMM's tile loads (two rows per warp) and shared-memory
+     * reads are not one constant stride, so they take deltas; the stores to shared
+     * memory and the C write are strided. The addresses are the same. */
+    gf_gen_params_init(&p, GF_GEN_MATMUL);
+    p.n = 64;
+    tstats mlist, mtracer, mauto;
+    p.addr_mode = GF_GEN_ADDR_LIST;
+    gen_and_read(&p, "mlist", &mlist, NULL);
+    p.addr_mode = GF_GEN_ADDR_TRACER;
+    gen_and_read(&p, "mtracer", &mtracer, NULL);
+    p.addr_mode = GF_GEN_ADDR_AUTO;
+    gen_and_read(&p, "mauto", &mauto, NULL);
+    assert_int_equal(mlist.mode1 + mlist.mode2, 0);
+    assert_true(mtracer.mode1 > 0 && mtracer.mode2 > 0);
+    assert_int_equal(mtracer.mode1 + mtracer.mode2, mtracer.mem); /* never mode 0 */
+    assert_int_equal(mauto.mode2, mtracer.mode2);
+    assert_int_equal(mlist.addrs, mtracer.addrs);
+    assert_int_equal(mlist.ldg_sectors, mtracer.ldg_sectors);
+    assert_int_equal(mlist.addr_sum, mtracer.addr_sum);
 }
 
 static void torture_count_matches_write(void **state)
