@@ -176,6 +176,17 @@ typedef struct pend {
     uint16_t dst[GF_MAX_DST]; /* its destination register slots */
 } pend;
 
+/* Wavefronts of a recent shared-memory access pattern (shmem_wavefronts). Shared
+ * addresses are offsets in the block's own window, so every block reads the same
+ * patterns: the 655 K shared loads of SGEMM 256 (gen matmul) have 48 distinct ones.
+ * Counting banks costs ~850 instructions a load there, a lookup ~150 (callgrind). */
+#define SHMEM_MEMO 256u
+typedef struct shmem_memo {
+    uint64_t addr[GF_WARP_SIZE]; /* the active lanes' addresses, 0 for the others */
+    uint32_t mask, width;        /* mask 0: empty (such accesses are never looked up) */
+    unsigned wavefronts, conflicts;
+} shmem_memo;
+
 typedef struct sim {
     const gf_gpu *gpu;
     gf_isa *isa;
@@ -210,6 +221,7 @@ typedef struct sim {
     /* Opcodes already looked up in this kernel (the ISA table's own cache takes a lock
      * per call); entries point into the ISA table, which outlives the kernel. */
     const gf_isa_entry *isa_seen[GF_OPCODE_MAX];
+    shmem_memo *shmem_memo; /* SHMEM_MEMO entries, allocated at the first shared access */
 } sim;
 
 /* ---------------------------------------------------------------- block reading */
@@ -305,6 +317,39 @@ static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
     return s->regslot[r];
 }
 
+/* gf_shmem_wavefronts through s->shmem_memo (mask != 0). Same results: a pattern is
+ * reused only when its mask, width and every active lane's address match. */
+static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsigned *conflicts)
+{
+    if (!s->shmem_memo && !(s->shmem_memo = calloc(SHMEM_MEMO, sizeof *s->shmem_memo)))
+        return gf_shmem_wavefronts(in->addr, in->mask, width, s->gpu->shmem_banks, conflicts);
+    uint64_t key[GF_WARP_SIZE];
+    const uint64_t *a = in->addr;
+    if (in->mask != 0xffffffffu) { /* other lanes' addresses are unspecified (trace.h) */
+        for (unsigned l = 0; l < GF_WARP_SIZE; l++)
+            key[l] = in->mask >> l & 1u ? in->addr[l] : 0;
+        a = key;
+    }
+    /* A few lanes pick the slot (both half-warps, both ends); the compare is exact. */
+    uint64_t h = in->mask ^ (uint64_t)width << 32;
+    static const unsigned probe[] = {0, 1, 15, 16, 17, 31};
+    for (unsigned k = 0; k < sizeof probe / sizeof probe[0]; k++)
+        h = (h ^ a[probe[k]]) * UINT64_C(0x9e3779b97f4a7c15);
+    shmem_memo *m = &s->shmem_memo[(h ^ h >> 29) & (SHMEM_MEMO - 1)];
+    if (m->mask == in->mask && m->width == width &&
+        memcmp(m->addr, a, sizeof m->addr) == 0) {
+        *conflicts = m->conflicts;
+        return m->wavefronts;
+    }
+    unsigned wf = gf_shmem_wavefronts(a, in->mask, width, s->gpu->shmem_banks, conflicts);
+    memcpy(m->addr, a, sizeof m->addr);
+    m->mask = in->mask;
+    m->width = width;
+    m->wavefronts = wf;
+    m->conflicts = *conflicts;
+    return wf;
+}
+
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
     const gf_isa_entry *e = in->opcode < GF_OPCODE_MAX ? s->isa_seen[in->opcode] : NULL;
@@ -349,8 +394,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
         unsigned width = in->mem_width ? in->mem_width : e->width;
         if (space == GF_SPACE_SHARED || space == GF_SPACE_SHARED_ATOMIC) {
             unsigned conflicts = 0;
-            unsigned wf = gf_shmem_wavefronts(in->addr, in->mask, width, s->gpu->shmem_banks,
-                                              &conflicts);
+            unsigned wf = shmem_wavefronts(s, in, width, &conflicts);
             /* Counted when issued (the hierarchy belongs to the issuing thread):
              * wavefronts in bits 0-11, conflicts 12-23, store flag 24. */
             if (wf > 0xfff)
@@ -1700,6 +1744,7 @@ static void sim_free(sim *s)
         }
     free(s->sms);
     free(s->open_row);
+    free(s->shmem_memo);
     gf_spill_close(s->spill);
     while (s->spare) {
         sblock *b = s->spare;

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "memory/coalesce.h"
 #include "testutil.h"
 #include "timing/predict.h"
 #include "timing/profile.h"
@@ -284,6 +285,64 @@ static void torture_profile_roundtrip(void **state)
     unlink(path);
 }
 
+/* Shared-memory bank conflicts go through a memo of recent access patterns
+ * (kernel_sim.c shmem_wavefronts) whose slot is picked by a few lanes: patterns that
+ * differ only in other lanes, or in the mask, share a slot and must still each get
+ * their own count. The predicted conflicts equal gf_shmem_wavefronts' on every line. */
+static void torture_shared_conflicts_through_memo(void **state)
+{
+    (void)state;
+    const char *d = gen_dir("shmemo");
+    char cmd[1200], path[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", d, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/kernelslist.g", d);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("kernel-1.traceg\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", d);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("-kernel name = memo\n-kernel id = 1\n-grid dim = (3,1,1)\n-block dim = (32,1,1)\n"
+          "-shmem = 4096\n-nregs = 16\n-binary version = 70\n-cuda stream id = 0\n"
+          "-shmem base_addr = 0x00007f2000000000\n"
+          "-local mem base_addr = 0x00007f1000000000\n-nvbit version = 1.5.5\n"
+          "-accelsim tracer version = 4\n\n", f);
+    /* lane 5 reads word 5 (no conflict) or a word of bank 0 (a 2-way conflict with lane
+     * 0); lane 9 likewise with lane 1; half the lines have lane 12 off */
+    static const uint64_t lane5[] = {20, 128, 20, 256, 128, 20, 384, 20};
+    static const uint64_t lane9[] = {36, 36, 132, 132, 36, 260, 36, 36};
+    unsigned n = sizeof lane5 / sizeof lane5[0], expect = 0;
+    for (unsigned b = 0; b < 3; b++) {
+        fprintf(f, "#BEGIN_TB\n\nthread block = %u,0,0\n\nwarp = 0\ninsts = %u\n", b, n + 1);
+        for (unsigned i = 0; i < n; i++) {
+            uint32_t mask = (i + b) % 2 ? 0xffffefffu : 0xffffffffu;
+            uint64_t addr[32];
+            for (unsigned l = 0; l < 32; l++)
+                addr[l] = 4u * l;
+            addr[5] = lane5[i];
+            addr[9] = lane9[i];
+            unsigned conflicts;
+            gf_shmem_wavefronts(addr, mask, 4, 32, &conflicts);
+            expect += conflicts;
+            fprintf(f, "%04x %08x 1 R%u LDS 1 R1 4 0", 0x10 * i, mask, 2 + i);
+            for (unsigned l = 0; l < 32; l++)
+                if (mask >> l & 1u)
+                    fprintf(f, " 0x%llx", (unsigned long long)addr[l]);
+            fputc('\n', f);
+        }
+        fprintf(f, "%04x ffffffff 0 EXIT 0 0\n#END_TB\n\n", 0x10 * n);
+    }
+    assert_int_equal(fclose(f), 0);
+    assert_true(expect >= 3 * 4); /* the lines do conflict */
+    gf_gpu g = load_gpu("titanv");
+    assert_int_equal(g.shmem_banks, 32);
+    gf_kernel_row row;
+    predict1(d, &g, &row);
+    assert_true(row.v[GF_C_SHMEM_BANK_CONFLICTS] == (double)expect);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -293,6 +352,7 @@ int main(void)
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
+        cmocka_unit_test(torture_shared_conflicts_through_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
