@@ -60,6 +60,8 @@ struct gf_kreader {
     struct linetpl *tpl; /* LINE_TPLS recent lines' parsed heads, see fast_inst; NULL if
                           * out of memory (no cache then) */
     gf_pptgpu *ppt; /* non-NULL: a PPT-GPU kernel (.sass), every call goes there */
+    struct deltamemo *dmemo; /* beside tpl: LINE_TPLS mode-2 delta lists, allocated at the
+                              * first mode-2 line; NULL: none (only costs speed) */
 };
 
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
@@ -76,6 +78,19 @@ struct linetpl {
     uint8_t addrs;  /* addresses follow the text, in address mode `mode` */
     uint8_t mode;
     unsigned char head[INST_HEAD]; /* the gf_inst fields before addr[] */
+};
+
+/* The address deltas of the last mode-2 line parsed through template slot i, in
+ * dmemo[i]: its text after the base address up to the newline and the lane offsets it
+ * gives. Kernels that use mode 2 repeat their deltas block after block (shared-memory
+ * offsets, tile shapes): SGEMM's 31 deltas a line cost ~1,200 instructions to parse and
+ * ~30 to compare (callgrind). A hit needs the same bytes and the same lane count. */
+#define DELTA_TEXT_MAX 120u
+struct deltamemo {
+    uint16_t len;                  /* 0 = empty */
+    uint8_t ndelta;                /* active lanes - 1 */
+    unsigned char text[DELTA_TEXT_MAX];
+    int32_t off[GF_WARP_SIZE - 1]; /* the k-th next active lane's address minus the base */
 };
 
 /* ---------- small lexing helpers ---------- */
@@ -412,6 +427,7 @@ void gf_kreader_close(gf_kreader *r)
     gf_pptgpu_close(r->ppt);
     gf_stream_close(r->s);
     free(r->tpl);
+    free(r->dmemo);
     free(r);
 }
 
@@ -1067,13 +1083,41 @@ addresses:
                 m &= m - 1;
             }
         } else {
-            while (m) {
-                int64_t d;
-                if (*p++ != ' ' || !fast_sdec(&p, &d))
-                    return 0;
-                a += (uint64_t)d;
-                inst->addr[__builtin_ctz(m)] = a;
-                m &= m - 1;
+            struct deltamemo *dm = tp && r->dmemo ? &r->dmemo[tp - r->tpl] : NULL;
+            unsigned nd = (unsigned)__builtin_popcount(m);
+            if (dm && dm->len && dm->ndelta == nd && (size_t)(lim - (const char *)p) > dm->len &&
+                p[dm->len] == '\n' && memcmp(p, dm->text, dm->len) == 0) {
+                for (unsigned k = 0; m; k++, m &= m - 1)
+                    inst->addr[__builtin_ctz(m)] = a + (uint64_t)(int64_t)dm->off[k];
+                p += dm->len;
+            } else {
+                const unsigned char *text = p;
+                uint64_t base = a;
+                int fits = 1;
+                int32_t off[GF_WARP_SIZE - 1];
+                for (unsigned k = 0; m; k++, m &= m - 1) {
+                    int64_t d;
+                    if (*p++ != ' ' || !fast_sdec(&p, &d))
+                        return 0;
+                    a += (uint64_t)d;
+                    inst->addr[__builtin_ctz(m)] = a;
+                    int64_t o = (int64_t)(a - base);
+                    fits &= o >= INT32_MIN && o <= INT32_MAX;
+                    off[k] = (int32_t)o;
+                }
+                if (tp && !r->dmemo)
+                    r->dmemo = calloc(LINE_TPLS, sizeof *r->dmemo); /* NULL: no memo */
+                dm = tp && r->dmemo ? &r->dmemo[tp - r->tpl] : NULL;
+                const unsigned char *e = p;
+                while (cls[*e] == 1)
+                    e++;
+                size_t len = (size_t)(e - text);
+                if (dm && fits && *e == '\n' && len <= DELTA_TEXT_MAX) {
+                    memcpy(dm->text, text, len);
+                    memcpy(dm->off, off, nd * sizeof off[0]);
+                    dm->len = (uint16_t)len;
+                    dm->ndelta = (uint8_t)nd;
+                }
             }
         }
     }

@@ -674,6 +674,16 @@ static const char *const fast_lines[] = {
     "0000 ffffffff 1 R1 LDG.E 1 R2 4 2 0x7f00 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 "
     "4 4 4 4 4 4 -124",
     "0000 ffffffff 1 R1 STS 1 R2 4 1 0x7f0000000000 -4",
+    /* mode 2 through the delta memo (accelsim.c deltamemo): one head with other bases,
+     * other deltas, trailing blanks, offsets past 32 bits and fewer lanes */
+    "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x400 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 -60 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
+    "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x440 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 -60 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
+    "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x7fffffffffffffff 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 -60 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
+    "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x400 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 -59 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
+    "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x400 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 -60 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4  ",
+    "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x0 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647 2147483647",
+    "0160 0000ffff 1 R32 LDS.U 1 R11 4 2 0x400 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
+    "0160 ffff0000 1 R32 LDS.U 1 R11 4 2 0x400 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
     /* just outside (or just inside) what each field accepts */
     "0000 ffffffff 1 R256 MOV 0 0",
     "0000 ffffffff 1 R999 MOV 0 0",
