@@ -64,24 +64,24 @@ typedef struct scan_ent {
     uint8_t unit, lsu, opmem, run;
 } scan_ent;
 
+/* Fields in two groups: what issuing and scheduling touch (the first two cache lines:
+ * every SM's warps are revisited each epoch, after 79 other SMs went through the
+ * cache), then what only decoding, spilling and retiring use. */
 typedef struct swarp {
     sinst *insts;
     uint16_t *regs;
     uint8_t *pool;         /* its memory records (memrec + sectors + byte masks) */
-    size_t poollen, poolcap;
-    uint32_t n, cap, nregs, regcap, pc;
+    /* Registers are renumbered per warp, densely in order of first use (decode_inst),
+     * so this holds only the few the warp uses and stays in cache. */
+    uint64_t *ready;       /* per register slot: the cycle its value is readable, with
+                              READY_FROM_MEM set when it comes from a memory load */
+    uint32_t pc, n;
     /* Instruction pc (< ntot) is insts[pc - win0] while pc < win0 + n; registers and
      * records are at regs[in->regs - regs0] and pool[in->aux - pool0] (in->regs and
      * in->aux count from the warp's start). A warp held whole has n = ntot and win0 =
      * regs0 = pool0 = 0; a spilled one (spill_flush_warp) holds one window of
      * SPILL_WINDOW instructions and reads the next back at its end. */
     uint32_t ntot, win0, regs0, pool0;
-    struct spill_win *wins; /* spilled: nwin + 1 windows (the last: the totals) */
-    size_t winscap;
-    int spilled;
-    uint64_t uid;
-    unsigned subcore;
-    int state;
     uint64_t next_issue;
     /* Cached for the next instruction (only this warp writes its registers, so this
      * changes only when the warp issues, is released from a barrier or gets an L2
@@ -89,18 +89,28 @@ typedef struct swarp {
      * its operands are ready, whether the last one comes from memory, its unit, LSU use. */
     uint64_t opready;
     uint8_t opmem, unit, lsu;
-    /* Registers are renumbered per warp, densely in order of first use (decode_inst),
-     * so these hold only the few the warp uses and stay in cache. */
-    uint64_t *ready;       /* per register slot: the cycle its value is readable */
-    uint8_t *ready_is_mem; /* 1 when that value comes from a memory load */
-    uint32_t nslots;       /* register slots used */
-    size_t slotcap, memcap;
-    struct sblock *block;
+    int state;
+    unsigned subcore;
+    unsigned bit;
     scan_ent *ent;         /* its entry in the SM's scan list; NULL until listed */
     uint64_t *cand;        /* ... its sub-core's candidate bitset, its bit there */
     unsigned *nwait;       /* ... and its sub-core's count of waiting warps */
-    unsigned bit;
+    struct sblock *block;
+    uint64_t uid;
+    /* cold: decoding, spilling */
+    size_t poollen, poolcap;
+    uint32_t cap, nregs, regcap;
+    uint32_t nslots;       /* register slots used */
+    size_t slotcap;
+    struct spill_win *wins; /* spilled: nwin + 1 windows (the last: the totals) */
+    size_t winscap;
+    int spilled;
 } swarp;
+
+/* swarp.ready: a register's value comes from a memory load (cycles stay below 2^63; a
+ * load still waiting for its L2 outcome is UINT64_MAX, which has it too). */
+#define READY_FROM_MEM (UINT64_C(1) << 63)
+#define READY_CYCLE (~READY_FROM_MEM)
 
 /* Window j of a spilled warp: where its instructions, then registers, then records lie
  * in the spill file, and where they start in the warp's registers and records. */
@@ -483,7 +493,6 @@ static void block_free(sblock *b)
         free(b->warps[i].insts);
         free(b->warps[i].regs);
         free(b->warps[i].ready);
-        free(b->warps[i].ready_is_mem);
         free(b->warps[i].pool);
         free(b->warps[i].wins);
     }
@@ -687,16 +696,13 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
         if (w->spilled && (st = spill_finish_warp(s, b, w, err)) != GF_OK)
             return st;
         /* Every register starts ready. */
-        void *pr = w->ready, *pm = w->ready_is_mem;
+        void *pr = w->ready;
         int ok = gf_grow(&pr, &w->slotcap, w->nslots + 1, sizeof *w->ready) == 0;
         w->ready = pr;
-        ok = ok && gf_grow(&pm, &w->memcap, w->nslots + 1, 1) == 0;
-        w->ready_is_mem = pm;
         if (!ok)
             return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                                 "out of memory holding a thread block");
         memset(w->ready, 0, w->nslots * sizeof *w->ready);
-        memset(w->ready_is_mem, 0, w->nslots);
         w->state = W_DONE; /* marks "listed" until the block is finished below */
         b->listed++;
     }
@@ -819,12 +825,14 @@ static void warp_prepare(swarp *w)
     int mem = 0;
     const uint16_t *regs = w->regs + (in->regs - w->regs0);
     for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
-        uint16_t r = regs[i];
-        if (w->ready[r] > t) {
-            t = w->ready[r];
-            mem = w->ready_is_mem[r];
+        uint64_t v = w->ready[regs[i]];
+        if ((v & READY_CYCLE) > t) {
+            t = v & READY_CYCLE;
+            mem = (int)(v >> 63);
         }
     }
+    if (t == READY_CYCLE) /* a load waiting for its L2 outcome */
+        t = UINT64_MAX;
     w->opready = t;
     w->opmem = (uint8_t)mem;
     w->unit = in->unit;
@@ -1001,8 +1009,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     const uint16_t *regs = w->regs + (in->regs - w->regs0);
     for (unsigned i = 0; i < in->ndst; i++) {
         uint16_t r = regs[i];
-        w->ready[r] = done;
-        w->ready_is_mem[r] = (uint8_t)from_mem;
+        w->ready[r] = done | (from_mem ? READY_FROM_MEM : 0);
     }
     int kind = in->kind; /* in may be overwritten: warp_prepare may load the next window */
     if (done != UINT64_MAX && done > sm->last_done)
@@ -1452,8 +1459,7 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         uint64_t done = pq->t + pq->stage + lat;
         for (unsigned i = 0; i < pq->ndst; i++) {
             uint16_t r = pq->dst[i];
-            w->ready[r] = done;
-            w->ready_is_mem[r] = 1;
+            w->ready[r] = done | READY_FROM_MEM;
         }
         warp_prepare(w);
         wake_lower(sm, w);
