@@ -8,27 +8,34 @@
 # usage: bench/predict.sh [BUILD_DIR] [SCRATCH_DIR] [CASES...]
 #   A case is KIND:N with KIND vecadd (N elements), ffma (N loop trips, 80 blocks) or
 #   matmul (N x N); a bare number means vecadd:N. Default:
-#   "vecadd:2097152 vecadd:8388608 vecadd:33554432 ffma:2048 matmul:256"
-#   (vecadd 1x/4x/16x: about 34, 137 and 550 MB; ffma about 540 MB; matmul 220 MB).
+#   "vecadd:2097152 vecadd:8388608 vecadd:33554432 ffma:2048 matmul:256 matmul:512"
+#   (vecadd 1x/4x/16x: about 34, 137 and 550 MB; ffma about 540 MB; matmul 114 and 906 MB).
+# Addresses are written as the Accel-Sim tracer writes them (gen --addr-mode tracer: base +
+# stride, else base + deltas). A trace directory is reused only when its gen.cmd records
+# the same gen command (traces from before 2026-11-25 wrote SGEMM's address lists in full).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 scratch=${2:-/tmp/gf-bench}
 shift 2 2>/dev/null || true
-cases=${*:-"vecadd:2097152 vecadd:8388608 vecadd:33554432 ffma:2048 matmul:256"}
+cases=${*:-"vecadd:2097152 vecadd:8388608 vecadd:33554432 ffma:2048 matmul:256 matmul:512"}
 bin=$build/gpuforecast
 mkdir -p "$scratch"
 printf '| trace | MB | warp insts | wall s | CPU s | M warp insts/s (CPU) | MB/s (CPU) | peak RSS MB |\n|---|---|---|---|---|---|---|---|\n'
 for c in $cases; do
   case $c in *:*) kind=${c%%:*}; n=${c#*:} ;; *) kind=vecadd; n=$c ;; esac
   dir=$scratch/$kind-$n
-  if [ ! -f "$dir/kernel-1.traceg" ]; then
-    case $kind in
-      vecadd) "$bin" gen vecadd -n "$n" --sm 70 -o "$dir" -q ;;
-      ffma) "$bin" gen ffma -n "$n" --grid 80 --sm 70 -o "$dir" -q ;;
-      matmul) "$bin" gen matmul -n "$n" --sm 70 -o "$dir" -q ;;
-      *) echo "bench/predict.sh: unknown kind '$kind' (vecadd, ffma, matmul)" >&2; exit 2 ;;
-    esac
+  case $kind in
+    vecadd) genargs="vecadd -n $n --sm 70" ;;
+    ffma) genargs="ffma -n $n --grid 80 --sm 70" ;;
+    matmul) genargs="matmul -n $n --sm 70" ;;
+    *) echo "bench/predict.sh: unknown kind '$kind' (vecadd, ffma, matmul)" >&2; exit 2 ;;
+  esac
+  genargs="$genargs --addr-mode tracer"
+  if [ ! -f "$dir/kernel-1.traceg" ] || [ "$(cat "$dir/gen.cmd" 2>/dev/null)" != "$genargs" ]; then
+    # shellcheck disable=SC2086 # genargs is a list of words
+    "$bin" gen $genargs -o "$dir" -q
+    printf '%s\n' "$genargs" > "$dir/gen.cmd"
   fi
   mb=$(du -m "$dir/kernel-1.traceg" | cut -f1)
   insts=$("$bin" info "$dir" --format json | python3 -c 'import json,sys; print(sum(k["warp_insts"] for k in json.load(sys.stdin)["kernels"]))')
