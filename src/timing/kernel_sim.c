@@ -138,17 +138,15 @@ typedef struct ssm {
     uint64_t now;
     uint64_t *unit_free;   /* subcores x GF_UNIT_COUNT */
     uint64_t lsu_free;
-    int *last;             /* per sub-core: index in sub[] of the last warp issued */
-    uint64_t *last_uid;    /* ... and its uid */
-    swarp **sub;           /* per sub-core lists of resident warps, age (slot) order:
-                              nsub rows of bps * warps_per_block entries */
-    unsigned *nsubw;       /* entries used in each row */
+    int *last;             /* per sub-core: position in sub[] of the last warp issued */
+    swarp **sub;           /* per sub-core rows of resident warps at fixed positions, in age
+                              order (list_warp): nsub rows of bps * warps_per_block entries,
+                              the first row_cap used; NULL or finished warps elsewhere */
     scan_ent *ent;         /* beside sub[]: ent[i] mirrors *sub[i] (see scan_ent) */
     uint64_t *cand;        /* per sub-core bitsets of cand_words words over its row: the
                               running warps with a known operand-ready cycle */
     unsigned cand_words;
     unsigned *nwait;       /* per sub-core: running warps waiting for a memory outcome */
-    int dirty;             /* blocks placed or retired: rebuild sub[] */
     uint64_t *wake;        /* per sub-core: no warp can issue before this cycle (step) */
     uint64_t first_issue, last_done;
     int started;
@@ -205,6 +203,7 @@ typedef struct sim {
     gf_kreader *r;
     const gf_kernel_info *ki;
     unsigned nsub, bps, warps_per_block;
+    unsigned per_slot, row_cap; /* positions per block slot in a sub-core's row, and in all */
     ssm *sms;
     int trace_done;
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
@@ -759,12 +758,27 @@ static gf_status read_block(sim *s, sblock **out, gf_error *err)
 
 static void warp_prepare(swarp *w);
 
+/* Puts warp i of the block placed in slot `slot` at its fixed position in its sub-core's
+ * row: slot by slot, and in warp order within a slot (warp i of a slot is the (i /
+ * nsub)-th of that slot on its sub-core), so the rows stay in age order without moving
+ * any other warp. The position's previous warp has finished (its block retired first). */
+static void list_warp(const sim *s, ssm *sm, unsigned slot, unsigned i, swarp *w)
+{
+    unsigned row = s->bps * s->warps_per_block, sc = w->subcore;
+    unsigned pos = slot * s->per_slot + i / s->nsub;
+    sm->sub[sc * row + pos] = w;
+    w->ent = &sm->ent[sc * row + pos];
+    w->ent->run = 0; /* a fresh entry: nothing to undo in warp_mirror */
+    w->cand = sm->cand + (size_t)sc * sm->cand_words;
+    w->nwait = &sm->nwait[sc];
+    w->bit = pos;
+}
+
 static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t)
 {
     ssm *sm = &s->sms[smi];
     sm->slots[slot] = b;
     sm->resident++;
-    sm->dirty = 1;
     b->slot = slot;
     b->start = b->done = t;
     for (unsigned i = 0; i < b->nwarps; i++) {
@@ -773,9 +787,12 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
          * w issues on sub-core w % subcores (accelsim-subcore-frontend-memory-pipeline). */
         w->subcore = (slot * s->warps_per_block + i) % s->nsub;
         w->next_issue = t;
-        w->ent = NULL; /* listed (and mirrored) by the rebuild this placement triggers */
+        w->ent = NULL;
+        if (w->state != W_DONE)
+            list_warp(s, sm, slot, i, w);
         /* w->ready is all zero here (produce_block). */
         warp_prepare(w);
+        sm->wake[w->subcore] = 0; /* it may issue before the old bound */
     }
 }
 
@@ -1033,79 +1050,22 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     }
 }
 
-static void rebuild_subcores(sim *s, ssm *sm)
-{
-    unsigned row = s->bps * s->warps_per_block;
-    uint64_t last[GF_MAX_SUBCORES];
-    for (unsigned sc = 0; sc < s->nsub; sc++) {
-        /* Matched by uid, not address: a retired block's memory is reused or freed. */
-        last[sc] = sm->last[sc] >= 0 ? sm->last_uid[sc] : UINT64_MAX;
-        sm->nsubw[sc] = 0;
-        sm->last[sc] = -1;
-        sm->nwait[sc] = 0;
-    }
-    memset(sm->cand, 0, (size_t)s->nsub * sm->cand_words * sizeof *sm->cand);
-    /* Slot order, then warp order: each sub-core's row in age order. */
-    for (unsigned k = 0; k < s->bps; k++) {
-        sblock *b = sm->slots[k];
-        if (!b)
-            continue;
-        for (unsigned i = 0; i < b->nwarps; i++) {
-            swarp *w = &b->warps[i];
-            if (w->state == W_DONE) {
-                w->ent = NULL; /* its old entry now belongs to another warp */
-                continue;
-            }
-            unsigned sc = w->subcore, idx = sm->nsubw[sc]++;
-            if (w->uid == last[sc])
-                sm->last[sc] = (int)idx;
-            sm->sub[sc * row + idx] = w;
-            w->ent = &sm->ent[sc * row + idx];
-            w->ent->run = 0; /* a fresh entry: nothing to undo in warp_mirror */
-            w->cand = sm->cand + (size_t)sc * sm->cand_words;
-            w->nwait = &sm->nwait[sc];
-            w->bit = idx;
-            warp_mirror(w);
-        }
-    }
-    memset(sm->wake, 0, s->nsub * sizeof *sm->wake);
-    sm->dirty = 0;
-}
-
-/* Drops the finished warp at index i of sub-core sc's row, keeping the others in age
- * order — what rebuild_subcores would give, without revisiting every warp of the SM. */
+/* Drops the finished warp at position i of sub-core sc's row (warp_mirror has cleared its
+ * candidate bit); the others keep their positions. */
 static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
 {
-    unsigned row = s->bps * s->warps_per_block, n = sm->nsubw[sc];
-    swarp **list = sm->sub + sc * row;
-    scan_ent *ents = sm->ent + sc * row;
-    uint64_t *bits = sm->cand + (size_t)sc * sm->cand_words;
+    swarp **list = sm->sub + sc * (s->bps * s->warps_per_block);
     list[i]->ent = NULL;
-    for (unsigned k = i; k + 1 < n; k++) {
-        list[k] = list[k + 1];
-        ents[k] = ents[k + 1];
-        list[k]->ent = &ents[k];
-        list[k]->bit = k;
-    }
-    /* Bits above i move down by one (bits below i stay; the next word lends its bit 0). */
-    for (unsigned wd = i >> 6; wd < sm->cand_words; wd++) {
-        uint64_t word = bits[wd];
-        uint64_t carry = wd + 1 < sm->cand_words ? bits[wd + 1] << 63 : 0;
-        uint64_t low = wd == i >> 6 ? (1ull << (i & 63)) - 1 : 0;
-        bits[wd] = (word & low) | ((word >> 1) & ~low) | carry;
-    }
-    sm->nsubw[sc] = n - 1;
+    list[i] = NULL;
     if (sm->last[sc] == (int)i)
         sm->last[sc] = -1;
-    else if (sm->last[sc] > (int)i)
-        sm->last[sc]--;
 }
 
 /* Where sub-core sc's scan starts: GTO from the oldest warp (after trying the last one
  * issued), LRR after the last one issued. */
 static unsigned scan_start(const sim *s, const ssm *sm, unsigned sc)
 {
-    unsigned n = sm->nsubw[sc];
+    unsigned n = s->row_cap;
     if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler == GF_WARP_SCHED_LRR) {
         unsigned after = (unsigned)sm->last[sc] + 1; /* last < n: no division needed */
         return after < n ? after : 0;
@@ -1158,7 +1118,7 @@ scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *nex
     const scan_ent *ents = sm->ent + sc * row, *first_min = NULL;
     const uint64_t *bits = sm->cand + (size_t)sc * sm->cand_words;
     const uint64_t *unit_free = sm->unit_free + sc * GF_UNIT_COUNT;
-    unsigned n = sm->nsubw[sc], start = scan_start(s, sm, sc);
+    unsigned n = s->row_cap, start = scan_start(s, sm, sc);
     int pick = -1;
     *next = UINT64_MAX;
     if (sm->cand_words == 1) {
@@ -1208,8 +1168,6 @@ static void step(sim *s, unsigned smi, uint64_t end)
     ssm *sm = &s->sms[smi];
     uint64_t t = sm->now;
     int issued_any = 0;
-    if (sm->dirty)
-        rebuild_subcores(s, sm);
     unsigned row = s->bps * s->warps_per_block;
     uint64_t sc_next[GF_MAX_SUBCORES];
     int sc_mem[GF_MAX_SUBCORES], sc_skipped[GF_MAX_SUBCORES];
@@ -1219,12 +1177,12 @@ static void step(sim *s, unsigned smi, uint64_t end)
             continue;
         swarp **list = sm->sub + sc * row;
         const scan_ent *ents = sm->ent + sc * row;
-        unsigned n = sm->nsubw[sc];
+        unsigned n = s->row_cap;
         int pick = -1;
         /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
          * one; LRR starts looking after the last one issued (scan_start). */
         if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler != GF_WARP_SCHED_LRR) {
-            int li = sm->last[sc], mw; /* < n: row_remove and rebuilds keep it so */
+            int li = sm->last[sc], mw; /* a position < n (row_remove clears it) */
             if (ents[li].run && warp_earliest(sm, sc, &ents[li], &mw) <= t)
                 pick = li;
         }
@@ -1234,7 +1192,6 @@ static void step(sim *s, unsigned smi, uint64_t end)
             swarp *w = list[pick];
             issue(s, smi, w, t);
             sm->last[sc] = pick;
-            sm->last_uid[sc] = w->uid;
             sm->wake[sc] = 0;
             issued_any = 1;
             if (w->state == W_DONE)
@@ -1530,7 +1487,6 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
         s->res->warp_cycles_resident += (double)b->nwarps * (double)(bend - b->start);
         sm->slots[k] = NULL;
         sm->resident--;
-        sm->dirty = 1;
         block_release(s, b);
         put_spare(s, b);
         *progress = 1;
@@ -1736,9 +1692,7 @@ static void sim_free(sim *s)
             free(s->sms[i].slots);
             free(s->sms[i].unit_free);
             free(s->sms[i].last);
-            free(s->sms[i].last_uid);
             free(s->sms[i].sub);
-            free(s->sms[i].nsubw);
             free(s->sms[i].wake);
             free(s->sms[i].ent);
             free(s->sms[i].cand);
@@ -1798,6 +1752,8 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->nsub = gpu->subcores_per_sm ? gpu->subcores_per_sm : 1;
     s->bps = out->occ.blocks_per_sm;
     s->warps_per_block = (unsigned)((threads + GF_WARP_SIZE - 1) / GF_WARP_SIZE);
+    s->per_slot = (s->warps_per_block + s->nsub - 1) / s->nsub;
+    s->row_cap = s->bps * s->per_slot;
     s->sms = gf_calloc(gpu->num_sms, sizeof *s->sms);
     s->open_row = gf_calloc((size_t)(gpu->dram_channels ? gpu->dram_channels : 1) *
                                 (gpu->dram_banks ? gpu->dram_banks : 1),
@@ -1809,15 +1765,13 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         sm->slots = gf_calloc(s->bps, sizeof *sm->slots);
         sm->unit_free = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_free);
         sm->last = gf_calloc(s->nsub, sizeof *sm->last);
-        sm->last_uid = gf_calloc(s->nsub, sizeof *sm->last_uid);
         sm->sub = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->sub);
-        sm->nsubw = gf_calloc(s->nsub, sizeof *sm->nsubw);
         sm->wake = gf_calloc(s->nsub, sizeof *sm->wake);
         sm->ent = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->ent);
-        sm->cand_words = (s->bps * s->warps_per_block + 63) / 64;
+        sm->cand_words = (s->row_cap + 63) / 64;
         sm->cand = gf_calloc((size_t)s->nsub * sm->cand_words, sizeof *sm->cand);
         sm->nwait = gf_calloc(s->nsub, sizeof *sm->nwait);
-        if (!sm->slots || !sm->unit_free || !sm->last || !sm->last_uid || !sm->sub || !sm->nsubw ||
+        if (!sm->slots || !sm->unit_free || !sm->last || !sm->sub ||
             !sm->wake || !sm->ent || !sm->cand || !sm->nwait)
             goto nomem;
         for (unsigned k = 0; k < s->nsub; k++)
