@@ -449,17 +449,19 @@ static void put_sdec(gen *g, int64_t v)
 /* The addresses of lanes[0 .. na) as the Accel-Sim tracer's post-processing writes them
  * (base_stride_compress, then base_delta_compress, in util/tracer_nvbit/tracer_tool/
  * traces-processing/post-traces-processing.cpp): mode 1 when the active lanes are one
- * contiguous run of at least two at a constant stride (a 32-bit int), else mode 2 with
- * each lane's delta from the previous active lane, else (a delta past 32 bits) mode 0. */
+ * contiguous run of at least two at a constant stride that an int holds, else mode 2 with
+ * each lane's delta from the previous active lane, else mode 0 when a delta's magnitude
+ * passes INT32_MAX (that version's base_delta_compress gives up there; older tracers
+ * wrote 64-bit deltas, which the reader takes too). */
 static void emit_tracer_addrs(gen *g, const uint64_t *addr, const int *lanes, int na)
 {
     int contiguous = lanes[na - 1] - lanes[0] == na - 1;
-    int stride_ok = contiguous && na >= 2, delta_ok = 1;
     int64_t d0 = na >= 2 ? (int64_t)(addr[lanes[1]] - addr[lanes[0]]) : 0;
+    int stride_ok = contiguous && na >= 2 && d0 >= INT32_MIN && d0 <= INT32_MAX, delta_ok = 1;
     for (int i = 1; i < na; i++) {
         int64_t d = (int64_t)(addr[lanes[i]] - addr[lanes[i - 1]]);
         if (d > INT32_MAX || d < -(int64_t)INT32_MAX)
-            delta_ok = stride_ok = 0;
+            delta_ok = 0;
         if (d != d0)
             stride_ok = 0;
     }
