@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Is build B faster than build A on one trace? Runs `predict TRACE -j 1` with each binary in
+# N pairs, alternating which goes first (ABBA), and prints the median of the per-pair CPU
+# time ratios B/A with both builds' minimum and median CPU seconds (user + system).
+#
+# Why pairs in alternating order: this shared machine switches between a fast and a slow
+# state (the same run takes 0.6 or 1.2 s), often for a few seconds at a time, so single
+# runs mislead and pairs always run in one order give a biased ratio (old-then-new pairs
+# showed 5-12 % gains that vanished in ABBA order, bench/README.md 2026-11-25 sixth
+# session). A median ratio within ~3 % of 1 is noise here; use callgrind/cachegrind counts
+# for smaller effects.
+#
+# usage: bench/ab.sh A_GPUFORECAST B_GPUFORECAST TRACE [PAIRS=10] [GPU=titanv]
+set -euo pipefail
+[ $# -ge 3 ] || { echo "usage: $0 A_GPUFORECAST B_GPUFORECAST TRACE [PAIRS] [GPU]" >&2; exit 2; }
+a=$1 b=$2 trace=$3 pairs=${4:-10} gpu=${5:-titanv}
+for bin in "$a" "$b"; do
+  [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
+done
+[ -e "$trace" ] || { echo "$0: $trace: no such trace" >&2; exit 2; }
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
+cpu() { # CPU seconds of one predict
+  /usr/bin/time -f '%U %S' -o "$tmp" "$1" predict "$trace" --gpu "$gpu" -j 1 -q -o /dev/null
+  awk '{ print $1 + $2 }' "$tmp"
+}
+for i in $(seq "$pairs"); do
+  if [ $((i % 2)) = 1 ]; then ta=$(cpu "$a"); tb=$(cpu "$b"); else tb=$(cpu "$b"); ta=$(cpu "$a"); fi
+  echo "$ta $tb"
+done | python3 -c '
+import statistics, sys
+p = [tuple(map(float, l.split())) for l in sys.stdin]
+a = [x for x, _ in p]
+b = [y for _, y in p]
+r = [y / x for x, y in p if x > 0]
+print("pairs %d  median B/A %.3f  A min %.2f median %.2f s  B min %.2f median %.2f s"
+      % (len(p), statistics.median(r), min(a), statistics.median(a), min(b), statistics.median(b)))'
