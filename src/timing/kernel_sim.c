@@ -1,9 +1,10 @@
 /*
  * Per-SM discrete-event issue model for one kernel (see kernel_sim.h for the rules).
  *
- * Layout: a block read from the trace becomes a compact array of instruction records
- * per warp (16 bytes each, registers in a side pool, coalesced sectors in a per-block
- * pool) so a whole wave fits in memory even for large kernels. Each SM steps only at
+ * Layout: a block read from the trace becomes, per warp, a stream of 4-byte ids into the
+ * kernel's table of distinct decoded instructions ("shapes", with their register slots
+ * inline) plus a pool of what is the warp's own (coalesced sectors), so a whole wave
+ * fits in memory even for large kernels and the shared part stays in cache. Each SM steps only at
  * cycles where something can happen: when no warp can issue, it jumps to the earliest
  * cycle one can. Time advances in epochs no longer than the L2 latency: within an
  * epoch every SM runs on its own (on any thread), touching only its L1; at the epoch's
@@ -32,18 +33,53 @@
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
 #define SPARE_MAX 16u /* finished blocks kept for their buffers */
-/* Instructions a spilled warp holds at a time: 512 x 16 B plus their registers and
- * records, ~10-20 KB, so even 2,560 resident warps (80 SMs x 32) take ~40 MB. */
+/* Instructions a spilled warp holds at a time: 512 x 4 B ids plus their pool data
+ * (records, inline shapes), a few KB to ~20 KB, so even 2,560 resident warps (80 SMs x
+ * 32) take at most ~40 MB. */
 #define SPILL_WINDOW 512u
 
-typedef struct sinst {
+/* A decoded instruction without what differs between warps running the same code: its
+ * "shape". Warps hold a stream of 32-bit shape ids (swarp.ids) into the kernel's shape
+ * table (sim.shape_chunk), where equal shapes are stored once (shape_intern): warps of
+ * one kernel mostly run the same instructions with the same register slots (slots are
+ * numbered by first use), so the table stays small and hot in cache while each warp's
+ * own stream is 4 bytes an instruction. What does differ per warp (K_MEM's sectors)
+ * stays in the warp's pool, read in instruction order through swarp.pcur. */
+typedef struct shape {
     uint8_t unit, kind, ndst, nsrc;
     uint16_t latency, interval;
-    uint32_t aux;  /* K_MEM: offset of its record in the warp's pool; K_SHARED: wavefronts
-                      (bits 0-11), bank conflicts (12-23), store flag (24) */
-    uint32_t regs; /* first register slot in the warp's register pool (dst then src);
-                      RZ and registers past GF_REG_COUNT are left out */
-} sinst;
+    uint32_t aux;      /* K_SHARED: wavefronts (bits 0-11), bank conflicts (12-23), store
+                          flag (24); 0 otherwise */
+    uint16_t regs[];   /* ndst + nsrc register slots (dst then src); RZ and registers past
+                          GF_REG_COUNT are left out */
+} shape;
+
+/* Bytes of a shape with nr register slots, in the table (4-byte words) and inline in a
+ * warp's pool (8-byte aligned, as the memory records after it). */
+#define SHAPE_WORDS(nr) ((sizeof(shape) + 2u * (nr) + 3u) / 4u)
+#define SHAPE_POOL_BYTES(nr) ((sizeof(shape) + 2u * (nr) + 7u) & ~(size_t)7)
+/* The table: chunks of SHAPE_CHUNK_WORDS words, allocated only while blocks are read
+ * (serially), never moved or freed before the kernel ends, so SM threads read it
+ * without locks. An id is chunk << SHAPE_CHUNK_BITS | word offset. Bounded to
+ * SHAPE_CHUNKS chunks (8 MiB, plus a hash index of at most 4 MiB): past that (a trace
+ * whose instructions hardly repeat) a new shape is stored inline in the warp's pool
+ * instead (id SHAPE_INLINE), where it spills with the warp like its memory records. */
+/* (Overridable at build time to test the inline fallback: -DGF_SHAPE_CHUNKS=1
+ * -DGF_SHAPE_CHUNK_BITS=4 holds 3 shapes.) */
+#ifndef GF_SHAPE_CHUNK_BITS
+#define GF_SHAPE_CHUNK_BITS 14u
+#endif
+#ifndef GF_SHAPE_CHUNKS
+#define GF_SHAPE_CHUNKS 128u
+#endif
+#define SHAPE_CHUNK_BITS GF_SHAPE_CHUNK_BITS
+#define SHAPE_CHUNK_WORDS (1u << SHAPE_CHUNK_BITS)
+#define SHAPE_CHUNKS GF_SHAPE_CHUNKS
+#define SHAPE_INLINE UINT32_MAX
+/* Interning pays only when shapes repeat: after this many instructions, if fewer than
+ * half found their shape in the table, the kernel's further instructions are stored
+ * inline (the table's lookups and growth then cost time and memory for nothing). */
+#define SHAPE_GIVE_UP 65536u
 
 /* Memory record in the warp's pool, followed by nsectors uint64 sectors then uint32
  * byte masks. */
@@ -68,20 +104,21 @@ typedef struct scan_ent {
  * every SM's warps are revisited each epoch, after 79 other SMs went through the
  * cache), then what only decoding, spilling and retiring use. */
 typedef struct swarp {
-    sinst *insts;
-    uint16_t *regs;
-    uint8_t *pool;         /* its memory records (memrec + sectors + byte masks) */
+    uint32_t *ids;         /* shape ids of its instructions (see shape) */
+    uint32_t *const *shapes; /* the kernel's shape table (sim.shape_chunk) */
+    uint8_t *pool;         /* in instruction order: the inline shapes (SHAPE_INLINE) and
+                              memory records (memrec + sectors + byte masks) */
     /* Registers are renumbered per warp, densely in order of first use (decode_inst),
      * so this holds only the few the warp uses and stays in cache. */
     uint64_t *ready;       /* per register slot: the cycle its value is readable, with
                               READY_FROM_MEM set when it comes from a memory load */
     uint32_t pc, n;
-    /* Instruction pc (< ntot) is insts[pc - win0] while pc < win0 + n; registers and
-     * records are at regs[in->regs - regs0] and pool[in->aux - pool0] (in->regs and
-     * in->aux count from the warp's start). A warp held whole has n = ntot and win0 =
-     * regs0 = pool0 = 0; a spilled one (spill_flush_warp) holds one window of
-     * SPILL_WINDOW instructions and reads the next back at its end. */
-    uint32_t ntot, win0, regs0, pool0;
+    /* Instruction pc (< ntot) is ids[pc - win0] while pc < win0 + n; its pool data (an
+     * inline shape, then a memory record, as it needs) starts at pool[pcur]. A warp
+     * held whole has n = ntot and win0 = pool0 = 0; a spilled one (spill_flush_warp)
+     * holds one window of SPILL_WINDOW instructions and reads the next back at its end;
+     * pool0 is where its pool starts in the warp's whole pool. */
+    uint32_t ntot, win0, pool0, pcur;
     uint64_t next_issue;
     /* Cached for the next instruction (only this warp writes its registers, so this
      * changes only when the warp issues, is released from a barrier or gets an L2
@@ -99,7 +136,7 @@ typedef struct swarp {
     uint64_t uid;
     /* cold: decoding, spilling */
     size_t poollen, poolcap;
-    uint32_t cap, nregs, regcap;
+    uint32_t cap;
     uint32_t nslots;       /* register slots used */
     size_t slotcap;
     struct spill_win *wins; /* spilled: nwin + 1 windows (the last: the totals) */
@@ -112,11 +149,11 @@ typedef struct swarp {
 #define READY_FROM_MEM (UINT64_C(1) << 63)
 #define READY_CYCLE (~READY_FROM_MEM)
 
-/* Window j of a spilled warp: where its instructions, then registers, then records lie
- * in the spill file, and where they start in the warp's registers and records. */
+/* Window j of a spilled warp: where its shape ids, then pool data, lie in the spill
+ * file, and where the latter starts in the warp's whole pool. */
 typedef struct spill_win {
     uint64_t off;
-    uint32_t regs, pool;
+    uint32_t pool;
 } spill_win;
 
 typedef struct sblock {
@@ -231,6 +268,24 @@ typedef struct sim {
      * per call); entries point into the ISA table, which outlives the kernel. */
     const gf_isa_entry *isa_seen[GF_OPCODE_MAX];
     shmem_memo *shmem_memo; /* SHMEM_MEMO entries, allocated at the first shared access */
+    /* The kernel's shape table (see shape): its chunks, the words used in the last one,
+     * and a hash index of the ids (open addressing, SHAPE_INLINE = empty). */
+    uint32_t *shape_chunk[SHAPE_CHUNKS];
+    unsigned shape_nchunks;
+    uint32_t shape_used;
+    uint32_t *shape_hash;
+    size_t shape_hcap, shape_count;
+    /* Decoding's guess of the next shape, which skips the hash lookup when right:
+     * shape_next[id] is the shape that followed shape id last time (SHAPE_INLINE: none
+     * yet; indexed like the table's words, so at most as large), shape_first what began
+     * the last warp, shape_prev the warp's previous shape (SHAPE_INLINE at its start). */
+    uint32_t *shape_next;
+    size_t shape_nextcap;
+    uint32_t shape_first, shape_prev;
+    /* Instructions interned, how many found their shape already there, and whether
+     * interning is off for the rest of the kernel (too few repeats, SHAPE_GIVE_UP). */
+    uint64_t shape_lookups, shape_hits;
+    int shape_off;
 } sim;
 
 /* ---------------------------------------------------------------- block reading */
@@ -245,33 +300,171 @@ static gf_status warp_reserve_pool(swarp *w, size_t extra, gf_error *err, const 
     return GF_OK;
 }
 
-/* Room in w for one more instruction and its registers (at most GF_MAX_DST +
- * GF_MAX_SRC), so decode_inst can write them in place. */
+/* Room in w for one more instruction's shape id. */
 static gf_status warp_reserve_slow(swarp *w, const sim *s, gf_error *err)
 {
-    void *p = w->insts;
+    void *p = w->ids;
     size_t cap = w->cap;
-    if (gf_grow(&p, &cap, (size_t)w->n + 1, sizeof(sinst)) != 0)
-        goto nomem;
-    w->insts = p;
+    if (gf_grow(&p, &cap, (size_t)w->n + 1, sizeof(uint32_t)) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory holding a thread block");
+    w->ids = p;
     w->cap = (uint32_t)cap;
-    p = w->regs;
-    cap = w->regcap;
-    if (gf_grow(&p, &cap, (size_t)w->nregs + GF_MAX_DST + GF_MAX_SRC, sizeof(uint16_t)) != 0)
-        goto nomem;
-    w->regs = p;
-    w->regcap = (uint32_t)cap;
     return GF_OK;
-nomem:
-    return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                        "out of memory holding a thread block");
 }
 
 static inline gf_status warp_reserve(swarp *w, const sim *s, gf_error *err)
 {
-    if (w->n < w->cap && (size_t)w->nregs + GF_MAX_DST + GF_MAX_SRC <= w->regcap)
+    if (w->n < w->cap)
         return GF_OK;
     return warp_reserve_slow(w, s, err);
+}
+
+/* The shape with id `id` (not SHAPE_INLINE) in a shape table. */
+static inline const shape *shape_at(uint32_t *const *chunks, uint32_t id)
+{
+    return (const shape *)(chunks[id >> SHAPE_CHUNK_BITS] + (id & (SHAPE_CHUNK_WORDS - 1)));
+}
+
+/* Hash of a shape given as its header (regs not read) and its register slots: 8-byte
+ * words multiplied in (decode_inst calls it for every instruction of the trace). */
+static uint64_t shape_hash(const shape *hd, const uint16_t *regs)
+{
+    uint64_t w[1 + (GF_MAX_DST + GF_MAX_SRC + 3) / 4] = {0};
+    unsigned nr = (unsigned)hd->ndst + hd->nsrc;
+    uint32_t aux;
+    memcpy(&w[0], hd, 8);
+    memcpy(&aux, (const uint8_t *)hd + 8, 4);
+    memcpy(&w[1], regs, 2u * nr);
+    uint64_t h = (w[0] ^ (uint64_t)aux << 29) * UINT64_C(0x9e3779b97f4a7c15);
+    for (unsigned k = 1; k <= (nr + 3) / 4; k++)
+        h = (h ^ h >> 32 ^ w[k]) * UINT64_C(0x9e3779b97f4a7c15);
+    return h ^ h >> 29;
+}
+
+/* Whether stored shape o is the shape (hd, regs). */
+static int shape_eq(const shape *o, const shape *hd, const uint16_t *regs)
+{
+    uint64_t a, b;
+    uint32_t x, y;
+    memcpy(&a, o, 8);
+    memcpy(&b, hd, 8);
+    memcpy(&x, (const uint8_t *)o + 8, 4);
+    memcpy(&y, (const uint8_t *)hd + 8, 4);
+    if (a != b || x != y)
+        return 0;
+    for (unsigned i = 0; i < (unsigned)hd->ndst + hd->nsrc; i++)
+        if (o->regs[i] != regs[i])
+            return 0;
+    return 1;
+}
+
+/* Writes shape (hd, regs) to dst (bytes of SHAPE_WORDS / SHAPE_POOL_BYTES). */
+static void shape_put(void *dst, const shape *hd, const uint16_t *regs)
+{
+    memcpy(dst, hd, sizeof(shape));
+    memcpy((uint8_t *)dst + sizeof(shape), regs, 2u * ((size_t)hd->ndst + hd->nsrc));
+}
+
+/* The id of the shape with header hd (its padding zero, regs not read) and register
+ * slots regs in s's table, adding it if new; SHAPE_INLINE when the table is full (or
+ * out of memory): the caller stores the shape in the warp's pool instead. Runs only
+ * while blocks are read (serially). */
+static uint32_t shape_intern_slow(sim *s, const shape *hd, const uint16_t *regs)
+{
+    size_t nr = (size_t)hd->ndst + hd->nsrc, words = SHAPE_WORDS(nr);
+    uint64_t h = shape_hash(hd, regs);
+    if (s->shape_hash) {
+        for (size_t i = h & (s->shape_hcap - 1);; i = (i + 1) & (s->shape_hcap - 1)) {
+            uint32_t id = s->shape_hash[i];
+            if (id == SHAPE_INLINE)
+                break;
+            const shape *o = shape_at(s->shape_chunk, id);
+            if (shape_eq(o, hd, regs))
+                return id;
+        }
+    }
+    /* new: room in the index (at most half full) and in the last chunk */
+    if ((s->shape_count + 1) * 2 > s->shape_hcap) {
+        size_t ncap = s->shape_hcap ? s->shape_hcap * 2 : 1024;
+        uint32_t *nh = malloc(ncap * sizeof *nh);
+        if (!nh)
+            return SHAPE_INLINE;
+        memset(nh, 0xff, ncap * sizeof *nh);
+        for (size_t k = 0; k < s->shape_hcap; k++) {
+            uint32_t id = s->shape_hash[k];
+            if (id == SHAPE_INLINE)
+                continue;
+            const shape *o = shape_at(s->shape_chunk, id);
+            size_t i = shape_hash(o, o->regs) & (ncap - 1);
+            while (nh[i] != SHAPE_INLINE)
+                i = (i + 1) & (ncap - 1);
+            nh[i] = id;
+        }
+        free(s->shape_hash);
+        s->shape_hash = nh;
+        s->shape_hcap = ncap;
+    }
+    if (!s->shape_nchunks || s->shape_used + words > SHAPE_CHUNK_WORDS) {
+        if (s->shape_nchunks == SHAPE_CHUNKS)
+            return SHAPE_INLINE;
+        uint32_t *c = malloc(SHAPE_CHUNK_WORDS * sizeof *c);
+        if (!c)
+            return SHAPE_INLINE;
+        s->shape_chunk[s->shape_nchunks++] = c;
+        s->shape_used = 0;
+    }
+    uint32_t id = (s->shape_nchunks - 1) << SHAPE_CHUNK_BITS | s->shape_used;
+    shape_put(s->shape_chunk[s->shape_nchunks - 1] + s->shape_used, hd, regs);
+    s->shape_used += (uint32_t)words;
+    size_t i = h & (s->shape_hcap - 1);
+    while (s->shape_hash[i] != SHAPE_INLINE)
+        i = (i + 1) & (s->shape_hcap - 1);
+    s->shape_hash[i] = id;
+    s->shape_count++;
+    return id;
+}
+
+/* shape_intern_slow behind decoding's guess (see sim.shape_next). */
+static uint32_t shape_intern(sim *s, const shape *hd, const uint16_t *regs)
+{
+    uint32_t prev = s->shape_prev;
+    uint32_t guess = prev == SHAPE_INLINE ? s->shape_first
+                     : prev < s->shape_nextcap ? s->shape_next[prev]
+                                               : SHAPE_INLINE;
+    uint32_t id;
+    if (s->shape_off)
+        return SHAPE_INLINE;
+    s->shape_lookups++;
+    if (guess != SHAPE_INLINE && shape_eq(shape_at(s->shape_chunk, guess), hd, regs)) {
+        s->shape_hits++;
+        return s->shape_prev = guess;
+    }
+    size_t before = s->shape_count;
+    id = shape_intern_slow(s, hd, regs);
+    if (s->shape_count == before && id != SHAPE_INLINE)
+        s->shape_hits++;
+    if (s->shape_lookups >= SHAPE_GIVE_UP && s->shape_hits * 2 < s->shape_lookups)
+        s->shape_off = 1;
+    if (id == SHAPE_INLINE) {
+        s->shape_prev = SHAPE_INLINE; /* (the next one then guesses the warp's first) */
+        return id;
+    }
+    if (prev == SHAPE_INLINE) {
+        s->shape_first = id;
+    } else {
+        if (prev >= s->shape_nextcap) {
+            void *p = s->shape_next;
+            size_t old = s->shape_nextcap;
+            if (gf_grow(&p, &s->shape_nextcap, (size_t)prev + 1, sizeof(uint32_t)) == 0) {
+                s->shape_next = p;
+                memset(s->shape_next + old, 0xff, (s->shape_nextcap - old) * sizeof(uint32_t));
+            }
+        }
+        if (prev < s->shape_nextcap)
+            s->shape_next[prev] = id;
+    }
+    return s->shape_prev = id;
 }
 
 static int in_window(uint64_t a, int has_base, uint64_t base)
@@ -384,11 +577,14 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     if (in->mem_width > 32)
         return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "memory width %u bytes per lane; expected at most 32", in->mem_width);
-    sinst si = {0};
+    shape si;
+    memset(&si, 0, sizeof si); /* padding too: shapes are compared bytewise */
     si.unit = (uint8_t)e->unit;
     si.latency = (uint16_t)(e->latency > 65535 ? 65535 : e->latency);
     si.interval = (uint16_t)(e->interval ? (e->interval > 65535 ? 65535 : e->interval) : 1);
     si.kind = K_ALU;
+    gf_coalesced c;
+    unsigned mspace = 0; /* K_MEM: its record's space (per warp, not in the shape) */
     /* EXIT with some lanes off (or none on: predicated off, mask 0) does not end the
      * warp; the warp ends with its last traced instruction. */
     if (e->is_exit && in->mask == 0xffffffffu)
@@ -413,7 +609,6 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             si.kind = K_SHARED;
             si.aux = (wf ? wf : 1) | conflicts << 12 | (e->dir == GF_DIR_STORE ? 1u << 24 : 0u);
         } else {
-            gf_coalesced c;
             const uint64_t *addr = in->addr;
             uint64_t local[GF_WARP_SIZE];
             if (space == GF_SPACE_LOCAL) {
@@ -421,36 +616,13 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
                 addr = local;
             }
             gf_coalesce(addr, in->mask, width, s->gpu->coalescer, &c);
-            size_t need = sizeof(memrec) + c.nsectors * (sizeof(uint64_t) + sizeof(uint32_t));
-            need = (need + 7) & ~(size_t)7;
-            if ((st = warp_reserve_pool(w, need, err, s)) != GF_OK)
-                return st;
-            if ((uint64_t)w->pool0 + w->poollen > UINT32_MAX - need)
-                return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
-                                    gf_kreader_line(s->r),
-                                    "warp has more than 4 GiB of memory accesses");
-            memrec *m = (memrec *)(w->pool + w->poollen);
-            m->space = (uint8_t)(space == GF_SPACE_TEXTURE ? GF_SPACE_GLOBAL : space);
-            m->dir = (uint8_t)e->dir;
-            m->bypass = (uint8_t)e->bypass_l1;
-            m->nsectors = (uint16_t)c.nsectors;
-            m->nlines = (uint16_t)c.nlines;
-            uint8_t *q = (uint8_t *)(m + 1);
-            memcpy(q, c.sector, c.nsectors * sizeof(uint64_t));
-            memcpy(q + c.nsectors * sizeof(uint64_t), c.bytes, c.nsectors * sizeof(uint32_t));
             si.kind = K_MEM;
-            si.aux = w->pool0 + (uint32_t)w->poollen;
-            w->poollen += need;
+            mspace = (unsigned)(space == GF_SPACE_TEXTURE ? GF_SPACE_GLOBAL : space);
         }
     }
     if ((st = warp_reserve(w, s, err)) != GF_OK)
         return st;
-    /* instruction and register-slot numbers are 32-bit (a spilled warp's length is not
-     * bounded by memory) */
-    if ((uint64_t)w->regs0 + w->nregs + GF_MAX_DST + GF_MAX_SRC > UINT32_MAX)
-        return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                            "warp has more than 2^32 register operands");
-    uint16_t *regs = w->regs + w->nregs;
+    uint16_t regs[GF_MAX_DST + GF_MAX_SRC];
     unsigned nr = 0;
     for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
         if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
@@ -460,20 +632,61 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
         if (in->src[i] != GF_REG_ZERO && in->src[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->src[i]);
     si.nsrc = (uint8_t)(nr - si.ndst);
+    uint32_t id = shape_intern(s, &si, regs);
+    /* pool data, in order: the shape if inline, then the memory record */
+    size_t need = id == SHAPE_INLINE ? SHAPE_POOL_BYTES(nr) : 0, shape_need = need;
+    if (si.kind == K_MEM)
+        need += (sizeof(memrec) + c.nsectors * (sizeof(uint64_t) + sizeof(uint32_t)) + 7) &
+                ~(size_t)7;
+    if (need) {
+        if ((st = warp_reserve_pool(w, need, err, s)) != GF_OK)
+            return st;
+        if ((uint64_t)w->pool0 + w->poollen > UINT32_MAX - need)
+            return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
+                                gf_kreader_line(s->r),
+                                "warp has more than 4 GiB of memory accesses");
+        if (shape_need) { /* zero its padding (at most the last 6 bytes), then write it */
+            memset(w->pool + w->poollen + shape_need - 8, 0, 8);
+            shape_put(w->pool + w->poollen, &si, regs);
+        }
+        if (si.kind == K_MEM) {
+            memrec *m = (memrec *)(w->pool + w->poollen + shape_need);
+            m->space = (uint8_t)mspace;
+            m->dir = (uint8_t)e->dir;
+            m->bypass = (uint8_t)e->bypass_l1;
+            m->pad = 0;
+            m->nsectors = (uint16_t)c.nsectors;
+            m->nlines = (uint16_t)c.nlines;
+            uint8_t *q = (uint8_t *)(m + 1);
+            memcpy(q, c.sector, c.nsectors * sizeof(uint64_t));
+            memcpy(q + c.nsectors * sizeof(uint64_t), c.bytes, c.nsectors * sizeof(uint32_t));
+        }
+        w->poollen += need;
+    }
     b->warp_insts++;
     b->thread_insts += gf_popcount32(in->mask);
-    si.regs = w->regs0 + w->nregs;
-    w->insts[w->n++] = si;
-    w->nregs += nr;
+    w->ids[w->n++] = id;
     return GF_OK;
+}
+
+/* Bytes of w's pool data for an instruction of shape sh at p (its inline shape, if any,
+ * already skipped): its memory record, if any. */
+static size_t pool_rec_bytes(const shape *sh, const uint8_t *p)
+{
+    if (sh->kind != K_MEM)
+        return 0;
+    memrec m;
+    memcpy(&m, p, sizeof m);
+    return (sizeof(memrec) + (size_t)m.nsectors * (sizeof(uint64_t) + sizeof(uint32_t)) + 7) &
+           ~(size_t)7;
 }
 
 static void block_reset(sblock *b)
 {
     for (unsigned i = 0; i < b->nwarps; i++) {
-        b->warps[i].n = b->warps[i].nregs = b->warps[i].pc = b->warps[i].nslots = 0;
+        b->warps[i].n = b->warps[i].pc = b->warps[i].nslots = 0;
         b->warps[i].poollen = 0;
-        b->warps[i].ntot = b->warps[i].win0 = b->warps[i].regs0 = b->warps[i].pool0 = 0;
+        b->warps[i].ntot = b->warps[i].win0 = b->warps[i].pool0 = b->warps[i].pcur = 0;
         b->warps[i].spilled = 0;
         b->warps[i].state = W_RUN;
     }
@@ -489,8 +702,7 @@ static void block_free(sblock *b)
     if (!b)
         return;
     for (unsigned i = 0; i < b->nwarps; i++) {
-        free(b->warps[i].insts);
-        free(b->warps[i].regs);
+        free(b->warps[i].ids);
         free(b->warps[i].ready);
         free(b->warps[i].pool);
         free(b->warps[i].wins);
@@ -539,7 +751,7 @@ static size_t block_bytes(const sblock *b)
     size_t n = 0;
     for (unsigned i = 0; i < b->nwarps; i++) {
         const swarp *w = &b->warps[i];
-        n += (size_t)w->cap * sizeof(sinst) + (size_t)w->regcap * sizeof(uint16_t) + w->poolcap;
+        n += (size_t)w->cap * sizeof(uint32_t) + w->poolcap;
     }
     return n;
 }
@@ -564,36 +776,36 @@ static gf_status spill_flush_warp(sim *s, sblock *b, swarp *w, gf_error *err)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "out of memory spilling a thread block");
     w->wins = p;
-    /* Registers and records are appended in instruction order, so a window starts at
-     * its first instruction's registers and at the first record at or after it. */
-    uint32_t regs_next = w->regs0 + w->nregs, pool_next = w->pool0 + (uint32_t)w->poollen;
-    for (uint32_t i = w->n; i-- > 0;) {
-        if (w->insts[i].kind == K_MEM)
-            pool_next = w->insts[i].aux;
-        if (i % SPILL_WINDOW == 0) {
-            spill_win *sw = &w->wins[j0 + i / SPILL_WINDOW];
-            sw->regs = w->insts[i].regs;
-            sw->pool = pool_next;
+    /* Pool data is appended in instruction order, so a window's starts at its first
+     * instruction's. */
+    size_t off = 0;
+    for (uint32_t i = 0; i < w->n; i++) {
+        if (i % SPILL_WINDOW == 0)
+            w->wins[j0 + i / SPILL_WINDOW].pool = w->pool0 + (uint32_t)off;
+        uint32_t id = w->ids[i];
+        const shape *sh;
+        if (id == SHAPE_INLINE) {
+            sh = (const shape *)(w->pool + off);
+            off += SHAPE_POOL_BYTES((size_t)sh->ndst + sh->nsrc);
+        } else {
+            sh = shape_at(s->shape_chunk, id);
         }
+        off += pool_rec_bytes(sh, w->pool + off);
     }
     for (uint32_t k = 0; k < nw; k++) {
         spill_win *sw = &w->wins[j0 + k];
         uint32_t i0 = k * SPILL_WINDOW, i1 = w->n - i0 < SPILL_WINDOW ? w->n : i0 + SPILL_WINDOW;
-        uint32_t r1 = k + 1 < nw ? sw[1].regs : regs_next;
         uint32_t q1 = k + 1 < nw ? sw[1].pool : w->pool0 + (uint32_t)w->poollen;
         uint64_t at;
-        if ((st = gf_spill_append(s->spill, w->insts + i0, (size_t)(i1 - i0) * sizeof(sinst),
+        if ((st = gf_spill_append(s->spill, w->ids + i0, (size_t)(i1 - i0) * sizeof(uint32_t),
                                   &sw->off, err)) != GF_OK ||
-            (st = gf_spill_append(s->spill, w->regs + (sw->regs - w->regs0),
-                                  (size_t)(r1 - sw->regs) * sizeof(uint16_t), &at, err)) != GF_OK ||
             (st = gf_spill_append(s->spill, w->pool + (sw->pool - w->pool0), q1 - sw->pool, &at,
                                   err)) != GF_OK)
             return st;
     }
     w->win0 += w->n;
-    w->regs0 += w->nregs;
     w->pool0 += (uint32_t)w->poollen;
-    w->n = w->nregs = 0;
+    w->n = 0;
     w->poollen = 0;
     w->spilled = 1;
     return GF_OK;
@@ -607,8 +819,8 @@ static gf_status spill_finish_warp(sim *s, sblock *b, swarp *w, gf_error *err)
     if (w->n && (st = spill_flush_warp(s, b, w, err)) != GF_OK)
         return st;
     w->ntot = w->win0;
-    w->wins[spill_windows(w)] = (spill_win){gf_spill_size(s->spill), w->regs0, w->pool0};
-    w->win0 = w->regs0 = w->pool0 = 0;
+    w->wins[spill_windows(w)] = (spill_win){gf_spill_size(s->spill), w->pool0};
+    w->win0 = w->pool0 = 0;
     return GF_OK;
 }
 
@@ -632,20 +844,19 @@ static int warp_load_window(swarp *w)
     uint32_t j = w->pc / SPILL_WINDOW, i0 = j * SPILL_WINDOW;
     uint32_t i1 = w->ntot - i0 < SPILL_WINDOW ? w->ntot : i0 + SPILL_WINDOW;
     const spill_win *a = &w->wins[j], *z = &w->wins[j + 1];
-    size_t nregs = z->regs - a->regs, npool = z->pool - a->pool;
+    size_t npool = z->pool - a->pool;
     /* every window was held whole while decoding, so the arrays hold it; checked all
-     * the same, as the file's contents are taken on trust otherwise */
-    if (!sp || i1 - i0 > w->cap || nregs > w->regcap || npool > w->poolcap)
+     * the same, as the file's contents are taken on trust otherwise (a shape id in it
+     * is not: the file is this process's own scratch) */
+    if (!sp || i1 - i0 > w->cap || npool > w->poolcap)
         return EIO;
-    struct iovec v[3] = {{w->insts, (size_t)(i1 - i0) * sizeof(sinst)},
-                         {w->regs, nregs * sizeof(uint16_t)},
-                         {w->pool, npool}};
-    if (gf_spill_readv(sp, a->off, v, 3) != 0)
+    struct iovec v[2] = {{w->ids, (size_t)(i1 - i0) * sizeof(uint32_t)}, {w->pool, npool}};
+    if (gf_spill_readv(sp, a->off, v, 2) != 0)
         return errno ? errno : EIO;
     w->win0 = i0;
     w->n = i1 - i0;
-    w->regs0 = a->regs;
     w->pool0 = a->pool;
+    w->pcur = 0;
     return 0;
 }
 
@@ -675,6 +886,7 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
         if (w->state == W_DONE || w->n)
             return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
                                 "warp %u appears twice in one thread block", wid);
+        s->shape_prev = SHAPE_INLINE;
         if (++s->stamp == 0) { /* wrapped: forget every old stamp */
             memset(s->regstamp, 0, sizeof s->regstamp);
             s->stamp = 1;
@@ -739,6 +951,8 @@ static gf_status read_block(sim *s, sblock **out, gf_error *err)
         swarp *w = &b->warps[i];
         w->block = b;
         w->pc = 0;
+        w->pcur = 0;
+        w->shapes = s->shape_chunk;
         w->uid = s->next_uid++;
         if (w->state == W_RUN)
             b->live++;
@@ -837,10 +1051,12 @@ static void warp_prepare(swarp *w)
             return;
         }
     }
-    const sinst *in = &w->insts[w->pc - w->win0];
+    uint32_t id = w->ids[w->pc - w->win0];
+    const shape *in =
+        id == SHAPE_INLINE ? (const shape *)(w->pool + w->pcur) : shape_at(w->shapes, id);
     uint64_t t = w->next_issue;
     int mem = 0;
-    const uint16_t *regs = w->regs + (in->regs - w->regs0);
+    const uint16_t *regs = in->regs;
     for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
         uint64_t v = w->ready[regs[i]];
         if ((v & READY_CYCLE) > t) {
@@ -939,7 +1155,14 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
 {
     ssm *sm = &s->sms[smi];
     const gf_gpu *g = s->gpu;
-    const sinst *in = &w->insts[w->pc++ - w->win0];
+    uint32_t id = w->ids[w->pc++ - w->win0];
+    const shape *in;
+    if (id == SHAPE_INLINE) {
+        in = (const shape *)(w->pool + w->pcur);
+        w->pcur += (uint32_t)SHAPE_POOL_BYTES((size_t)in->ndst + in->nsrc);
+    } else {
+        in = shape_at(w->shapes, id);
+    }
     uint64_t done = t + in->latency;
     int from_mem = 0;
     sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
@@ -950,7 +1173,8 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         sm->first_issue = t;
     }
     if (in->kind == K_MEM) {
-        const memrec *m = (const memrec *)(w->pool + (in->aux - w->pool0));
+        const memrec *m = (const memrec *)(w->pool + w->pcur);
+        w->pcur += (uint32_t)pool_rec_bytes(in, w->pool + w->pcur);
         const uint8_t *q = (const uint8_t *)(m + 1);
         gf_coalesced c;
         c.nsectors = m->nsectors;
@@ -1003,7 +1227,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
                 pq->nsect = (uint16_t)c.nsectors;
                 memcpy(sm->psect + sm->npsect, c.sector, c.nsectors * sizeof(uint64_t));
                 sm->npsect += c.nsectors;
-                const uint16_t *dregs = w->regs + (in->regs - w->regs0);
+                const uint16_t *dregs = in->regs;
                 pq->ndst = in->ndst;
                 for (unsigned k = 0; k < in->ndst; k++)
                     pq->dst[k] = dregs[k];
@@ -1023,7 +1247,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         sm->lsu_cycles += stage;
         done = t + stage + g->shmem_latency;
     }
-    const uint16_t *regs = w->regs + (in->regs - w->regs0);
+    const uint16_t *regs = in->regs;
     for (unsigned i = 0; i < in->ndst; i++) {
         uint16_t r = regs[i];
         w->ready[r] = done | (from_mem ? READY_FROM_MEM : 0);
@@ -1705,6 +1929,10 @@ static void sim_free(sim *s)
     free(s->sms);
     free(s->open_row);
     free(s->shmem_memo);
+    for (unsigned k = 0; k < s->shape_nchunks; k++)
+        free(s->shape_chunk[k]);
+    free(s->shape_hash);
+    free(s->shape_next);
     gf_spill_close(s->spill);
     while (s->spare) {
         sblock *b = s->spare;
@@ -1748,6 +1976,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->opt = opt;
     s->r = r;
     s->ki = ki;
+    s->shape_first = s->shape_prev = SHAPE_INLINE;
     s->res = out;
     s->nsub = gpu->subcores_per_sm ? gpu->subcores_per_sm : 1;
     s->bps = out->occ.blocks_per_sm;

@@ -235,6 +235,69 @@ static void torture_spilled_blocks_predict_the_same(void **state)
     }
 }
 
+/* Decoded instructions are interned as shapes (kernel_sim.c); a kernel whose shapes
+ * hardly repeat stops interning after SHAPE_GIVE_UP instructions and stores the rest
+ * inline in each warp's pool, between its memory records. Such a trace (random
+ * registers, loads mixed in) predicts the same held whole, spilled window by window and
+ * on 3 threads. */
+static void torture_unrepeated_shapes_predict_the_same(void **state)
+{
+    (void)state;
+    const char *d = gen_dir("shapes");
+    char cmd[1200], path[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", d, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/kernelslist.g", d);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("kernel-1.traceg\n", f);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", d);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("-kernel name = shapes\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (256,1,1)\n"
+          "-shmem = 0\n-nregs = 200\n-binary version = 70\n-cuda stream id = 0\n"
+          "-shmem base_addr = 0x00007f2000000000\n"
+          "-local mem base_addr = 0x00007f1000000000\n-nvbit version = 1.5.5\n"
+          "-accelsim tracer version = 4\n\n", f);
+    enum { NINST = 9000 }; /* x 16 warps: past SHAPE_GIVE_UP (65,536) */
+    uint32_t seed = 4242;
+    for (unsigned b = 0; b < 2; b++) {
+        fprintf(f, "#BEGIN_TB\n\nthread block = %u,0,0\n\n", b);
+        for (unsigned w = 0; w < 8; w++) {
+            fprintf(f, "warp = %u\ninsts = %u\n", w, NINST + 1);
+            for (unsigned i = 0; i < NINST; i++) {
+                seed = seed * 1664525u + 1013904223u;
+                unsigned r0 = seed >> 8 & 127, r1 = seed >> 15 & 127, r2 = seed >> 22 & 127;
+                if (i % 8 == 7)
+                    fprintf(f, "%04x ffffffff 1 R%u LDG.E 1 R%u 4 1 0x%llx 4\n", 0x10 * i, r0,
+                            r1, 0x7f0000000000ull + ((b * 8 + w) * NINST + i) * 128ull);
+                else
+                    fprintf(f, "%04x ffffffff 1 R%u IADD3 2 R%u R%u 0\n", 0x10 * i, r0, r1, r2);
+            }
+            fprintf(f, "%04x ffffffff 0 EXIT 0 0\n", 0x10 * NINST);
+        }
+        fputs("#END_TB\n\n", f);
+    }
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("titanv");
+    gf_kernel_row held, other;
+    predict_hold = 0;
+    gf_kernel_summary a = predict1(d, &g, &held);
+    assert_true(held.v[GF_C_INST_EXECUTED] == 16.0 * (NINST + 1));
+    static const uint64_t holds[] = {1, 1, 200000};
+    for (unsigned h = 0; h < 3; h++) {
+        predict_threads = h == 1 ? 3 : 1;
+        predict_hold = holds[h];
+        gf_kernel_summary b = predict1(d, &g, &other);
+        assert_memory_equal(held.v, other.v, sizeof held.v);
+        assert_true(a.ks.sm_cycles_max == b.ks.sm_cycles_max);
+        assert_true(a.ks.crit_mem_stall_cycles == b.ks.crit_mem_stall_cycles);
+    }
+    predict_threads = 1;
+    predict_hold = 0;
+}
+
 /* A profile saved and loaded evaluates to the prediction made from the trace, and a
  * model that changes what the profile depends on is refused. */
 static void torture_profile_roundtrip(void **state)
@@ -353,6 +416,7 @@ int main(void)
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
         cmocka_unit_test(torture_shared_conflicts_through_memo),
+        cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
