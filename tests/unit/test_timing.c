@@ -175,6 +175,28 @@ static void torture_predict_is_deterministic(void **state)
     assert_true(a.v[GF_C_SHMEM_WAVEFRONTS] > 0);
 }
 
+/* Trace dir d predicts the same on g when its blocks are held whole and when they spill
+ * under each budget of holds[] (the second on 3 threads); returns the held row. */
+static gf_kernel_row assert_same_when_spilled(const char *d, const gf_gpu *g,
+                                              const uint64_t *holds, unsigned nholds)
+{
+    gf_kernel_row held, spilled;
+    predict_hold = 0;
+    gf_kernel_summary a = predict1(d, g, &held);
+    for (unsigned h = 0; h < nholds; h++) {
+        predict_threads = h == 1 ? 3 : 1;
+        predict_hold = holds[h];
+        gf_kernel_summary b = predict1(d, g, &spilled);
+        assert_memory_equal(held.v, spilled.v, sizeof held.v);
+        assert_true(a.ks.sm_cycles_max == b.ks.sm_cycles_max);
+        assert_true(a.ks.crit_mem_stall_cycles == b.ks.crit_mem_stall_cycles);
+        assert_true(a.ks.dram_row_hits == b.ks.dram_row_hits);
+    }
+    predict_threads = 1;
+    predict_hold = 0;
+    return held;
+}
+
 /* Blocks spilled to a file and read back in windows predict exactly what holding them
  * does: a pointer chase (one warp, thousands of loads: many windows, each with memory
  * records), FFMA blocks (eight warps of several windows each) and a tiled SGEMM
@@ -202,23 +224,11 @@ static void torture_spilled_blocks_predict_the_same(void **state)
     const char *tags[3] = {"spill-chase", "spill-ffma", "spill-matmul"};
     for (int i = 0; i < 3; i++) {
         const char *d = gen(&p[i], tags[i]);
-        gf_kernel_row held, spilled;
-        predict_hold = 0;
-        gf_kernel_summary a = predict1(d, &g, &held);
         /* 1 byte: every long warp spills from its first window on; 40 KB and 300 KB:
          * the budget runs out part-way, so some warps are held whole and one spills a
          * prefix of several windows at once, then streams */
         static const uint64_t holds[] = {1, 1, 40000, 300000};
-        for (unsigned h = 0; h < 4; h++) {
-            predict_threads = h == 1 ? 3 : 1;
-            predict_hold = holds[h];
-            gf_kernel_summary b = predict1(d, &g, &spilled);
-            assert_memory_equal(held.v, spilled.v, sizeof held.v);
-            assert_true(a.ks.sm_cycles_max == b.ks.sm_cycles_max);
-            assert_true(a.ks.crit_mem_stall_cycles == b.ks.crit_mem_stall_cycles);
-            assert_true(a.ks.dram_row_hits == b.ks.dram_row_hits);
-        }
-        predict_threads = 1;
+        (void)assert_same_when_spilled(d, &g, holds, 4);
         /* nowhere to spill: a clear error, not a wrong number */
         char *old = gf_test_set_env("TMPDIR", "/nonexistent-gpuforecast-dir");
         gf_predict_options opt;
@@ -235,6 +245,34 @@ static void torture_spilled_blocks_predict_the_same(void **state)
     }
 }
 
+/* A hand-written one-kernel trace in a fresh directory (its path in *dir): writes
+ * kernelslist.g and the kernel file's header, and returns the kernel file open for the
+ * thread blocks. */
+static FILE *hand_trace(const char *tag, const char **dir, const char *name, unsigned grid,
+                        unsigned block, unsigned shmem, unsigned nregs)
+{
+    const char *d = gen_dir(tag);
+    char cmd[1200], path[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", d, d);
+    assert_int_equal(system(cmd), 0);
+    snprintf(path, sizeof path, "%s/kernelslist.g", d);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("kernel-1.traceg\n", f);
+    assert_int_equal(fclose(f), 0);
+    snprintf(path, sizeof path, "%s/kernel-1.traceg", d);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "-kernel name = %s\n-kernel id = 1\n-grid dim = (%u,1,1)\n-block dim = (%u,1,1)\n"
+               "-shmem = %u\n-nregs = %u\n-binary version = 70\n-cuda stream id = 0\n"
+               "-shmem base_addr = 0x00007f2000000000\n"
+               "-local mem base_addr = 0x00007f1000000000\n-nvbit version = 1.5.5\n"
+               "-accelsim tracer version = 4\n\n",
+            name, grid, block, shmem, nregs);
+    *dir = d;
+    return f;
+}
+
 /* Decoded instructions are interned as shapes (kernel_sim.c); a kernel whose shapes
  * hardly repeat stops interning after SHAPE_GIVE_UP instructions and stores the rest
  * inline in each warp's pool, between its memory records. Such a trace (random
@@ -243,23 +281,8 @@ static void torture_spilled_blocks_predict_the_same(void **state)
 static void torture_unrepeated_shapes_predict_the_same(void **state)
 {
     (void)state;
-    const char *d = gen_dir("shapes");
-    char cmd[1200], path[1100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", d, d);
-    assert_int_equal(system(cmd), 0);
-    snprintf(path, sizeof path, "%s/kernelslist.g", d);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("kernel-1.traceg\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/kernel-1.traceg", d);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("-kernel name = shapes\n-kernel id = 1\n-grid dim = (2,1,1)\n-block dim = (256,1,1)\n"
-          "-shmem = 0\n-nregs = 200\n-binary version = 70\n-cuda stream id = 0\n"
-          "-shmem base_addr = 0x00007f2000000000\n"
-          "-local mem base_addr = 0x00007f1000000000\n-nvbit version = 1.5.5\n"
-          "-accelsim tracer version = 4\n\n", f);
+    const char *d;
+    FILE *f = hand_trace("shapes", &d, "shapes", 2, 256, 0, 200);
     enum { NINST = 9000 }; /* x 16 warps: past SHAPE_GIVE_UP (65,536) */
     uint32_t seed = 4242;
     for (unsigned b = 0; b < 2; b++) {
@@ -281,21 +304,9 @@ static void torture_unrepeated_shapes_predict_the_same(void **state)
     }
     assert_int_equal(fclose(f), 0);
     gf_gpu g = load_gpu("titanv");
-    gf_kernel_row held, other;
-    predict_hold = 0;
-    gf_kernel_summary a = predict1(d, &g, &held);
-    assert_true(held.v[GF_C_INST_EXECUTED] == 16.0 * (NINST + 1));
     static const uint64_t holds[] = {1, 1, 200000};
-    for (unsigned h = 0; h < 3; h++) {
-        predict_threads = h == 1 ? 3 : 1;
-        predict_hold = holds[h];
-        gf_kernel_summary b = predict1(d, &g, &other);
-        assert_memory_equal(held.v, other.v, sizeof held.v);
-        assert_true(a.ks.sm_cycles_max == b.ks.sm_cycles_max);
-        assert_true(a.ks.crit_mem_stall_cycles == b.ks.crit_mem_stall_cycles);
-    }
-    predict_threads = 1;
-    predict_hold = 0;
+    gf_kernel_row held = assert_same_when_spilled(d, &g, holds, 3);
+    assert_true(held.v[GF_C_INST_EXECUTED] == 16.0 * (NINST + 1));
 }
 
 /* A profile saved and loaded evaluates to the prediction made from the trace, and a
@@ -355,23 +366,8 @@ static void torture_profile_roundtrip(void **state)
 static void torture_shared_conflicts_through_memo(void **state)
 {
     (void)state;
-    const char *d = gen_dir("shmemo");
-    char cmd[1200], path[1100];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", d, d);
-    assert_int_equal(system(cmd), 0);
-    snprintf(path, sizeof path, "%s/kernelslist.g", d);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("kernel-1.traceg\n", f);
-    fclose(f);
-    snprintf(path, sizeof path, "%s/kernel-1.traceg", d);
-    f = fopen(path, "w");
-    assert_non_null(f);
-    fputs("-kernel name = memo\n-kernel id = 1\n-grid dim = (3,1,1)\n-block dim = (32,1,1)\n"
-          "-shmem = 4096\n-nregs = 16\n-binary version = 70\n-cuda stream id = 0\n"
-          "-shmem base_addr = 0x00007f2000000000\n"
-          "-local mem base_addr = 0x00007f1000000000\n-nvbit version = 1.5.5\n"
-          "-accelsim tracer version = 4\n\n", f);
+    const char *d;
+    FILE *f = hand_trace("shmemo", &d, "memo", 3, 32, 4096, 16);
     /* lane 5 reads word 5 (no conflict) or a word of bank 0 (a 2-way conflict with lane
      * 0); lane 9 likewise with lane 1; half the lines have lane 12 off */
     static const uint64_t lane5[] = {20, 128, 20, 256, 128, 20, 384, 20};
