@@ -4,9 +4,9 @@
  * Layout: a block read from the trace becomes, per warp, a stream of 4-byte ids into the
  * kernel's table of distinct decoded instructions ("shapes", with their register slots
  * inline) plus a pool of what is the warp's own (coalesced sectors), so a whole wave
- * fits in memory even for large kernels and the shared part stays in cache. Each SM steps only at
- * cycles where something can happen: when no warp can issue, it jumps to the earliest
- * cycle one can. Time advances in epochs no longer than the L2 latency: within an
+ * fits in memory even for large kernels and the shared part stays in cache. Each SM
+ * steps only at cycles where something can happen: when no warp can issue, it jumps to
+ * the earliest cycle one can. Time advances in epochs no longer than the L2 latency: within an
  * epoch every SM runs on its own (on any thread), touching only its L1; at the epoch's
  * end the L2 requests of all SMs are sent in global (time, SM, order) sequence, the
  * waiting instructions completed, and finished blocks replaced — so the results do not
