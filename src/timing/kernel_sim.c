@@ -6,11 +6,11 @@
  * inline) plus a pool of what is the warp's own (coalesced sectors), so a whole wave
  * fits in memory even for large kernels and the shared part stays in cache. Each SM
  * steps only at cycles where something can happen: when no warp can issue, it jumps to
- * the earliest cycle one can. Time advances in epochs no longer than the L2 latency: within an
- * epoch every SM runs on its own (on any thread), touching only its L1; at the epoch's
- * end the L2 requests of all SMs are sent in global (time, SM, order) sequence, the
- * waiting instructions completed, and finished blocks replaced — so the results do not
- * depend on the number of threads.
+ * the earliest cycle one can. Time advances in epochs no longer than the L2 latency:
+ * within an epoch every SM runs on its own (on any thread), touching only its L1; at the
+ * epoch's end the L2 requests of all SMs are sent in global (time, SM, order) sequence,
+ * the waiting instructions completed, and finished blocks replaced — so the results do
+ * not depend on the number of threads.
  */
 #include "timing/kernel_sim.h"
 
@@ -82,11 +82,16 @@ typedef struct shape {
 #define SHAPE_GIVE_UP 65536u
 
 /* Memory record in the warp's pool, followed by nsectors uint64 sectors then uint32
- * byte masks. */
+ * byte masks (memrec_bytes in all, 8-byte aligned). */
 typedef struct memrec {
     uint8_t space, dir, bypass, pad;
     uint16_t nsectors, nlines;
 } memrec;
+
+static size_t memrec_bytes(size_t nsectors)
+{
+    return (sizeof(memrec) + nsectors * (sizeof(uint64_t) + sizeof(uint32_t)) + 7) & ~(size_t)7;
+}
 
 enum warp_state { W_RUN = 0, W_BAR, W_DONE };
 
@@ -366,6 +371,15 @@ static void shape_put(void *dst, const shape *hd, const uint16_t *regs)
     memcpy((uint8_t *)dst + sizeof(shape), regs, 2u * ((size_t)hd->ndst + hd->nsrc));
 }
 
+/* Puts id in the first free slot from h of an open-addressing index of cap slots. */
+static void shape_index_put(uint32_t *index, size_t cap, uint64_t h, uint32_t id)
+{
+    size_t i = h & (cap - 1);
+    while (index[i] != SHAPE_INLINE)
+        i = (i + 1) & (cap - 1);
+    index[i] = id;
+}
+
 /* The id of the shape with header hd (its padding zero, regs not read) and register
  * slots regs in s's table, adding it if new; SHAPE_INLINE when the table is full (or
  * out of memory): the caller stores the shape in the warp's pool instead. Runs only
@@ -396,10 +410,7 @@ static uint32_t shape_intern_slow(sim *s, const shape *hd, const uint16_t *regs)
             if (id == SHAPE_INLINE)
                 continue;
             const shape *o = shape_at(s->shape_chunk, id);
-            size_t i = shape_hash(o, o->regs) & (ncap - 1);
-            while (nh[i] != SHAPE_INLINE)
-                i = (i + 1) & (ncap - 1);
-            nh[i] = id;
+            shape_index_put(nh, ncap, shape_hash(o, o->regs), id);
         }
         free(s->shape_hash);
         s->shape_hash = nh;
@@ -417,10 +428,7 @@ static uint32_t shape_intern_slow(sim *s, const shape *hd, const uint16_t *regs)
     uint32_t id = (s->shape_nchunks - 1) << SHAPE_CHUNK_BITS | s->shape_used;
     shape_put(s->shape_chunk[s->shape_nchunks - 1] + s->shape_used, hd, regs);
     s->shape_used += (uint32_t)words;
-    size_t i = h & (s->shape_hcap - 1);
-    while (s->shape_hash[i] != SHAPE_INLINE)
-        i = (i + 1) & (s->shape_hcap - 1);
-    s->shape_hash[i] = id;
+    shape_index_put(s->shape_hash, s->shape_hcap, h, id);
     s->shape_count++;
     return id;
 }
@@ -636,8 +644,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     /* pool data, in order: the shape if inline, then the memory record */
     size_t need = id == SHAPE_INLINE ? SHAPE_POOL_BYTES(nr) : 0, shape_need = need;
     if (si.kind == K_MEM)
-        need += (sizeof(memrec) + c.nsectors * (sizeof(uint64_t) + sizeof(uint32_t)) + 7) &
-                ~(size_t)7;
+        need += memrec_bytes(c.nsectors);
     if (need) {
         if ((st = warp_reserve_pool(w, need, err, s)) != GF_OK)
             return st;
@@ -677,8 +684,7 @@ static size_t pool_rec_bytes(const shape *sh, const uint8_t *p)
         return 0;
     memrec m;
     memcpy(&m, p, sizeof m);
-    return (sizeof(memrec) + (size_t)m.nsectors * (sizeof(uint64_t) + sizeof(uint32_t)) + 7) &
-           ~(size_t)7;
+    return memrec_bytes(m.nsectors);
 }
 
 static void block_reset(sblock *b)
