@@ -109,7 +109,8 @@ typedef struct scan_ent {
  * every SM's warps are revisited each epoch, after 79 other SMs went through the
  * cache), then what only decoding, spilling and retiring use. */
 typedef struct swarp {
-    uint32_t *ids;         /* shape ids of its instructions (see shape) */
+    /* 64-byte aligned (warps_alloc), so the hot fields are exactly two cache lines */
+    _Alignas(64) uint32_t *ids; /* shape ids of its instructions (see shape) */
     uint32_t *const *shapes; /* the kernel's shape table (sim.shape_chunk) */
     uint8_t *pool;         /* in instruction order: the inline shapes (SHAPE_INLINE) and
                               memory records (memrec + sectors + byte masks) */
@@ -131,9 +132,10 @@ typedef struct swarp {
      * its operands are ready, whether the last one comes from memory, its unit, LSU use. */
     uint64_t opready;
     uint8_t opmem, unit, lsu;
-    int state;
+    uint8_t state;         /* enum warp_state */
     unsigned subcore;
     unsigned bit;
+    uint32_t nslots;       /* register slots used (ready[]'s length) */
     scan_ent *ent;         /* its entry in the SM's scan list; NULL until listed */
     uint64_t *cand;        /* ... its sub-core's candidate bitset, its bit there */
     unsigned *nwait;       /* ... and its sub-core's count of waiting warps */
@@ -142,7 +144,6 @@ typedef struct swarp {
     /* cold: decoding, spilling */
     size_t poollen, poolcap;
     uint32_t cap;
-    uint32_t nslots;       /* register slots used */
     size_t slotcap;
     struct spill_win *wins; /* spilled: nwin + 1 windows (the last: the totals) */
     size_t winscap;
@@ -717,6 +718,17 @@ static void block_free(sblock *b)
     free(b);
 }
 
+/* n zeroed warps on a cache-line boundary (see swarp); NULL when out of memory. */
+static swarp *warps_alloc(size_t n)
+{
+    if (n == 0 || n > SIZE_MAX / sizeof(swarp))
+        return NULL;
+    swarp *w = aligned_alloc(_Alignof(swarp), n * sizeof(swarp));
+    if (w)
+        memset(w, 0, n * sizeof(swarp));
+    return w;
+}
+
 /* A block to fill: a spare one (its buffers are reused) or a new one; NULL when out of
  * memory. */
 static sblock *take_spare(sim *s)
@@ -730,7 +742,7 @@ static sblock *take_spare(sim *s)
     b = calloc(1, sizeof *b);
     if (!b)
         return NULL;
-    b->warps = calloc(s->warps_per_block, sizeof *b->warps);
+    b->warps = warps_alloc(s->warps_per_block);
     if (!b->warps) {
         free(b);
         return NULL;
@@ -1474,6 +1486,43 @@ static void stall_back(ssm *sm, uint64_t now)
     sm->now = now;
 }
 
+/* Starts fetching what SM smi's next run will touch while an earlier SM runs: each
+ * epoch visits all SMs in turn, so by its turn an SM's warps (two lines each, at
+ * scattered addresses), their next shape ids, register readiness and pool records have
+ * been evicted by the other SMs', and issue and warp_prepare stalled on them (perf
+ * annotate: ~45 % of issue's time on the load of w->ids). Two passes, as the second
+ * reads the swarps to find its addresses: shallow (the scan entries and swarps) two
+ * SMs ahead, deep (what the swarps point to) one ahead. CPU seconds on one core, ABBA
+ * pairs (bench/README 2026-11-25 seventh session): SGEMM 512 0.90, vecadd 522 MB 0.88. */
+static void prefetch_sm(const sim *s, unsigned smi, int deep)
+{
+    const ssm *sm = &s->sms[smi];
+    unsigned row = s->bps * s->warps_per_block;
+    for (unsigned sc = 0; sc < s->nsub; sc++) {
+        swarp *const *list = sm->sub + sc * row;
+        if (!deep)
+            for (size_t k = 0; k < s->row_cap * sizeof(scan_ent); k += 64)
+                __builtin_prefetch((const char *)(sm->ent + sc * row) + k);
+        for (unsigned i = 0; i < s->row_cap; i++) {
+            const swarp *w = list[i];
+            if (!w)
+                continue;
+            if (!deep) {
+                __builtin_prefetch(w);
+                __builtin_prefetch((const char *)w + 64);
+                continue;
+            }
+            if (w->state == W_DONE || w->pc - w->win0 >= w->n)
+                continue;
+            __builtin_prefetch(w->ids + (w->pc - w->win0));
+            const char *r = (const char *)w->ready;
+            for (size_t k = 0; k < w->nslots * sizeof(uint64_t); k += 64)
+                __builtin_prefetch(r + k);
+            __builtin_prefetch(w->pool + w->pcur);
+        }
+    }
+}
+
 static void run_sm(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
@@ -1753,6 +1802,10 @@ static void run_share(pool *p, unsigned k)
     unsigned hi = (unsigned)((unsigned long long)n * (k + 1) / p->n);
     for (unsigned i = lo; i < hi; i++) {
         if (p->phase == PHASE_SMS) {
+            if (i + 2 < hi)
+                prefetch_sm(s, i + 2, 0);
+            if (i + 1 < hi)
+                prefetch_sm(s, i + 1, 1);
             run_sm(s, i, p->end);
             continue;
         }
