@@ -1491,8 +1491,9 @@ static void stall_back(ssm *sm, uint64_t now)
  * scattered addresses), their next shape ids, register readiness and pool records have
  * been evicted by the other SMs', and issue and warp_prepare stalled on them (perf
  * annotate: ~45 % of issue's time on the load of w->ids). Two passes, as the second
- * reads the swarps to find its addresses: shallow (the scan entries and swarps) two
- * SMs ahead, deep (what the swarps point to) one ahead. CPU seconds on one core, ABBA
+ * reads the swarps to find its addresses: shallow (the scan entries and swarps) three
+ * SMs ahead, deep (what the swarps point to) one ahead (two and one: SGEMM 512 3 % slower;
+ * four and two: no better). CPU seconds on one core, ABBA
  * pairs (bench/README 2026-11-25 seventh session): SGEMM 512 0.90, vecadd 522 MB 0.88. */
 static void prefetch_sm(const sim *s, unsigned smi, int deep)
 {
@@ -1802,8 +1803,8 @@ static void run_share(pool *p, unsigned k)
     unsigned hi = (unsigned)((unsigned long long)n * (k + 1) / p->n);
     for (unsigned i = lo; i < hi; i++) {
         if (p->phase == PHASE_SMS) {
-            if (i + 2 < hi)
-                prefetch_sm(s, i + 2, 0);
+            if (i + 3 < hi)
+                prefetch_sm(s, i + 3, 0);
             if (i + 1 < hi)
                 prefetch_sm(s, i + 1, 1);
             run_sm(s, i, p->end);
