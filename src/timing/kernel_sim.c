@@ -247,6 +247,8 @@ typedef struct sim {
     const gf_kernel_info *ki;
     unsigned nsub, bps, warps_per_block;
     unsigned per_slot, row_cap; /* positions per block slot in a sub-core's row, and in all */
+    int lrr;             /* gpu->warp_scheduler is LRR (else GTO): read once per step
+                          * otherwise, through two pointers the issue path's stores may alias */
     ssm *sms;
     int trace_done;
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
@@ -1308,7 +1310,7 @@ static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
 static unsigned scan_start(const sim *s, const ssm *sm, unsigned sc)
 {
     unsigned n = s->row_cap;
-    if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler == GF_WARP_SCHED_LRR) {
+    if (s->lrr && sm->last[sc] >= 0 && n) {
         unsigned after = (unsigned)sm->last[sc] + 1; /* last < n: no division needed */
         return after < n ? after : 0;
     }
@@ -1411,19 +1413,24 @@ static void step(sim *s, unsigned smi, uint64_t end)
     uint64_t t = sm->now;
     int issued_any = 0;
     unsigned row = s->bps * s->warps_per_block;
+    /* (kept in locals: issue's stores through pointers would make the compiler reload
+     * them from s and sm for every sub-core) */
+    const unsigned nsub = s->nsub, n = s->row_cap;
+    uint64_t *wake = sm->wake;
     uint64_t sc_next[GF_MAX_SUBCORES];
-    int sc_mem[GF_MAX_SUBCORES], sc_skipped[GF_MAX_SUBCORES];
-    for (unsigned sc = 0; sc < s->nsub; sc++) {
-        sc_skipped[sc] = t < sm->wake[sc];
-        if (sc_skipped[sc])
+    int sc_mem[GF_MAX_SUBCORES];
+    unsigned skipped = 0; /* bit sc: sub-core sc not scanned, t being below its wake bound */
+    for (unsigned sc = 0; sc < nsub; sc++) {
+        if (t < wake[sc]) {
+            skipped |= 1u << sc;
             continue;
+        }
         swarp **list = sm->sub + sc * row;
         const scan_ent *ents = sm->ent + sc * row;
-        unsigned n = s->row_cap;
         int pick = -1;
         /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
          * one; LRR starts looking after the last one issued (scan_start). */
-        if (sm->last[sc] >= 0 && n && s->gpu->warp_scheduler != GF_WARP_SCHED_LRR) {
+        if (!s->lrr && sm->last[sc] >= 0 && n) {
             int li = sm->last[sc], mw; /* a position < n (row_remove clears it) */
             if (ents[li].run && warp_earliest(sm, sc, &ents[li], &mw) <= t)
                 pick = li;
@@ -1434,12 +1441,12 @@ static void step(sim *s, unsigned smi, uint64_t end)
             swarp *w = list[pick];
             issue(s, smi, w, t);
             sm->last[sc] = pick;
-            sm->wake[sc] = 0;
+            wake[sc] = 0;
             issued_any = 1;
             if (w->state == W_DONE)
                 row_remove(s, sm, sc, (unsigned)pick);
         } else {
-            sm->wake[sc] = sc_next[sc]; /* a full scan: the exact minimum */
+            wake[sc] = sc_next[sc]; /* a full scan: the exact minimum */
         }
     }
     if (issued_any) {
@@ -1448,8 +1455,8 @@ static void step(sim *s, unsigned smi, uint64_t end)
     }
     uint64_t next = UINT64_MAX;
     int next_mem = 0, waiting = 0;
-    for (unsigned sc = 0; sc < s->nsub; sc++) {
-        if (sc_skipped[sc]) {
+    for (unsigned sc = 0; sc < nsub; sc++) {
+        if (skipped >> sc & 1u) {
             (void)scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc]);
             sm->wake[sc] = sc_next[sc];
         }
@@ -2043,6 +2050,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->warps_per_block = (unsigned)((threads + GF_WARP_SIZE - 1) / GF_WARP_SIZE);
     s->per_slot = (s->warps_per_block + s->nsub - 1) / s->nsub;
     s->row_cap = s->bps * s->per_slot;
+    s->lrr = gpu->warp_scheduler == GF_WARP_SCHED_LRR;
     s->sms = gf_calloc(gpu->num_sms, sizeof *s->sms);
     s->open_row = gf_calloc((size_t)(gpu->dram_channels ? gpu->dram_channels : 1) *
                                 (gpu->dram_banks ? gpu->dram_banks : 1),
