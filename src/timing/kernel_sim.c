@@ -1158,12 +1158,16 @@ static void track_rows(sim *s, const uint64_t *sector, unsigned nsectors, unsign
     unsigned ch = g->dram_channels ? g->dram_channels : 1;
     unsigned nb = g->dram_banks ? g->dram_banks : 1;
     uint64_t row_bytes = g->dram_row_bytes ? g->dram_row_bytes : 2048;
+    uint64_t last_chunk = UINT64_MAX, row = 0, *slot = NULL;
     for (unsigned i = 0; i < n && i < nsectors; i++) {
         uint64_t chunk = (sector[i] << 5) >> 8;
-        uint64_t channel = chunk % ch, rest = chunk / ch;
-        uint64_t bank = rest % nb;
-        uint64_t row = (rest / nb) * 256 / row_bytes;
-        uint64_t *slot = &s->open_row[channel * nb + bank];
+        if (chunk != last_chunk) { /* a request's sectors share chunks: 3 divisions fewer */
+            uint64_t channel = chunk % ch, rest = chunk / ch;
+            uint64_t bank = rest % nb;
+            row = (rest / nb) * 256 / row_bytes;
+            slot = &s->open_row[channel * nb + bank];
+            last_chunk = chunk;
+        }
         s->res->dram_row_accesses++;
         if (*slot == row + 1)
             s->res->dram_row_hits++;
