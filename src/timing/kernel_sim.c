@@ -247,8 +247,8 @@ typedef struct sim {
     const gf_kernel_info *ki;
     unsigned nsub, bps, warps_per_block;
     unsigned per_slot, row_cap; /* positions per block slot in a sub-core's row, and in all */
-    int lrr;             /* gpu->warp_scheduler is LRR (else GTO): read once per step
-                          * otherwise, through two pointers the issue path's stores may alias */
+    int lrr;             /* gpu->warp_scheduler is LRR (else GTO); read through s->gpu,
+                          * it was reloaded for every sub-core of every step */
     ssm *sms;
     int trace_done;
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
@@ -1462,7 +1462,7 @@ static void step(sim *s, unsigned smi, uint64_t end)
     for (unsigned sc = 0; sc < nsub; sc++) {
         if (skipped >> sc & 1u) {
             (void)scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc]);
-            sm->wake[sc] = sc_next[sc];
+            wake[sc] = sc_next[sc];
         }
         waiting |= sm->nwait[sc] > 0;
         if (sc_next[sc] < next) {
@@ -1503,9 +1503,9 @@ static void stall_back(ssm *sm, uint64_t now)
  * been evicted by the other SMs', and issue and warp_prepare stalled on them (perf
  * annotate: ~45 % of issue's time on the load of w->ids). Two passes, as the second
  * reads the swarps to find its addresses: shallow (the scan entries and swarps) three
- * SMs ahead, deep (what the swarps point to) one ahead (two and one: SGEMM 512 3 % slower;
- * four and two: no better). CPU seconds on one core, ABBA
- * pairs (bench/README 2026-11-25 seventh session): SGEMM 512 0.90, vecadd 522 MB 0.88. */
+ * SMs ahead, deep (what the swarps point to) one ahead; two and one was 3 % slower on
+ * SGEMM 512, four and two no better. CPU seconds on one core against none, ABBA pairs
+ * (bench/README, 2026-11-25 seventh session): SGEMM 512 0.90, vecadd 522 MB 0.88. */
 static void prefetch_sm(const sim *s, unsigned smi, int deep)
 {
     const ssm *sm = &s->sms[smi];

@@ -748,8 +748,6 @@ static inline void clear_addr(uint64_t *a)
 #endif
 }
 
-/* a[l] = base + l * stride for all lanes. As a scalar loop (31 8-byte stores) this was
- * ~11 % of `gpuforecast info` on the bench_parse trace (perf); two lanes per store. */
 /* a[k] = base + off[k] for the 31 offsets of a full warp's delta list (lane k + 1 is
  * the k-th after the first): four lanes per step with SSE2, whose 32-to-64-bit sign
  * extension GCC does not find by itself (callgrind: ~6 instructions a lane before,
@@ -771,6 +769,8 @@ static inline void add_offsets(uint64_t *a, uint64_t base, const int32_t *off)
         a[k] = base + (uint64_t)(int64_t)off[k];
 }
 
+/* a[l] = base + l * stride for all lanes. As a scalar loop (31 8-byte stores) this was
+ * ~11 % of `gpuforecast info` on the bench_parse trace (perf); two lanes per store. */
 static inline void fill_stride(uint64_t *a, uint64_t base, uint64_t stride)
 {
 #if defined(__GNUC__) && defined(__SSE2__)
