@@ -238,6 +238,28 @@ typedef struct shmem_memo {
     unsigned wavefronts, conflicts;
 } shmem_memo;
 
+/* Decoding replay (replay_inst). Warps of a kernel mostly run the same instructions:
+ * lines whose text up to the addresses repeats, and whose registers a warp numbers
+ * (reg_slot) the same way as long as all its instructions so far were the same. So the
+ * first warp decoded records, per instruction, that text (as the parsed gf_inst's head),
+ * its decoded shape and the registers it numbered first; a later warp whose every
+ * instruction so far matched takes the next entry's shape when its head matches too,
+ * skipping the ISA lookup, shape building, register numbering and interning (callgrind:
+ * ~200 instructions of ~1,400 per warp instruction on SGEMM). Where it first differs,
+ * its numbering is written out from the entries (replay_sync) and the full decode goes
+ * on; a warp that runs past the list's end extends it. At most REPLAY_MAX entries. */
+#define RP_HEAD offsetof(gf_inst, addr)
+#define REPLAY_MAX 65536u
+typedef struct replay_ent {
+    unsigned char head[RP_HEAD];  /* the gf_inst up to its addresses */
+    const gf_isa_entry *e;        /* its ISA entry */
+    uint32_t shape;               /* its shape id; SHAPE_INLINE: decode it in full */
+    uint16_t nslots;              /* the warp's register slots after it */
+    uint8_t kind, mspace;         /* enum inst_kind; K_MEM: its record's space */
+    uint8_t nnew;                 /* registers it numbered first ... */
+    uint16_t newreg[GF_MAX_DST + GF_MAX_SRC]; /* ... in slot order */
+} replay_ent;
+
 typedef struct sim {
     const gf_gpu *gpu;
     gf_isa *isa;
@@ -294,6 +316,13 @@ typedef struct sim {
      * interning is off for the rest of the kernel (too few repeats, SHAPE_GIVE_UP). */
     uint64_t shape_lookups, shape_hits;
     int shape_off;
+    /* The replay list (see replay_ent), and where the warp being decoded stands: its
+     * instruction index, the entries whose register numbering is in regslot, whether
+     * it has matched every entry so far, whether it appends to the list. */
+    replay_ent *rp;
+    uint32_t rp_len, rp_cap;
+    uint32_t rp_pos, rp_done;
+    int rp_follow, rp_record;
 } sim;
 
 /* ---------------------------------------------------------------- block reading */
@@ -563,8 +592,198 @@ static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsi
     return wf;
 }
 
+/* The address-dependent part of a shared-memory access: its shape's aux (wavefronts in
+ * bits 0-11, conflicts 12-23, store flag 24; counted when issued, as the hierarchy belongs
+ * to the issuing thread). */
+static uint32_t shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsigned width)
+{
+    unsigned conflicts = 0;
+    unsigned wf = shmem_wavefronts(s, in, width, &conflicts);
+    if (wf > 0xfff)
+        wf = 0xfff;
+    if (conflicts >= wf)
+        conflicts = wf ? wf - 1 : 0;
+    return (wf ? wf : 1) | conflicts << 12 | (e->dir == GF_DIR_STORE ? 1u << 24 : 0u);
+}
+
+/* The address-dependent part of a global, local or texture access: its sectors. */
+static void mem_sectors(const sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
+                        gf_coalesced *c)
+{
+    const uint64_t *addr = in->addr;
+    uint64_t local[GF_WARP_SIZE];
+    if (space == GF_SPACE_LOCAL) {
+        interleave_local(s, in, width, local);
+        addr = local;
+    }
+    gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
+}
+
+/* Appends to w an instruction of shape (si, regs), interned as id: the shape inline in
+ * the pool when id is SHAPE_INLINE, then for K_MEM its memory record (c, mspace), then
+ * its id. w->ids has room (warp_reserve). */
+static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const gf_isa_entry *e,
+                           uint32_t id, const shape *si, const uint16_t *regs,
+                           const gf_coalesced *c, unsigned mspace, gf_error *err)
+{
+    size_t nr = (size_t)si->ndst + si->nsrc;
+    size_t need = id == SHAPE_INLINE ? SHAPE_POOL_BYTES(nr) : 0, shape_need = need;
+    if (si->kind == K_MEM)
+        need += memrec_bytes(c->nsectors);
+    if (need) {
+        gf_status st = warp_reserve_pool(w, need, err, s);
+        if (st != GF_OK)
+            return st;
+        if ((uint64_t)w->pool0 + w->poollen > UINT32_MAX - need)
+            return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
+                                gf_kreader_line(s->r),
+                                "warp has more than 4 GiB of memory accesses");
+        if (shape_need) { /* zero its padding (at most the last 6 bytes), then write it */
+            memset(w->pool + w->poollen + shape_need - 8, 0, 8);
+            shape_put(w->pool + w->poollen, si, regs);
+        }
+        if (si->kind == K_MEM) {
+            memrec *m = (memrec *)(w->pool + w->poollen + shape_need);
+            m->space = (uint8_t)mspace;
+            m->dir = (uint8_t)e->dir;
+            m->bypass = (uint8_t)e->bypass_l1;
+            m->pad = 0;
+            m->nsectors = (uint16_t)c->nsectors;
+            m->nlines = (uint16_t)c->nlines;
+            uint8_t *q = (uint8_t *)(m + 1);
+            memcpy(q, c->sector, c->nsectors * sizeof(uint64_t));
+            memcpy(q + c->nsectors * sizeof(uint64_t), c->bytes, c->nsectors * sizeof(uint32_t));
+        }
+        w->poollen += need;
+    }
+    b->warp_insts++;
+    b->thread_insts += gf_popcount32(in->mask);
+    w->ids[w->n++] = id;
+    return GF_OK;
+}
+
+/* ---------------------------------------------------------------- decoding replay */
+
+/* Writes the register numbering of replay entries [s->rp_done, k) to regslot, as the
+ * full decode of those instructions would have left it. */
+static void replay_sync(sim *s, uint32_t k)
+{
+    for (uint32_t j = s->rp_done; j < k; j++) {
+        const replay_ent *re = &s->rp[j];
+        unsigned base = j ? s->rp[j - 1].nslots : 0;
+        for (unsigned i = 0; i < re->nnew; i++) {
+            s->regstamp[re->newreg[i]] = s->stamp;
+            s->regslot[re->newreg[i]] = (uint16_t)(base + i);
+        }
+    }
+    if (k > s->rp_done)
+        s->rp_done = k;
+}
+
+/* Appends the instruction the full decode just did (w numbered its registers from
+ * `before` slots on) to the replay list. */
+static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_isa_entry *e,
+                          uint32_t id, unsigned kind, unsigned mspace, unsigned before)
+{
+    if (s->rp_len >= REPLAY_MAX) {
+        s->rp_record = 0;
+        return;
+    }
+    if (s->rp_len == s->rp_cap) {
+        void *p = s->rp;
+        size_t cap = s->rp_cap;
+        if (gf_grow(&p, &cap, (size_t)s->rp_len + 1, sizeof *s->rp) != 0) {
+            s->rp_record = 0; /* only costs speed */
+            return;
+        }
+        s->rp = p;
+        s->rp_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    }
+    replay_ent *re = &s->rp[s->rp_len++];
+    memcpy(re->head, in, RP_HEAD);
+    re->e = e;
+    /* a generic access's kind and space depend on its addresses: decoded in full */
+    re->shape = e->space == GF_SPACE_GENERIC && (kind == K_MEM || kind == K_SHARED) ? SHAPE_INLINE
+                                                                                     : id;
+    re->kind = (uint8_t)kind;
+    re->mspace = (uint8_t)mspace;
+    re->nslots = (uint16_t)w->nslots;
+    re->nnew = (uint8_t)(w->nslots - before);
+    const uint16_t *lists[2] = {in->dst, in->src};
+    unsigned counts[2] = {in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
+                          in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC};
+    for (unsigned l = 0; l < 2; l++)
+        for (unsigned i = 0; i < counts[l]; i++) {
+            uint16_t r = lists[l][i];
+            if (r != GF_REG_ZERO && r < GF_REG_COUNT && s->regslot[r] >= before)
+                re->newreg[s->regslot[r] - before] = r;
+        }
+    s->rp_done = s->rp_len;
+}
+
+/* Decodes in from the replay list when the warp has followed it so far and in's head
+ * (everything but its addresses) is the next entry's: the entry's decoded shape, with
+ * only what depends on the addresses worked out again (a shared access's wavefronts, a
+ * global one's sectors). Sets *done when it did; otherwise the full decode follows, with
+ * the warp's registers numbered as it left them. */
+static gf_status replay_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, int *done,
+                             gf_error *err)
+{
+    uint32_t k = s->rp_pos;
+    const replay_ent *re = k < s->rp_len ? &s->rp[k] : NULL;
+    *done = 0;
+    if (!re || memcmp(in, re->head, RP_HEAD) != 0) {
+        replay_sync(s, k);
+        s->rp_follow = 0;
+        s->rp_record = !re && s->rp_len < REPLAY_MAX; /* past its end: extend it */
+        return GF_OK;
+    }
+    s->rp_pos = k + 1;
+    if (re->shape == SHAPE_INLINE) { /* decoded in full every time */
+        replay_sync(s, k);
+        s->rp_done = k + 1; /* (the full decode numbers this one's registers) */
+        return GF_OK;
+    }
+    gf_status st = warp_reserve(w, s, err);
+    if (st != GF_OK)
+        return st;
+    uint32_t id = re->shape;
+    const shape *sh = shape_at(s->shape_chunk, id);
+    gf_coalesced c;
+    if (re->kind == K_SHARED) {
+        uint32_t aux = shared_aux(s, re->e, in, in->mem_width);
+        if (aux != sh->aux) {
+            shape si = *sh; /* the fixed header; the register slots stay in the table */
+            si.aux = aux;
+            id = shape_intern(s, &si, sh->regs);
+            if (id == SHAPE_INLINE) {
+                *done = 1;
+                w->nslots = re->nslots;
+                return warp_emit(s, b, w, in, re->e, id, &si, sh->regs, NULL, 0, err);
+            }
+            sh = shape_at(s->shape_chunk, id);
+            goto emit; /* (shape_intern counted and remembered it) */
+        }
+    } else if (re->kind == K_MEM) {
+        mem_sectors(s, in, re->e->space, in->mem_width, &c);
+    }
+    s->shape_lookups++; /* a repeat, as interning would have found */
+    s->shape_hits++;
+    s->shape_prev = id;
+emit:
+    w->nslots = re->nslots;
+    *done = 1;
+    return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
+}
+
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
+    if (s->rp_follow) {
+        int done;
+        gf_status rst = replay_inst(s, b, w, in, &done, err);
+        if (done || rst != GF_OK)
+            return rst;
+    }
     const gf_isa_entry *e = in->opcode < GF_OPCODE_MAX ? s->isa_seen[in->opcode] : NULL;
     int warned = 0;
     gf_status st = e ? GF_OK
@@ -609,30 +828,17 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             space = resolve_generic(s, in->addr[first_lane(in->mask)]);
         unsigned width = in->mem_width ? in->mem_width : e->width;
         if (space == GF_SPACE_SHARED || space == GF_SPACE_SHARED_ATOMIC) {
-            unsigned conflicts = 0;
-            unsigned wf = shmem_wavefronts(s, in, width, &conflicts);
-            /* Counted when issued (the hierarchy belongs to the issuing thread):
-             * wavefronts in bits 0-11, conflicts 12-23, store flag 24. */
-            if (wf > 0xfff)
-                wf = 0xfff;
-            if (conflicts >= wf)
-                conflicts = wf ? wf - 1 : 0;
             si.kind = K_SHARED;
-            si.aux = (wf ? wf : 1) | conflicts << 12 | (e->dir == GF_DIR_STORE ? 1u << 24 : 0u);
+            si.aux = shared_aux(s, e, in, width);
         } else {
-            const uint64_t *addr = in->addr;
-            uint64_t local[GF_WARP_SIZE];
-            if (space == GF_SPACE_LOCAL) {
-                interleave_local(s, in, width, local);
-                addr = local;
-            }
-            gf_coalesce(addr, in->mask, width, s->gpu->coalescer, &c);
+            mem_sectors(s, in, space, width, &c);
             si.kind = K_MEM;
             mspace = (unsigned)(space == GF_SPACE_TEXTURE ? GF_SPACE_GLOBAL : space);
         }
     }
     if ((st = warp_reserve(w, s, err)) != GF_OK)
         return st;
+    unsigned before = w->nslots;
     uint16_t regs[GF_MAX_DST + GF_MAX_SRC];
     unsigned nr = 0;
     for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
@@ -644,38 +850,10 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             regs[nr++] = reg_slot(s, w, in->src[i]);
     si.nsrc = (uint8_t)(nr - si.ndst);
     uint32_t id = shape_intern(s, &si, regs);
-    /* pool data, in order: the shape if inline, then the memory record */
-    size_t need = id == SHAPE_INLINE ? SHAPE_POOL_BYTES(nr) : 0, shape_need = need;
-    if (si.kind == K_MEM)
-        need += memrec_bytes(c.nsectors);
-    if (need) {
-        if ((st = warp_reserve_pool(w, need, err, s)) != GF_OK)
-            return st;
-        if ((uint64_t)w->pool0 + w->poollen > UINT32_MAX - need)
-            return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
-                                gf_kreader_line(s->r),
-                                "warp has more than 4 GiB of memory accesses");
-        if (shape_need) { /* zero its padding (at most the last 6 bytes), then write it */
-            memset(w->pool + w->poollen + shape_need - 8, 0, 8);
-            shape_put(w->pool + w->poollen, &si, regs);
-        }
-        if (si.kind == K_MEM) {
-            memrec *m = (memrec *)(w->pool + w->poollen + shape_need);
-            m->space = (uint8_t)mspace;
-            m->dir = (uint8_t)e->dir;
-            m->bypass = (uint8_t)e->bypass_l1;
-            m->pad = 0;
-            m->nsectors = (uint16_t)c.nsectors;
-            m->nlines = (uint16_t)c.nlines;
-            uint8_t *q = (uint8_t *)(m + 1);
-            memcpy(q, c.sector, c.nsectors * sizeof(uint64_t));
-            memcpy(q + c.nsectors * sizeof(uint64_t), c.bytes, c.nsectors * sizeof(uint32_t));
-        }
-        w->poollen += need;
-    }
-    b->warp_insts++;
-    b->thread_insts += gf_popcount32(in->mask);
-    w->ids[w->n++] = id;
+    if ((st = warp_emit(s, b, w, in, e, id, &si, regs, &c, mspace, err)) != GF_OK)
+        return st;
+    if (s->rp_record)
+        replay_record(s, w, in, e, id, si.kind, mspace, before);
     return GF_OK;
 }
 
@@ -907,11 +1085,17 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
             return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
                                 "warp %u appears twice in one thread block", wid);
         s->shape_prev = SHAPE_INLINE;
+        s->rp_pos = s->rp_done = 0;
+        s->rp_follow = !s->opt->no_replay;
+        s->rp_record = 0;
         if (++s->stamp == 0) { /* wrapped: forget every old stamp */
             memset(s->regstamp, 0, sizeof s->regstamp);
             s->stamp = 1;
         }
         gf_inst in;
+        /* (replay_inst compares heads bytewise: no stack garbage in the padding or in
+         * the register lists past ndst and nsrc, which the parser leaves alone) */
+        memset(&in, 0, RP_HEAD);
         while ((st = gf_kreader_next_inst(s->r, &in, err)) == GF_OK) {
             /* At each window boundary: past the hold budget, what the warp holds goes
              * to the spill file, and from then on each window as it fills. */
@@ -2000,6 +2184,7 @@ static void sim_free(sim *s)
     free(s->sms);
     free(s->open_row);
     free(s->shmem_memo);
+    free(s->rp);
     for (unsigned k = 0; k < s->shape_nchunks; k++)
         free(s->shape_chunk[k]);
     free(s->shape_hash);

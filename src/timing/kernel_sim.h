@@ -45,6 +45,9 @@ typedef struct gf_ksim_options {
      * long warps are spilled to a temporary file and read back in windows (spill.h);
      * 0 holds everything. Results are identical either way. */
     uint64_t hold_bytes;
+    /* Decode every instruction in full instead of replaying the first warp's decoding
+     * (kernel_sim.c replay_inst): for tests, which check that results are the same. */
+    int no_replay;
 } gf_ksim_options;
 
 /* The CLI's and gf_predict_file's hold budget. Spilling costs no time on the machine of

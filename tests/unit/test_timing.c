@@ -47,6 +47,7 @@ static const char *gen(const gf_gen_params *p, const char *tag)
 
 static unsigned predict_threads = 1;
 static uint64_t predict_hold; /* 0: hold every block in memory */
+static int predict_no_replay;  /* decode every instruction in full */
 
 /* Predicts one-kernel trace dir on gpu; returns its summary. */
 static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_row *row_out)
@@ -55,6 +56,7 @@ static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_ro
     memset(&opt, 0, sizeof opt);
     opt.ksim.threads = predict_threads;
     opt.ksim.hold_bytes = predict_hold;
+    opt.ksim.no_replay = predict_no_replay;
     gf_report rep;
     gf_report_init(&rep);
     gf_kernel_summary *sums = NULL;
@@ -402,6 +404,81 @@ static void torture_shared_conflicts_through_memo(void **state)
     assert_true(row.v[GF_C_SHMEM_BANK_CONFLICTS] == (double)expect);
 }
 
+/* Warps decoded by replaying the first warp's decoding (kernel_sim.c replay_inst)
+ * predict what decoding each instruction in full does. The warps of this trace follow
+ * the first one wholly but with other shared-memory conflicts and other global
+ * addresses, leave it part-way (another register, another opcode, a partial mask),
+ * end early, and run past its end (extending the list, which the next warps follow);
+ * generic loads go to shared or global memory by address. Held, spilled and on 3
+ * threads, replayed and not. */
+static void torture_replayed_decoding_predicts_the_same(void **state)
+{
+    (void)state;
+    const char *d;
+    FILE *f = hand_trace("replay", &d, "replay", 3, 256, 4096, 64);
+    enum { BODY = 40 };
+    for (unsigned b = 0; b < 3; b++) {
+        fprintf(f, "#BEGIN_TB\n\nthread block = %u,0,0\n\n", b);
+        for (unsigned w = 0; w < 8; w++) {
+            /* warp 0, decoded first, is the shortest and ends without EXIT: warp 1 runs
+             * past the replay list's end and extends it */
+            unsigned n = w == 0 ? BODY - 10 : w == 3 ? BODY / 2 : w >= 5 ? BODY + 10 : BODY;
+            fprintf(f, "warp = %u\ninsts = %u\n", w, n + (w != 0));
+            for (unsigned i = 0; i < n; i++) {
+                unsigned pc = 0x10 * i, r = 2 + i % 7;
+                if (w == 2 && i == BODY / 3)
+                    r = 40; /* leaves the path: a register numbered out of order */
+                if (w == 4 && i == BODY / 2) {
+                    fprintf(f, "%04x ffffffff 1 R%u FMUL 2 R%u R3 0\n", pc, r, r);
+                    continue;
+                }
+                uint32_t mask = w == 6 && i == 7 ? 0x0000ffffu : 0xffffffffu;
+                switch (i % 5) {
+                case 0:
+                    fprintf(f, "%04x %08x 1 R%u IADD3 2 R%u R%u 0\n", pc, mask, r, r + 1, r + 2);
+                    break;
+                case 1: /* shared: lane 5 conflicts with lane 0 in some warps */
+                    fprintf(f, "%04x %08x 1 R%u LDS 1 R1 4 2 0x%x", pc, mask, r, 64u * i);
+                    for (unsigned l = 1; l < 32; l++)
+                        if (mask >> l & 1u)
+                            fprintf(f, " %d", l == 5 && (w + b) % 3 == 0 ? 112
+                                              : l == 6 && (w + b) % 3 == 0 ? -104 : 4);
+                    fputc('\n', f);
+                    break;
+                case 2: /* global: strided per warp, so other sectors */
+                    fprintf(f, "%04x %08x 1 R%u LDG.E 1 R%u 4 1 0x%llx %u\n", pc, mask, r, r + 1,
+                            0x7f0000000000ull + (b * 8 + w) * 65536ull + i * 4096ull,
+                            4u << (w % 4));
+                    break;
+                case 3: /* generic: shared window for even warps, global for odd */
+                    fprintf(f, "%04x %08x 1 R%u LD.E 1 R%u 4 1 0x%llx 4\n", pc, mask, r, r + 1,
+                            w % 2 ? 0x7f4000000000ull + (b * 8 + w) * 8192ull + i * 128ull
+                                  : 0x00007f2000000000ull + 128ull * i);
+                    break;
+                default:
+                    if (i == 24)
+                        fprintf(f, "%04x ffffffff 0 BAR.SYNC 0 0\n", pc);
+                    else
+                        fprintf(f, "%04x %08x 1 R%u FFMA 3 R%u R%u R%u 0\n", pc, mask, r, r,
+                                r + 1, r + 3);
+                }
+            }
+            if (w != 0)
+                fprintf(f, "%04x ffffffff 0 EXIT 0 0\n", 0x10 * n);
+        }
+        fputs("#END_TB\n\n", f);
+    }
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("titanv");
+    static const uint64_t holds[] = {1, 1, 20000};
+    predict_no_replay = 1;
+    gf_kernel_row full = assert_same_when_spilled(d, &g, holds, 3);
+    predict_no_replay = 0;
+    gf_kernel_row replayed = assert_same_when_spilled(d, &g, holds, 3);
+    assert_memory_equal(full.v, replayed.v, sizeof full.v);
+    assert_true(replayed.v[GF_C_SHMEM_BANK_CONFLICTS] > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -413,6 +490,7 @@ int main(void)
         cmocka_unit_test(torture_profile_roundtrip),
         cmocka_unit_test(torture_shared_conflicts_through_memo),
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
+        cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
