@@ -446,6 +446,16 @@ static void put_sdec(gen *g, int64_t v)
     }
 }
 
+/* Mode 0: " 0" and one address per active lane (lanes[0 .. na)). */
+static void put_addr_list(gen *g, const uint64_t *addr, const int *lanes, int na)
+{
+    put_str(g, " 0");
+    for (int i = 0; i < na; i++) {
+        put_str(g, " 0x");
+        put_hex(g, addr[lanes[i]], 1);
+    }
+}
+
 /* The addresses of lanes[0 .. na) as the Accel-Sim tracer's post-processing writes them
  * (base_stride_compress, then base_delta_compress, in util/tracer_nvbit/tracer_tool/
  * traces-processing/post-traces-processing.cpp): mode 1 when the active lanes are one
@@ -465,22 +475,38 @@ static void emit_tracer_addrs(gen *g, const uint64_t *addr, const int *lanes, in
         if (d != d0)
             stride_ok = 0;
     }
-    put_str(g, stride_ok ? " 1 0x" : delta_ok ? " 2 0x" : " 0 0x");
-    put_hex(g, addr[lanes[0]], 1);
-    if (stride_ok) {
-        g->buf[g->len++] = ' ';
-        put_sdec(g, d0);
+    if (!stride_ok && !delta_ok) {
+        put_addr_list(g, addr, lanes, na);
         return;
     }
-    for (int i = 1; i < na; i++) {
-        if (delta_ok) {
-            g->buf[g->len++] = ' ';
-            put_sdec(g, (int64_t)(addr[lanes[i]] - addr[lanes[i - 1]]));
-        } else {
-            put_str(g, " 0x");
-            put_hex(g, addr[lanes[i]], 1);
-        }
+    put_str(g, stride_ok ? " 1 0x" : " 2 0x");
+    put_hex(g, addr[lanes[0]], 1);
+    for (int i = 1; i < (stride_ok ? 2 : na); i++) {
+        g->buf[g->len++] = ' ';
+        put_sdec(g, (int64_t)(addr[lanes[i]] - addr[lanes[i - 1]]));
     }
+}
+
+/* The addresses of lanes[0 .. na) in mode 1 (base + a stride of 0 to 2^31 - 1) where
+ * the active lanes are evenly spaced, else in mode 0 (`gen --addr-mode strided`). */
+static void emit_strided_addrs(gen *g, const uint64_t *addr, const int *lanes, int na)
+{
+    int strided = na >= 2;
+    uint64_t d0 = 0;
+    if (strided) {
+        d0 = addr[lanes[1]] - addr[lanes[0]];
+        strided = addr[lanes[1]] >= addr[lanes[0]] && d0 <= 0x7fffffffu;
+        for (int i = 2; strided && i < na; i++)
+            strided = addr[lanes[i]] == addr[lanes[i - 1]] + d0;
+    }
+    if (!strided) {
+        put_addr_list(g, addr, lanes, na);
+        return;
+    }
+    put_str(g, " 1 0x");
+    put_hex(g, addr[lanes[0]], 1);
+    g->buf[g->len++] = ' ';
+    put_dec(g, d0);
 }
 
 /* One instruction. addr[] is indexed by lane (only active lanes are read); width 0 =
@@ -520,33 +546,13 @@ static void emit(gen *g, uint32_t mask, const char *op, int dst, int nsrc, const
             for (int l = 0; l < 32; l++)
                 if (mask >> l & 1)
                     lanes[na++] = l;
-            if (g->tracer) {
+            if (g->tracer)
                 emit_tracer_addrs(g, addr, lanes, na);
-                goto line_end;
-            }
-            int strided = g->strided && na >= 2;
-            int64_t d = 0;
-            if (strided) {
-                uint64_t d0 = addr[lanes[1]] - addr[lanes[0]];
-                strided = addr[lanes[1]] >= addr[lanes[0]] && d0 <= 0x7fffffffu;
-                d = (int64_t)d0;
-                for (int i = 2; strided && i < na; i++)
-                    strided = addr[lanes[i]] == addr[lanes[i - 1]] + d0;
-            }
-            if (strided) {
-                put_str(g, " 1 0x");
-                put_hex(g, addr[lanes[0]], 1);
-                g->buf[g->len++] = ' ';
-                put_dec(g, (uint64_t)d);
-            } else {
-                put_str(g, " 0");
-                for (int i = 0; i < na; i++) {
-                    put_str(g, " 0x");
-                    put_hex(g, addr[lanes[i]], 1);
-                }
-            }
+            else if (g->strided)
+                emit_strided_addrs(g, addr, lanes, na);
+            else
+                put_addr_list(g, addr, lanes, na);
         }
-    line_end:
         g->buf[g->len++] = '\n';
     }
     next_pc(g);
