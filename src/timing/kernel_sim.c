@@ -238,6 +238,39 @@ typedef struct shmem_memo {
     unsigned wavefronts, conflicts;
 } shmem_memo;
 
+/* Wavefronts of a recent shared access by its address pattern (gf_inst.addr_pattern),
+ * mask, width and base address & 255: with a power-of-two bank count of at most 64,
+ * moving every lane by a multiple of 256 B moves each word by a multiple of the banks,
+ * which changes neither banks nor which words are distinct (coalesce.c works on word
+ * differences and word % banks), so the count is the same. The lookup replaces hashing
+ * and comparing 32 addresses in shmem_memo (~140 instructions a shared access on SGEMM,
+ * callgrind). */
+#define SHPAT_MEMO 64u
+typedef struct shpat_memo {
+    uint64_t pattern;               /* 0: empty */
+    uint32_t mask, width, phase;
+    unsigned wavefronts, conflicts;
+} shpat_memo;
+
+/* Sectors of a recent global access, by its lanes' address pattern (gf_inst.addr_pattern),
+ * mask, width and the base address's offset in its 128 B line (the first active lane's
+ * address & 127). Coalescing (memory/coalesce.c) sees addresses only through their
+ * sectors (addr >> 5), lines (sector >> 2) and offsets within a sector, so moving every
+ * lane by a multiple of 128 B moves each sector by the same multiple of 4 and keeps the
+ * byte masks, order and line count — exactly, as long as no address wraps past 2^64,
+ * which holds as they all lie below 2^63 (gf_inst.addr_pattern's promise). A warp's access then
+ * costs a lookup instead of ~370 instructions of coalescing (callgrind, vecadd). Accesses
+ * of more than COAL_MEMO_SECTORS sectors are coalesced each time. */
+#define COAL_MEMO 64u
+#define COAL_MEMO_SECTORS 16u
+typedef struct coal_memo {
+    uint64_t pattern;               /* 0: empty */
+    uint32_t mask, width, phase;    /* phase: the base & 127 */
+    uint16_t nsectors, nlines;
+    int32_t rel[COAL_MEMO_SECTORS]; /* sector minus the first sector of the base's line */
+    uint32_t bytes[COAL_MEMO_SECTORS];
+} coal_memo;
+
 /* Decoding replay (replay_inst). Warps of a kernel mostly run the same instructions:
  * lines whose text up to the addresses repeats, and whose registers a warp numbers
  * (reg_slot) the same way as long as all its instructions so far were the same. So the
@@ -298,6 +331,8 @@ typedef struct sim {
      * per call); entries point into the ISA table, which outlives the kernel. */
     const gf_isa_entry *isa_seen[GF_OPCODE_MAX];
     shmem_memo *shmem_memo; /* SHMEM_MEMO entries, allocated at the first shared access */
+    coal_memo *coal_memo;   /* COAL_MEMO entries, allocated at the first patterned access */
+    shpat_memo *shpat_memo; /* SHPAT_MEMO entries, likewise */
     /* The kernel's shape table (see shape): its chunks, the words used in the last one,
      * and a hash index of the ids (open addressing, SHAPE_INLINE = empty). */
     uint32_t *shape_chunk[SHAPE_CHUNKS];
@@ -561,7 +596,8 @@ static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
 
 /* gf_shmem_wavefronts through s->shmem_memo (mask != 0). Same results: a pattern is
  * reused only when its mask, width and every active lane's address match. */
-static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsigned *conflicts)
+static unsigned shmem_wavefronts_addr(sim *s, const gf_inst *in, unsigned width,
+                                      unsigned *conflicts)
 {
     if (!s->shmem_memo && !(s->shmem_memo = calloc(SHMEM_MEMO, sizeof *s->shmem_memo)))
         return gf_shmem_wavefronts(in->addr, in->mask, width, s->gpu->shmem_banks, conflicts);
@@ -592,6 +628,37 @@ static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsi
     return wf;
 }
 
+/* gf_shmem_wavefronts of a shared access (mask != 0): through s->shpat_memo when the
+ * reader gave its address pattern, else through s->shmem_memo. */
+static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsigned *conflicts)
+{
+    unsigned banks = s->gpu->shmem_banks;
+    shpat_memo *pm = NULL;
+    uint32_t phase = 0;
+    if (in->addr_pattern && banks && banks <= 64 && !(banks & (banks - 1)) &&
+        (s->shpat_memo || (s->shpat_memo = calloc(SHPAT_MEMO, sizeof *s->shpat_memo)))) {
+        phase = (uint32_t)(in->addr[__builtin_ctz(in->mask)] & 255u);
+        uint64_t h = (in->addr_pattern ^ (uint64_t)in->mask << 20 ^ (uint64_t)width << 52 ^
+                      phase) * UINT64_C(0x9e3779b97f4a7c15);
+        pm = &s->shpat_memo[h >> 58]; /* SHPAT_MEMO = 2^6 */
+        if (pm->pattern == in->addr_pattern && pm->mask == in->mask && pm->width == width &&
+            pm->phase == phase) {
+            *conflicts = pm->conflicts;
+            return pm->wavefronts;
+        }
+    }
+    unsigned wf = shmem_wavefronts_addr(s, in, width, conflicts);
+    if (pm) {
+        pm->pattern = in->addr_pattern;
+        pm->mask = in->mask;
+        pm->width = width;
+        pm->phase = phase;
+        pm->wavefronts = wf;
+        pm->conflicts = *conflicts;
+    }
+    return wf;
+}
+
 /* The address-dependent part of a shared-memory access: its shape's aux (wavefronts in
  * bits 0-11, conflicts 12-23, store flag 24; counted when issued, as the hierarchy belongs
  * to the issuing thread). */
@@ -606,8 +673,53 @@ static uint32_t shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, uns
     return (wf ? wf : 1) | conflicts << 12 | (e->dir == GF_DIR_STORE ? 1u << 24 : 0u);
 }
 
+/* gf_coalesce of a non-local access through s->coal_memo (see coal_memo), when the
+ * reader gave its address pattern; returns 0 (nothing done) when it cannot be used. */
+static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced *c)
+{
+    if (!in->addr_pattern || !in->mask) /* (with a pattern, addresses are < 2^63) */
+        return 0;
+    if (!s->coal_memo && !(s->coal_memo = calloc(COAL_MEMO, sizeof *s->coal_memo)))
+        return 0;
+    uint64_t base = in->addr[__builtin_ctz(in->mask)], first = base >> 7 << 2;
+    uint32_t phase = (uint32_t)(base & 127u);
+    uint64_t h = (in->addr_pattern ^ (uint64_t)in->mask << 20 ^ (uint64_t)width << 52 ^ phase) *
+                 UINT64_C(0x9e3779b97f4a7c15);
+    coal_memo *m = &s->coal_memo[h >> 58]; /* COAL_MEMO = 2^6 */
+    if (m->pattern == in->addr_pattern && m->mask == in->mask && m->width == width &&
+        m->phase == phase) {
+        c->nsectors = m->nsectors;
+        c->nlines = m->nlines;
+        c->requests = 1;
+        for (unsigned i = 0; i < m->nsectors; i++) {
+            c->sector[i] = first + (uint64_t)(int64_t)m->rel[i];
+            c->bytes[i] = m->bytes[i];
+        }
+        return 1;
+    }
+    gf_coalesce(in->addr, in->mask, width, s->gpu->coalescer, c);
+    if (c->nsectors > COAL_MEMO_SECTORS)
+        return 1;
+    for (unsigned i = 0; i < c->nsectors; i++) {
+        int64_t d = (int64_t)(c->sector[i] - first);
+        if (d < INT32_MIN || d > INT32_MAX)
+            return 1; /* (checked before the entry is touched) */
+    }
+    for (unsigned i = 0; i < c->nsectors; i++) {
+        m->rel[i] = (int32_t)(int64_t)(c->sector[i] - first);
+        m->bytes[i] = c->bytes[i];
+    }
+    m->pattern = in->addr_pattern;
+    m->mask = in->mask;
+    m->width = width;
+    m->phase = phase;
+    m->nsectors = (uint16_t)c->nsectors;
+    m->nlines = (uint16_t)c->nlines;
+    return 1;
+}
+
 /* The address-dependent part of a global, local or texture access: its sectors. */
-static void mem_sectors(const sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
+static void mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
                         gf_coalesced *c)
 {
     const uint64_t *addr = in->addr;
@@ -615,6 +727,8 @@ static void mem_sectors(const sim *s, const gf_inst *in, gf_mem_space space, uns
     if (space == GF_SPACE_LOCAL) {
         interleave_local(s, in, width, local);
         addr = local;
+    } else if (coalesce_memo(s, in, width, c)) {
+        return;
     }
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
 }
@@ -2184,6 +2298,8 @@ static void sim_free(sim *s)
     free(s->sms);
     free(s->open_row);
     free(s->shmem_memo);
+    free(s->coal_memo);
+    free(s->shpat_memo);
     free(s->rp);
     for (unsigned k = 0; k < s->shape_nchunks; k++)
         free(s->shape_chunk[k]);

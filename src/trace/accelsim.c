@@ -65,6 +65,7 @@ struct gf_kreader {
     gf_pptgpu *ppt; /* non-NULL: a PPT-GPU kernel (.sass), every call goes there */
     struct deltamemo *dmemo; /* beside tpl: LINE_TPLS mode-2 delta lists, allocated at the
                               * first mode-2 line; NULL: none (only costs speed) */
+    uint64_t dgen;           /* delta lists stored so far (deltamemo.gen) */
 };
 
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
@@ -90,6 +91,8 @@ struct linetpl {
  * ~30 to compare (callgrind). A hit needs the same bytes and the same lane count. */
 #define DELTA_TEXT_MAX 120u
 struct deltamemo {
+    uint64_t gen;                  /* which list this is: never the same for two lists */
+    uint64_t below;                /* minus its lowest offset (>= 0) */
     uint16_t len;                  /* 0 = empty */
     uint8_t ndelta;                /* active lanes - 1 */
     unsigned char text[DELTA_TEXT_MAX];
@@ -1026,6 +1029,7 @@ static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_ins
     struct linetpl *tp = r->tpl ? tpl_slot(r, p) : NULL;
     /* (a line cut at lim ends in a NUL there, which no template holds; the length test
      * keeps memcmp inside the buffer) */
+    inst->addr_pattern = 0;
     if (tp && tp->len && (size_t)(lim - line) >= tp->len &&
         memcmp(p, tp->text, tp->len) == 0) {
         /* the same bytes as a line parsed before: the same fields */
@@ -1090,6 +1094,12 @@ addresses:
             int64_t stride;
             if (*p++ != ' ' || !fast_sdec(&p, &stride))
                 return 0;
+            /* a pattern of its own kind (odd; mode 2's are even): the stride, when every
+             * lane's address stays in [0, 2^63) (trace.h) — a < 2^62, |stride| < 2^40 */
+            if (a < (UINT64_C(1) << 62) && stride > -((int64_t)1 << 40) &&
+                stride < ((int64_t)1 << 40) &&
+                (stride >= 0 || a >= (uint64_t)-stride * (gf_popcount32(mask) - 1)))
+                inst->addr_pattern = (uint64_t)stride << 2 | 1u;
             if (mask == 0xffffffffu) {
                 fill_stride(inst->addr, a, (uint64_t)stride);
             } else {
@@ -1116,12 +1126,14 @@ addresses:
                 else
                     for (unsigned k = 0; m; k++, m &= m - 1)
                         inst->addr[__builtin_ctz(m)] = a + (uint64_t)(int64_t)dm->off[k];
+                if (a < (UINT64_C(1) << 62) && a >= dm->below) /* addresses in [0, 2^63) */
+                    inst->addr_pattern = dm->gen << 1;
                 p += dm->len;
             } else {
                 const unsigned char *text = p;
                 uint64_t base = a;
                 int fits = 1;
-                int32_t off[GF_WARP_SIZE - 1];
+                int32_t off[GF_WARP_SIZE - 1], lowest = 0;
                 for (unsigned k = 0; m; k++, m &= m - 1) {
                     int64_t d;
                     if (*p++ != ' ' || !fast_sdec(&p, &d))
@@ -1131,6 +1143,7 @@ addresses:
                     int64_t o = (int64_t)(a - base);
                     fits &= o >= INT32_MIN && o <= INT32_MAX;
                     off[k] = (int32_t)o;
+                    lowest = off[k] < lowest ? off[k] : lowest;
                 }
                 if (tp && !r->dmemo)
                     r->dmemo = calloc(LINE_TPLS, sizeof *r->dmemo); /* NULL: no memo */
@@ -1144,6 +1157,10 @@ addresses:
                     memcpy(dm->off, off, nd * sizeof off[0]);
                     dm->len = (uint16_t)len;
                     dm->ndelta = (uint8_t)nd;
+                    dm->gen = ++r->dgen;
+                    dm->below = (uint64_t)-(int64_t)lowest;
+                    if (base < (UINT64_C(1) << 62) && base >= dm->below)
+                        inst->addr_pattern = dm->gen << 1;
                 }
             }
         }
@@ -1160,8 +1177,10 @@ addresses:
 
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
 {
-    if (r->ppt)
+    if (r->ppt) {
+        inst->addr_pattern = 0;
         return gf_pptgpu_next_inst(r->ppt, inst, err);
+    }
     if (r->state != RS_IN_WARP || r->remaining == 0)
         return GF_END;
     if (!r->has_pushback) {
@@ -1174,6 +1193,7 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
             return GF_OK;
         }
     }
+    inst->addr_pattern = 0; /* (a failed fast_inst may have set one) */
     char *line;
     size_t len;
     gf_status st = read_content_line(r, &line, &len, err);

@@ -39,6 +39,13 @@ typedef struct gf_inst {
     uint16_t src[GF_MAX_SRC];
     uint32_t mem_width;     /* bytes per lane from the trace; 0 = not a memory access */
     uint64_t addr[GF_WARP_SIZE];
+    /* 0, or an identity of the lanes' address offsets: two instructions with the same
+     * nonzero addr_pattern and mask have the same addr[l] - addr[first active lane] in
+     * every active lane (only their base may differ), so what depends only on the
+     * offsets and the base's low bits can be reused (kernel_sim.c's coalescing memo).
+     * Nonzero only when every active lane's address is below 2^63 (none wrapped). Readers
+     * that cannot tell set 0. */
+    uint64_t addr_pattern;
 } gf_inst;
 
 /* Kernel header (-key = value lines). Unknown keys are kept in extra[]. */

@@ -180,6 +180,58 @@ static void torture_v4_header_and_every_address_mode(void **state)
     gf_kreader_close(NULL);
 }
 
+/* gf_inst.addr_pattern: equal for lines whose lanes' offsets from the base are equal
+ * (mode 1 by stride, mode 2 by delta list, on a delta-list memo hit or not), different
+ * otherwise, and 0 for listed addresses or when an address would leave [0, 2^63). */
+static void torture_address_patterns(void **state)
+{
+    (void)state;
+    const char *text =
+        HDR4 "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 13\n"
+        "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x1000 4\n"
+        "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x2004 4\n"
+        "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x2004 8\n"
+        "0020 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1004 0x1008 0x100c\n"
+        "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x3000 8 8 -16\n"
+        "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x5004 8 8 -16\n"
+        "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x5004 8 8 -12\n"
+        "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x5004 8 8 -16\n"
+        "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x8 8 8 -40\n"
+        "0040 ffffffff 1 R2 LDG.E 1 R4 4 1 0x10 -32\n"
+        "0040 ffffffff 1 R2 LDG.E 1 R4 4 1 0x7fffffffffffff00 4\n"
+        "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x9000 8 8 -40\n"
+        "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0xc 8 8 -40\n"
+        "#END_TB\n";
+    const char *p = gf_test_write_file("pattern.traceg", text, strlen(text));
+    gf_error e;
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    uint64_t pat[13];
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    for (int k = 0; k < 13; k++) {
+        assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+        pat[k] = in.addr_pattern;
+    }
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    assert_true(pat[0] != 0 && pat[0] == pat[1]); /* stride 4, other base */
+    assert_true(pat[2] != 0 && pat[2] != pat[0]); /* stride 8 */
+    assert_true(pat[3] == 0);                      /* listed */
+    assert_true(pat[4] != 0 && pat[4] != pat[0] && pat[4] != pat[2]);
+    assert_true(pat[5] == pat[4]);                 /* the same deltas (a memo hit) */
+    assert_true(pat[6] != 0 && pat[6] != pat[4]);  /* other deltas */
+    assert_true(pat[7] != 0 && pat[7] != pat[6]);  /* back to the first deltas */
+    assert_true(pat[8] == 0);                      /* lane 3 below address 0 */
+    assert_true(pat[9] == 0);                      /* lanes below 0 (negative stride) */
+    assert_true(pat[10] == 0);                     /* past 2^63 */
+    assert_true(pat[11] != 0);                     /* line 8's deltas again (memo hit) */
+    assert_true(pat[12] == 0);                     /* ... where lane 3 falls below 0 */
+    gf_kreader_close(r);
+}
+
 static void torture_totals_and_skipping(void **state)
 {
     (void)state;
@@ -979,6 +1031,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_v4_header_and_every_address_mode),
+        cmocka_unit_test(torture_address_patterns),
         cmocka_unit_test(torture_totals_and_skipping),
         cmocka_unit_test(torture_pre_v3_format),
         cmocka_unit_test(torture_v3_v5_and_lineinfo),
