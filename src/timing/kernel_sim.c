@@ -245,7 +245,7 @@ typedef struct shmem_memo {
  * differences and word % banks), so the count is the same. The lookup replaces hashing
  * and comparing 32 addresses in shmem_memo (~140 instructions a shared access on SGEMM,
  * callgrind). */
-#define SHPAT_MEMO 64u
+#define SHPAT_MEMO 256u
 typedef struct shpat_memo {
     uint64_t pattern;               /* 0: empty */
     uint32_t mask, width, phase;
@@ -640,7 +640,7 @@ static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsi
         phase = (uint32_t)(in->addr[__builtin_ctz(in->mask)] & 255u);
         uint64_t h = (in->addr_pattern ^ (uint64_t)in->mask << 20 ^ (uint64_t)width << 52 ^
                       phase) * UINT64_C(0x9e3779b97f4a7c15);
-        pm = &s->shpat_memo[h >> 58]; /* SHPAT_MEMO = 2^6 */
+        pm = &s->shpat_memo[h >> 56]; /* SHPAT_MEMO = 2^8 */
         if (pm->pattern == in->addr_pattern && pm->mask == in->mask && pm->width == width &&
             pm->phase == phase) {
             *conflicts = pm->conflicts;
