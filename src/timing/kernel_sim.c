@@ -887,6 +887,12 @@ static gf_status replay_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, int
 emit:
     w->nslots = re->nslots;
     *done = 1;
+    if (re->kind != K_MEM) { /* warp_emit without a pool record (most replays: inline) */
+        b->warp_insts++;
+        b->thread_insts += gf_popcount32(in->mask);
+        w->ids[w->n++] = id;
+        return GF_OK;
+    }
     return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
 }
 
