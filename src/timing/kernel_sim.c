@@ -896,14 +896,9 @@ emit:
     return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
 }
 
+/* Decodes in into w in full (produce_block tries replay_inst first). */
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
-    if (s->rp_follow) {
-        int done;
-        gf_status rst = replay_inst(s, b, w, in, &done, err);
-        if (done || rst != GF_OK)
-            return rst;
-    }
     const gf_isa_entry *e = in->opcode < GF_OPCODE_MAX ? s->isa_seen[in->opcode] : NULL;
     int warned = 0;
     gf_status st = e ? GF_OK
@@ -1223,6 +1218,14 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
                 (w->spilled || s->held + block_bytes(b) > s->opt->hold_bytes) &&
                 (st = spill_flush_warp(s, b, w, err)) != GF_OK)
                 return st;
+            if (s->rp_follow) { /* (here, not in decode_inst: a replayed instruction then
+                                  * skips that big function's call) */
+                int done;
+                if ((st = replay_inst(s, b, w, &in, &done, err)) != GF_OK)
+                    return st;
+                if (done)
+                    continue;
+            }
             if ((st = decode_inst(s, b, w, &in, err)) != GF_OK)
                 return st;
         }
