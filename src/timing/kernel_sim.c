@@ -1359,8 +1359,9 @@ static inline void warp_mirror(const swarp *w)
     *w->nwait -= (unsigned)was_wait;
 }
 
-/* Recomputes the cached operand readiness of w's next instruction. */
-static void warp_prepare(swarp *w)
+/* Recomputes the cached operand readiness of w's next instruction. (Inlined into issue,
+ * which calls it for every instruction; the others call warp_prepare.) */
+static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
 {
     if (w->pc >= w->ntot) {
         warp_mirror(w);
@@ -1398,6 +1399,11 @@ static void warp_prepare(swarp *w)
     w->unit = in->unit;
     w->lsu = in->kind == K_MEM || in->kind == K_SHARED;
     warp_mirror(w);
+}
+
+static void warp_prepare(swarp *w)
+{
+    warp_prepare_inline(w);
 }
 
 /* Earliest cycle warp w could issue its next instruction: its operands ready, its unit
@@ -1588,7 +1594,7 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         sm->last_done = done;
 
     w->next_issue = t + 1;
-    warp_prepare(w);
+    warp_prepare_inline(w);
     sblock *b = w->block;
     if (kind == K_EXIT || w->pc >= w->ntot) {
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
