@@ -1175,6 +1175,8 @@ addresses:
 #define TOKERR(what, ...)                                                                  \
     gf_error_set(err, GF_ERR_PARSE, path, ln, what, __VA_ARGS__)
 
+static gf_status next_inst_general(gf_kreader *r, gf_inst *inst, gf_error *err);
+
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
 {
     if (r->ppt) {
@@ -1193,6 +1195,14 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
             return GF_OK;
         }
     }
+    return next_inst_general(r, inst, err);
+}
+
+/* The general parser (a line fast_inst did not take), out of line so that the common
+ * path above is a small function. */
+static __attribute__((noinline)) gf_status next_inst_general(gf_kreader *r, gf_inst *inst,
+                                                             gf_error *err)
+{
     inst->addr_pattern = 0; /* (a failed fast_inst may have set one) */
     char *line;
     size_t len;
