@@ -12,6 +12,19 @@ BIN=$1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
+# same_predictions LABEL BASE GPU...: BASE.list and BASE.tracer predict byte-identically
+same_predictions() {
+    local label=$1 base=$2 gpu mode; shift 2
+    for gpu in "$@"; do
+        for mode in list tracer; do
+            "$BIN" predict "$base.$mode" --gpu $gpu --format csv -o "$base.$mode.$gpu.csv" \
+                2>"$T/err" || { echo "FAIL: predict $label ($mode) on $gpu"; cat "$T/err"; fail=1; }
+        done
+        cmp -s "$base.list.$gpu.csv" "$base.tracer.$gpu.csv" ||
+            { echo "FAIL: $label on $gpu: list and tracer encodings predict differently";
+              diff "$base.list.$gpu.csv" "$base.tracer.$gpu.csv" | head -10; fail=1; }
+    done
+}
 i=0
 for k in "vecadd -n 100000" "stride 3" "stride 32" "matmul -n 64" "matmul -n 64 --tile 8" \
          "reduce -n 50000" "reduce -n 20000 --atom" "spill -n 4096" "stream triad -n 65536" \
@@ -24,23 +37,16 @@ for k in "vecadd -n 100000" "stride 3" "stride 32" "matmul -n 64" "matmul -n 64 
     if cmp -s "$T/$i.list/kernel-1.traceg" "$T/$i.tracer/kernel-1.traceg"; then
         echo "FAIL: gen $k wrote the same trace in both modes (nothing compared)"; fail=1
     fi
-    for gpu in titanv gtx1080; do
-        for mode in list tracer; do
-            "$BIN" predict "$T/$i.$mode" --gpu $gpu --format csv -o "$T/$i.$mode.$gpu.csv" 2>"$T/err" ||
-                { echo "FAIL: predict gen $k ($mode) on $gpu"; cat "$T/err"; fail=1; }
-        done
-        cmp -s "$T/$i.list.$gpu.csv" "$T/$i.tracer.$gpu.csv" ||
-            { echo "FAIL: gen $k on $gpu: list and tracer encodings predict differently";
-              diff "$T/$i.list.$gpu.csv" "$T/$i.tracer.$gpu.csv" | head -10; fail=1; }
-    done
+    same_predictions "gen $k" "$T/$i" titanv gtx1080
 done
 
 # gen's kinds start most accesses at a 128 B boundary; the memos key on where in its line
 # (bank row) the base falls. The reader keeps delta lists of up to 120 characters, so
-# the mode-2 lines that must carry a pattern have few lanes or small deltas. A hand-written kernel whose 64 warps run one instruction
-# list at bases of varying alignment: unit-stride, 8 B and partial-mask loads, a gather
-# with negative deltas (mode 2), a 4-way bank-conflicted shared load, shared stores, 16 B
-# shared loads and 2 B ones whose conflicts depend on the base's offset within a word.
+# the mode-2 lines that must carry a pattern have few lanes or small deltas. A
+# hand-written kernel whose 64 warps run one instruction list at bases of varying
+# alignment: unit-stride, 8 B and partial-mask loads, a gather with negative deltas
+# (mode 2), a 4-way bank-conflicted shared load, shared stores, 16 B shared loads and
+# 2 B ones whose conflicts depend on the base's offset within a word.
 trace() { # MODE(list|tracer) DIR
     mkdir -p "$2"
     echo kernel-1.traceg >"$2/kernelslist.g"
@@ -97,13 +103,5 @@ trace() { # MODE(list|tracer) DIR
 }
 trace list "$T/h.list"
 trace tracer "$T/h.tracer"
-for gpu in titanv gtx1080 a100; do
-    for mode in list tracer; do
-        "$BIN" predict "$T/h.$mode" --gpu $gpu --format csv -o "$T/h.$mode.$gpu.csv" 2>"$T/err" ||
-            { echo "FAIL: predict the hand-written kernel ($mode) on $gpu"; cat "$T/err"; fail=1; }
-    done
-    cmp -s "$T/h.list.$gpu.csv" "$T/h.tracer.$gpu.csv" ||
-        { echo "FAIL: hand-written kernel on $gpu: list and tracer encodings predict differently";
-          diff "$T/h.list.$gpu.csv" "$T/h.tracer.$gpu.csv" | head -10; fail=1; }
-done
+same_predictions "the hand-written kernel" "$T/h" titanv gtx1080 a100
 exit $fail
