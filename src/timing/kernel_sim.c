@@ -245,10 +245,27 @@ typedef struct shmem_memo {
  * differences and word % banks), so the count is the same. The lookup replaces hashing
  * and comparing 32 addresses in shmem_memo (~140 instructions a shared access on SGEMM,
  * callgrind). */
+/* What both pattern memos below key on; pattern 0: an empty entry. */
+typedef struct pat_key {
+    uint64_t pattern;
+    uint32_t mask, width, phase;
+} pat_key;
+
+static uint64_t pat_key_hash(const pat_key *k)
+{
+    return (k->pattern ^ (uint64_t)k->mask << 20 ^ (uint64_t)k->width << 52 ^ k->phase) *
+           UINT64_C(0x9e3779b97f4a7c15);
+}
+
+static int pat_key_eq(const pat_key *a, const pat_key *b)
+{
+    return a->pattern == b->pattern && a->mask == b->mask && a->width == b->width &&
+           a->phase == b->phase;
+}
+
 #define SHPAT_MEMO 256u
 typedef struct shpat_memo {
-    uint64_t pattern;               /* 0: empty */
-    uint32_t mask, width, phase;
+    pat_key key;                    /* phase: the base & 255 */
     unsigned wavefronts, conflicts;
 } shpat_memo;
 
@@ -264,8 +281,7 @@ typedef struct shpat_memo {
 #define COAL_MEMO 64u
 #define COAL_MEMO_SECTORS 16u
 typedef struct coal_memo {
-    uint64_t pattern;               /* 0: empty */
-    uint32_t mask, width, phase;    /* phase: the base & 127 */
+    pat_key key;                    /* phase: the base & 127 */
     uint16_t nsectors, nlines;
     int32_t rel[COAL_MEMO_SECTORS]; /* sector minus the first sector of the base's line */
     uint32_t bytes[COAL_MEMO_SECTORS];
@@ -634,25 +650,20 @@ static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsi
 {
     unsigned banks = s->gpu->shmem_banks;
     shpat_memo *pm = NULL;
-    uint32_t phase = 0;
+    pat_key key = {0};
     if (in->addr_pattern && banks && banks <= 64 && !(banks & (banks - 1)) &&
         (s->shpat_memo || (s->shpat_memo = calloc(SHPAT_MEMO, sizeof *s->shpat_memo)))) {
-        phase = (uint32_t)(in->addr[__builtin_ctz(in->mask)] & 255u);
-        uint64_t h = (in->addr_pattern ^ (uint64_t)in->mask << 20 ^ (uint64_t)width << 52 ^
-                      phase) * UINT64_C(0x9e3779b97f4a7c15);
-        pm = &s->shpat_memo[h >> 56]; /* SHPAT_MEMO = 2^8 */
-        if (pm->pattern == in->addr_pattern && pm->mask == in->mask && pm->width == width &&
-            pm->phase == phase) {
+        key = (pat_key){in->addr_pattern, in->mask, width,
+                        (uint32_t)(in->addr[__builtin_ctz(in->mask)] & 255u)};
+        pm = &s->shpat_memo[pat_key_hash(&key) >> 56]; /* SHPAT_MEMO = 2^8 */
+        if (pat_key_eq(&pm->key, &key)) {
             *conflicts = pm->conflicts;
             return pm->wavefronts;
         }
     }
     unsigned wf = shmem_wavefronts_addr(s, in, width, conflicts);
     if (pm) {
-        pm->pattern = in->addr_pattern;
-        pm->mask = in->mask;
-        pm->width = width;
-        pm->phase = phase;
+        pm->key = key;
         pm->wavefronts = wf;
         pm->conflicts = *conflicts;
     }
@@ -682,12 +693,9 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
     if (!s->coal_memo && !(s->coal_memo = calloc(COAL_MEMO, sizeof *s->coal_memo)))
         return 0;
     uint64_t base = in->addr[__builtin_ctz(in->mask)], first = base >> 7 << 2;
-    uint32_t phase = (uint32_t)(base & 127u);
-    uint64_t h = (in->addr_pattern ^ (uint64_t)in->mask << 20 ^ (uint64_t)width << 52 ^ phase) *
-                 UINT64_C(0x9e3779b97f4a7c15);
-    coal_memo *m = &s->coal_memo[h >> 58]; /* COAL_MEMO = 2^6 */
-    if (m->pattern == in->addr_pattern && m->mask == in->mask && m->width == width &&
-        m->phase == phase) {
+    pat_key key = {in->addr_pattern, in->mask, width, (uint32_t)(base & 127u)};
+    coal_memo *m = &s->coal_memo[pat_key_hash(&key) >> 58]; /* COAL_MEMO = 2^6 */
+    if (pat_key_eq(&m->key, &key)) {
         c->nsectors = m->nsectors;
         c->nlines = m->nlines;
         c->requests = 1;
@@ -709,10 +717,7 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
         m->rel[i] = (int32_t)(int64_t)(c->sector[i] - first);
         m->bytes[i] = c->bytes[i];
     }
-    m->pattern = in->addr_pattern;
-    m->mask = in->mask;
-    m->width = width;
-    m->phase = phase;
+    m->key = key;
     m->nsectors = (uint16_t)c->nsectors;
     m->nlines = (uint16_t)c->nlines;
     return 1;
@@ -731,6 +736,14 @@ static void mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned 
         return;
     }
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
+}
+
+/* Appends shape id `id` of instruction in to w's stream (w->ids has room) and counts it. */
+static inline void warp_append_id(sblock *b, swarp *w, const gf_inst *in, uint32_t id)
+{
+    b->warp_insts++;
+    b->thread_insts += gf_popcount32(in->mask);
+    w->ids[w->n++] = id;
 }
 
 /* Appends to w an instruction of shape (si, regs), interned as id: the shape inline in
@@ -770,9 +783,7 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
         }
         w->poollen += need;
     }
-    b->warp_insts++;
-    b->thread_insts += gf_popcount32(in->mask);
-    w->ids[w->n++] = id;
+    warp_append_id(b, w, in, id);
     return GF_OK;
 }
 
@@ -887,10 +898,8 @@ static gf_status replay_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, int
 emit:
     w->nslots = re->nslots;
     *done = 1;
-    if (re->kind != K_MEM) { /* warp_emit without a pool record (most replays: inline) */
-        b->warp_insts++;
-        b->thread_insts += gf_popcount32(in->mask);
-        w->ids[w->n++] = id;
+    if (re->kind != K_MEM) { /* nothing for the pool: skip warp_emit's call */
+        warp_append_id(b, w, in, id);
         return GF_OK;
     }
     return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
