@@ -299,6 +299,21 @@ typedef struct coal_memo {
  * on; a warp that runs past the list's end extends it. At most REPLAY_MAX entries. */
 #define RP_HEAD offsetof(gf_inst, addr)
 #define REPLAY_MAX 65536u
+/* Runs of replayed lines (replay_run). An entry without addresses also keeps its line's
+ * text, and consecutive such entries' texts lie end to end in one buffer (sim.rp_text),
+ * so a later warp following the list checks a whole run of them with one memcmp against
+ * the trace's next bytes and takes their shapes without parsing a line: vecadd's 14
+ * instructions a warp are runs of 8, 2 and 1 around its memory instructions. Runs are
+ * cut at RUN_MAX lines (the memcmp then fails less far in), and tried no more in a
+ * kernel where most tries fail (per-warp text such as pre-v3 prefixes). */
+#define RUN_MAX 64u
+typedef struct rp_line {
+    uint32_t toff;        /* its text in sim.rp_text ... */
+    uint16_t tlen;        /* ... of tlen bytes, newline included; 0: not in a run */
+    uint16_t nslots;      /* replay_ent.nslots */
+    uint32_t shape;       /* replay_ent.shape */
+    uint32_t threads;     /* active lanes */
+} rp_line;
 typedef struct replay_ent {
     unsigned char head[RP_HEAD];  /* the gf_inst up to its addresses */
     const gf_isa_entry *e;        /* its ISA entry */
@@ -374,6 +389,14 @@ typedef struct sim {
     uint32_t rp_len, rp_cap;
     uint32_t rp_pos, rp_done;
     int rp_follow, rp_record;
+    int rp_runs; /* replay_run is worth trying in this kernel */
+    /* Beside rp: each entry's line (rp_line) and the texts; replay_run's tries and
+     * successes in this kernel. */
+    rp_line *rpl;
+    size_t rpl_cap;
+    char *rp_text;
+    size_t rp_text_len, rp_text_cap;
+    uint64_t run_tries, run_hits;
 } sim;
 
 /* ---------------------------------------------------------------- block reading */
@@ -388,12 +411,12 @@ static gf_status warp_reserve_pool(swarp *w, size_t extra, gf_error *err, const 
     return GF_OK;
 }
 
-/* Room in w for one more instruction's shape id. */
-static gf_status warp_reserve_slow(swarp *w, const sim *s, gf_error *err)
+/* Room in w for `more` more instructions' shape ids. */
+static gf_status warp_reserve_slow(swarp *w, const sim *s, uint32_t more, gf_error *err)
 {
     void *p = w->ids;
     size_t cap = w->cap;
-    if (gf_grow(&p, &cap, (size_t)w->n + 1, sizeof(uint32_t)) != 0)
+    if (gf_grow(&p, &cap, (size_t)w->n + more, sizeof(uint32_t)) != 0)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "out of memory holding a thread block");
     w->ids = p;
@@ -405,7 +428,7 @@ static inline gf_status warp_reserve(swarp *w, const sim *s, gf_error *err)
 {
     if (w->n < w->cap)
         return GF_OK;
-    return warp_reserve_slow(w, s, err);
+    return warp_reserve_slow(w, s, 1, err);
 }
 
 /* The shape with id `id` (not SHAPE_INLINE) in a shape table. */
@@ -814,6 +837,14 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
         s->rp_record = 0;
         return;
     }
+    {
+        void *p = s->rpl;
+        if (gf_grow(&p, &s->rpl_cap, (size_t)s->rp_len + 1, sizeof *s->rpl) != 0) {
+            s->rp_record = 0; /* only costs speed */
+            return;
+        }
+        s->rpl = p;
+    }
     if (s->rp_len == s->rp_cap) {
         void *p = s->rp;
         size_t cap = s->rp_cap;
@@ -824,6 +855,7 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
         s->rp = p;
         s->rp_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     }
+    rp_line *rl = &s->rpl[s->rp_len];
     replay_ent *re = &s->rp[s->rp_len++];
     memcpy(re->head, in, RP_HEAD);
     re->e = e;
@@ -844,6 +876,69 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
                 re->newreg[s->regslot[r] - before] = r;
         }
     s->rp_done = s->rp_len;
+    /* its line, for runs: one without addresses whose shape the list holds */
+    const char *text;
+    size_t len;
+    gf_kreader_last_text(s->r, &text, &len);
+    rl->tlen = 0;
+    rl->nslots = re->nslots;
+    rl->shape = re->shape;
+    rl->threads = gf_popcount32(in->mask);
+    if (len && len <= UINT16_MAX && !in->mem_width && kind != K_MEM && kind != K_SHARED &&
+        re->shape != SHAPE_INLINE && s->rp_text_len + len <= UINT32_MAX) {
+        void *p = s->rp_text;
+        if (gf_grow(&p, &s->rp_text_cap, s->rp_text_len + len, 1) == 0) {
+            s->rp_text = p;
+            memcpy(s->rp_text + s->rp_text_len, text, len);
+            rl->toff = (uint32_t)s->rp_text_len;
+            rl->tlen = (uint16_t)len;
+            s->rp_text_len += len;
+        }
+    }
+}
+
+/* Takes the warp's next instructions as a run of the replay list (see RUN_MAX) when the
+ * trace's next lines are that run's texts: returns 1 with their ids appended, or 0
+ * having read nothing (*st GF_OK either way unless out of memory). The run stops
+ * before an instruction index at which produce_block checks for spilling, which it
+ * leaves to the line-by-line path. */
+static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
+{
+    uint32_t k = s->rp_pos;
+    *st = GF_OK;
+    if (k >= s->rp_len || !s->rpl[k].tlen || (w->n && w->n % SPILL_WINDOW == 0))
+        return 0;
+    uint32_t most = s->rp_len - k, room = SPILL_WINDOW - w->n % SPILL_WINDOW;
+    most = most < RUN_MAX ? most : RUN_MAX;
+    most = most < room ? most : room;
+    const rp_line *rl = s->rpl + k;
+    uint32_t m = 0;
+    size_t bytes = 0;
+    uint64_t threads = 0;
+    for (; m < most && rl[m].tlen; m++) {
+        bytes += rl[m].tlen;
+        threads += rl[m].threads;
+    }
+    s->run_tries++;
+    if (!gf_kreader_skip_same(s->r, s->rp_text + rl[0].toff, bytes, m)) {
+        if (s->run_tries >= 256 && s->run_hits * 2 < s->run_tries)
+            s->rp_runs = 0;
+        return 0;
+    }
+    s->run_hits++;
+    if (w->n + m > w->cap && (*st = warp_reserve_slow(w, s, m, err)) != GF_OK)
+        return 1;
+    for (uint32_t j = 0; j < m; j++)
+        w->ids[w->n + j] = rl[j].shape;
+    w->n += m;
+    w->nslots = rl[m - 1].nslots;
+    b->warp_insts += m;
+    b->thread_insts += threads;
+    s->rp_pos = k + m;
+    s->shape_lookups += m; /* repeats, as interning would have found */
+    s->shape_hits += m;
+    s->shape_prev = rl[m - 1].shape;
+    return 1;
 }
 
 /* Decodes in from the replay list when the warp has followed it so far and in's head
@@ -1220,7 +1315,14 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
         /* (replay_inst compares heads bytewise: no stack garbage in the padding or in
          * the register lists past ndst and nsrc, which the parser leaves alone) */
         memset(&in, 0, RP_HEAD);
-        while ((st = gf_kreader_next_inst(s->r, &in, err)) == GF_OK) {
+        for (;;) {
+            if (s->rp_follow && s->rp_runs && replay_run(s, b, w, &st, err)) {
+                if (st != GF_OK)
+                    return st;
+                continue;
+            }
+            if ((st = gf_kreader_next_inst(s->r, &in, err)) != GF_OK)
+                break;
             /* At each window boundary: past the hold budget, what the warp holds goes
              * to the spill file, and from then on each window as it fills. */
             if (w->n && w->n % SPILL_WINDOW == 0 && s->opt->hold_bytes &&
@@ -2325,6 +2427,8 @@ static void sim_free(sim *s)
     free(s->coal_memo);
     free(s->shpat_memo);
     free(s->rp);
+    free(s->rpl);
+    free(s->rp_text);
     for (unsigned k = 0; k < s->shape_nchunks; k++)
         free(s->shape_chunk[k]);
     free(s->shape_hash);
@@ -2373,6 +2477,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->r = r;
     s->ki = ki;
     s->shape_first = s->shape_prev = SHAPE_INLINE;
+    s->rp_runs = 1;
     s->res = out;
     s->nsub = gpu->subcores_per_sm ? gpu->subcores_per_sm : 1;
     s->bps = out->occ.blocks_per_sm;

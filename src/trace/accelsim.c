@@ -66,6 +66,8 @@ struct gf_kreader {
     struct deltamemo *dmemo; /* beside tpl: LINE_TPLS mode-2 delta lists, allocated at the
                               * first mode-2 line; NULL: none (only costs speed) */
     uint64_t dgen;           /* delta lists stored so far (deltamemo.gen) */
+    const char *last_text;   /* the last instruction line fast_inst took (last_len 0: */
+    size_t last_len;         /* the last one was not), see gf_kreader_last_text */
 };
 
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
@@ -1192,10 +1194,33 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
         if (used) {
             gf_stream_skip_line(r->s, used);
             r->remaining--;
+            r->last_text = data;
+            r->last_len = used;
             return GF_OK;
         }
     }
+    r->last_len = 0;
     return next_inst_general(r, inst, err);
+}
+
+void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len)
+{
+    *text = r->last_text;
+    *len = r->ppt ? 0 : r->last_len;
+}
+
+int gf_kreader_skip_same(gf_kreader *r, const char *text, size_t len, uint32_t n)
+{
+    if (r->ppt || r->state != RS_IN_WARP || r->remaining < n || r->has_pushback)
+        return 0;
+    const char *data, *lim;
+    gf_stream_peek(r->s, &data, &lim);
+    if ((size_t)(lim - data) < len || memcmp(data, text, len) != 0)
+        return 0;
+    gf_stream_skip_lines(r->s, len, (long)n);
+    r->remaining -= n;
+    r->last_len = 0; /* (the last text is the caller's copy, not the buffer's) */
+    return 1;
 }
 
 /* The general parser (a line fast_inst did not take), out of line so that the common

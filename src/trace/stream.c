@@ -379,6 +379,14 @@ void gf_stream_skip_line(gf_stream *s, size_t n)
     s->line++;
 }
 
+void gf_stream_skip_lines(gf_stream *s, size_t n, long nlines)
+{
+    s->pos += n;
+    s->bytes += n;
+    s->scanned = 0;
+    s->line += nlines;
+}
+
 long gf_stream_line(const gf_stream *s)
 {
     return s->line;

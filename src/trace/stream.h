@@ -54,6 +54,8 @@ gf_status gf_stream_next_line(gf_stream *s, char **line, size_t *len, gf_error *
  * which reads more. Valid until the next call on s. */
 void gf_stream_peek(gf_stream *s, const char **p, const char **lim);
 void gf_stream_skip_line(gf_stream *s, size_t n);
+/* gf_stream_skip_line for nlines whole lines at once, n bytes in all. */
+void gf_stream_skip_lines(gf_stream *s, size_t n, long nlines);
 
 /* 1-based number of the line last returned (0 before the first). */
 long gf_stream_line(const gf_stream *s);

@@ -101,6 +101,17 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
                                gf_error *err);
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
 
+/* Repeated lines, for a caller that remembers what lines parsed to (kernel_sim's replay).
+ * gf_kreader_last_text gives the bytes of the instruction line the last next_inst
+ * returned, its newline included, when they were read as they lie in the file (*len 0
+ * otherwise: the general parser's lines, PPT-GPU kernels); valid until the next call on
+ * r. gf_kreader_skip_same skips the current warp's next n instruction lines and returns
+ * 1 when they are exactly the len bytes at text, which must be n such texts one after
+ * another: those lines parse to what the texts did. Otherwise (other bytes, fewer lines
+ * left in the warp, or the bytes not read in yet) it returns 0 and reads nothing. */
+void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len);
+int gf_kreader_skip_same(gf_kreader *r, const char *text, size_t len, uint32_t n);
+
 /* Position for messages: file path and current line number. */
 const char *gf_kreader_path(const gf_kreader *r);
 long gf_kreader_line(const gf_kreader *r);
