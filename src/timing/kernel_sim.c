@@ -110,7 +110,8 @@ typedef struct scan_ent {
  * cache), then what only decoding, spilling and retiring use. */
 typedef struct swarp {
     /* 64-byte aligned (warps_alloc), so the hot fields are exactly two cache lines */
-    _Alignas(64) uint32_t *ids; /* shape ids of its instructions (see shape) */
+    _Alignas(64) uint32_t *ids; /* shape ids of its instructions (see shape): `own`, or
+                                   the kernel's shared stream (sim.rp_ids, `shared`) */
     uint32_t *const *shapes; /* the kernel's shape table (sim.shape_chunk) */
     uint8_t *pool;         /* in instruction order: the inline shapes (SHAPE_INLINE) and
                               memory records (memrec + sectors + byte masks) */
@@ -143,7 +144,9 @@ typedef struct swarp {
     uint64_t uid;
     /* cold: decoding, spilling */
     size_t poollen, poolcap;
+    uint32_t *own;         /* its own array of ids, of cap ids (kept with a spare block) */
     uint32_t cap;
+    int shared;            /* ids is sim.rp_ids (so win0 is 0), see warp_put_id */
     size_t slotcap;
     struct spill_win *wins; /* spilled: nwin + 1 windows (the last: the totals) */
     size_t winscap;
@@ -397,6 +400,10 @@ typedef struct sim {
     char *rp_text;
     size_t rp_text_len, rp_text_cap;
     uint64_t run_tries, run_hits;
+    /* The shared id stream: the first ids_len of REPLAY_MAX ids, never changed once
+     * written (see warp_put_id); NULL: none (only costs memory and speed). */
+    uint32_t *rp_ids;
+    uint32_t ids_len;
 } sim;
 
 /* ---------------------------------------------------------------- block reading */
@@ -411,24 +418,65 @@ static gf_status warp_reserve_pool(swarp *w, size_t extra, gf_error *err, const 
     return GF_OK;
 }
 
-/* Room in w for `more` more instructions' shape ids. */
+/* Room in w's own array (w not shared) for `more` more instructions' shape ids. */
 static gf_status warp_reserve_slow(swarp *w, const sim *s, uint32_t more, gf_error *err)
 {
-    void *p = w->ids;
+    void *p = w->own;
     size_t cap = w->cap;
     if (gf_grow(&p, &cap, (size_t)w->n + more, sizeof(uint32_t)) != 0)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "out of memory holding a thread block");
-    w->ids = p;
+    w->ids = w->own = p;
     w->cap = (uint32_t)cap;
     return GF_OK;
 }
 
+/* Room for one more id (a shared warp needs none: warp_put_id makes it if it must). */
 static inline gf_status warp_reserve(swarp *w, const sim *s, gf_error *err)
 {
-    if (w->n < w->cap)
+    if (w->shared || w->n < w->cap)
         return GF_OK;
     return warp_reserve_slow(w, s, 1, err);
+}
+
+/* Shared id streams. Warps of a kernel mostly run the same instructions, so their id
+ * streams are mostly one stream: a warp starts out reading its ids from the kernel's
+ * shared stream (sim.rp_ids) and stores none of its own while each id it appends is the
+ * one already there (or extends the stream at its end). At its first different id it
+ * copies its ids so far to its own array and goes on there (warp_unshare), as it does
+ * before it spills. So a kernel whose warps agree holds one id stream instead of one a
+ * warp (less to hold and spill), and every warp's issue reads the same hot ids. */
+static gf_status warp_unshare(sim *s, swarp *w, gf_error *err)
+{
+    /* room for the run replay_run may be appending */
+    gf_status st = w->n + RUN_MAX + 1 > w->cap ? warp_reserve_slow(w, s, RUN_MAX + 1, err)
+                                               : GF_OK;
+    if (st != GF_OK)
+        return st;
+    memcpy(w->own, s->rp_ids, (size_t)w->n * sizeof(uint32_t));
+    w->ids = w->own;
+    w->shared = 0;
+    return GF_OK;
+}
+
+/* Appends id to w's ids (w has room when not shared: warp_reserve). */
+static inline gf_status warp_put_id(sim *s, swarp *w, uint32_t id, gf_error *err)
+{
+    if (w->shared) {
+        /* its n ids are the stream's first n, so n <= ids_len */
+        uint32_t i = w->n;
+        if (i < s->ids_len ? s->rp_ids[i] == id : i < REPLAY_MAX) {
+            if (i == s->ids_len)
+                s->rp_ids[s->ids_len++] = id;
+            w->n++;
+            return GF_OK;
+        }
+        gf_status st = warp_unshare(s, w, err);
+        if (st != GF_OK)
+            return st;
+    }
+    w->ids[w->n++] = id;
+    return GF_OK;
 }
 
 /* The shape with id `id` (not SHAPE_INLINE) in a shape table. */
@@ -761,12 +809,14 @@ static void mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned 
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
 }
 
-/* Appends shape id `id` of instruction in to w's stream (w->ids has room) and counts it. */
-static inline void warp_append_id(sblock *b, swarp *w, const gf_inst *in, uint32_t id)
+/* Appends shape id `id` of instruction in to w's stream (warp_reserve made room) and
+ * counts it. */
+static inline gf_status warp_append_id(sim *s, sblock *b, swarp *w, const gf_inst *in,
+                                       uint32_t id, gf_error *err)
 {
     b->warp_insts++;
     b->thread_insts += gf_popcount32(in->mask);
-    w->ids[w->n++] = id;
+    return warp_put_id(s, w, id, err);
 }
 
 /* Appends to w an instruction of shape (si, regs), interned as id: the shape inline in
@@ -806,8 +856,7 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
         }
         w->poollen += need;
     }
-    warp_append_id(b, w, in, id);
-    return GF_OK;
+    return warp_append_id(s, b, w, in, id, err);
 }
 
 /* ---------------------------------------------------------------- decoding replay */
@@ -926,11 +975,11 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
         return 0;
     }
     s->run_hits++;
-    if (w->n + m > w->cap && (*st = warp_reserve_slow(w, s, m, err)) != GF_OK)
+    if (!w->shared && w->n + m > w->cap && (*st = warp_reserve_slow(w, s, m, err)) != GF_OK)
         return 1;
     for (uint32_t j = 0; j < m; j++)
-        w->ids[w->n + j] = rl[j].shape;
-    w->n += m;
+        if ((*st = warp_put_id(s, w, rl[j].shape, err)) != GF_OK)
+            return 1;
     w->nslots = rl[m - 1].nslots;
     b->warp_insts += m;
     b->thread_insts += threads;
@@ -993,10 +1042,8 @@ static gf_status replay_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, int
 emit:
     w->nslots = re->nslots;
     *done = 1;
-    if (re->kind != K_MEM) { /* nothing for the pool: skip warp_emit's call */
-        warp_append_id(b, w, in, id);
-        return GF_OK;
-    }
+    if (re->kind != K_MEM) /* nothing for the pool: skip warp_emit's call */
+        return warp_append_id(s, b, w, in, id, err);
     return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
 }
 
@@ -1108,7 +1155,7 @@ static void block_free(sblock *b)
     if (!b)
         return;
     for (unsigned i = 0; i < b->nwarps; i++) {
-        free(b->warps[i].ids);
+        free(b->warps[i].own);
         free(b->warps[i].ready);
         free(b->warps[i].pool);
         free(b->warps[i].wins);
@@ -1184,6 +1231,8 @@ static uint32_t spill_windows(const swarp *w)
 static gf_status spill_flush_warp(sim *s, sblock *b, swarp *w, gf_error *err)
 {
     gf_status st;
+    if (w->shared && (st = warp_unshare(s, w, err)) != GF_OK)
+        return st;
     if (!s->spill && (st = gf_spill_open(&s->spill, err)) != GF_OK)
         return st;
     b->spill = s->spill;
@@ -1304,6 +1353,8 @@ static gf_status produce_block(sim *s, sblock *b, gf_error *err)
             return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
                                 "warp %u appears twice in one thread block", wid);
         s->shape_prev = SHAPE_INLINE;
+        w->shared = s->rp_ids != NULL;
+        w->ids = w->shared ? s->rp_ids : w->own;
         s->rp_pos = s->rp_done = 0;
         s->rp_follow = !s->opt->no_replay;
         s->rp_record = 0;
@@ -2428,6 +2479,7 @@ static void sim_free(sim *s)
     free(s->shpat_memo);
     free(s->rp);
     free(s->rpl);
+    free(s->rp_ids);
     free(s->rp_text);
     for (unsigned k = 0; k < s->shape_nchunks; k++)
         free(s->shape_chunk[k]);
@@ -2478,6 +2530,8 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->ki = ki;
     s->shape_first = s->shape_prev = SHAPE_INLINE;
     s->rp_runs = 1;
+    if (!opt->no_share) /* NULL: every warp keeps its own */
+        s->rp_ids = malloc(REPLAY_MAX * sizeof *s->rp_ids);
     s->res = out;
     s->nsub = gpu->subcores_per_sm ? gpu->subcores_per_sm : 1;
     s->bps = out->occ.blocks_per_sm;

@@ -48,6 +48,9 @@ typedef struct gf_ksim_options {
     /* Decode every instruction in full instead of replaying the first warp's decoding
      * (kernel_sim.c replay_inst): for tests, which check that results are the same. */
     int no_replay;
+    /* Give every warp its own array of shape ids instead of sharing the kernel's stream
+     * while they agree (kernel_sim.c warp_put_id): for tests, as no_replay. */
+    int no_share;
 } gf_ksim_options;
 
 /* The CLI's and gf_predict_file's hold budget. Spilling costs no time on the machine of

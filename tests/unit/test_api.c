@@ -53,10 +53,12 @@ static void torture_api_errors(void **state)
     assert_string_equal(gf_version(), GF_VERSION_STRING);
 }
 
-/* A one-warp trace of n IADD3s, written to the test temp dir; returns its path. */
+/* A one-warp trace of n instructions, IADD3s and every eighth a load (whose sectors the
+ * warp holds: its ids alone are the kernel's shared stream), written to the test temp
+ * dir; returns its path. */
 static const char *long_warp_trace(unsigned n)
 {
-    size_t cap = 512 + (size_t)n * 40, len = 0;
+    size_t cap = 512 + (size_t)n * 48, len = 0;
     char *t = malloc(cap);
     assert_non_null(t);
     len += (size_t)snprintf(t, cap,
@@ -67,8 +69,14 @@ static const char *long_warp_trace(unsigned n)
                             "thread block = 0,0,0\n\nwarp = 0\ninsts = %u\n",
                             n);
     for (unsigned i = 0; i < n; i++)
-        len += (size_t)snprintf(t + len, cap - len, "%04x ffffffff 1 R%u IADD3 2 R%u R%u 0\n",
-                                i * 16, 1 + i % 8, 1 + (i + 3) % 8, 1 + (i + 5) % 8);
+        if (i % 8 == 7)
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "%04x ffffffff 1 R%u LDG.E 1 R%u 4 1 0x%x 4\n", i * 16,
+                                    1 + i % 8, 1 + (i + 3) % 8, 0x10000000u + i * 128u);
+        else
+            len += (size_t)snprintf(t + len, cap - len,
+                                    "%04x ffffffff 1 R%u IADD3 2 R%u R%u 0\n", i * 16,
+                                    1 + i % 8, 1 + (i + 3) % 8, 1 + (i + 5) % 8);
     len += (size_t)snprintf(t + len, cap - len, "\n#END_TB\n");
     const char *path = gf_test_write_file("longwarp.traceg", t, len);
     free(t);

@@ -48,6 +48,7 @@ static const char *gen(const gf_gen_params *p, const char *tag)
 static unsigned predict_threads = 1;
 static uint64_t predict_hold; /* 0: hold every block in memory */
 static int predict_no_replay;  /* decode every instruction in full */
+static int predict_no_share;   /* every warp keeps its own shape ids */
 
 /* Predicts one-kernel trace dir on gpu; returns its summary. */
 static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_row *row_out)
@@ -57,6 +58,7 @@ static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_ro
     opt.ksim.threads = predict_threads;
     opt.ksim.hold_bytes = predict_hold;
     opt.ksim.no_replay = predict_no_replay;
+    opt.ksim.no_share = predict_no_share;
     gf_report rep;
     gf_report_init(&rep);
     gf_kernel_summary *sums = NULL;
@@ -410,7 +412,8 @@ static void torture_shared_conflicts_through_memo(void **state)
  * addresses, leave it part-way (another register, another opcode, a partial mask),
  * end early, and run past its end (extending the list, which the next warps follow);
  * generic loads go to shared or global memory by address. Held, spilled and on 3
- * threads, replayed and not. */
+ * threads, replayed and not, with warps sharing the kernel's id stream (kernel_sim.c
+ * warp_put_id: these warps leave it part-way too) and not. */
 static void torture_replayed_decoding_predicts_the_same(void **state)
 {
     (void)state;
@@ -471,11 +474,15 @@ static void torture_replayed_decoding_predicts_the_same(void **state)
     assert_int_equal(fclose(f), 0);
     gf_gpu g = load_gpu("titanv");
     static const uint64_t holds[] = {1, 1, 20000};
-    predict_no_replay = 1;
+    predict_no_replay = predict_no_share = 1;
     gf_kernel_row full = assert_same_when_spilled(d, &g, holds, 3);
-    predict_no_replay = 0;
+    predict_no_replay = predict_no_share = 0;
     gf_kernel_row replayed = assert_same_when_spilled(d, &g, holds, 3);
     assert_memory_equal(full.v, replayed.v, sizeof full.v);
+    predict_no_share = 1; /* replayed, each warp with its own ids */
+    gf_kernel_row own = assert_same_when_spilled(d, &g, holds, 3);
+    predict_no_share = 0;
+    assert_memory_equal(full.v, own.v, sizeof full.v);
     assert_true(replayed.v[GF_C_SHMEM_BANK_CONFLICTS] > 0);
 }
 
