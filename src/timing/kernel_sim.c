@@ -2005,7 +2005,10 @@ static void prefetch_sm(const sim *s, unsigned smi, int deep)
             const char *r = (const char *)w->ready;
             for (size_t k = 0; k < w->nslots * sizeof(uint64_t); k += 64)
                 __builtin_prefetch(r + k);
+            /* a memory record (~60 B for 4 sectors) mostly straddles two lines: both;
+             * CPU time ABBA 0.93-0.96 on vecadd 522 MB and SGEMM 512 against one */
             __builtin_prefetch(w->pool + w->pcur);
+            __builtin_prefetch(w->pool + w->pcur + 63);
         }
     }
 }
