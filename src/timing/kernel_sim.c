@@ -304,18 +304,22 @@ typedef struct coal_memo {
 #define REPLAY_MAX 65536u
 /* Runs of replayed lines (replay_run). An entry without addresses also keeps its line's
  * text, and consecutive such entries' texts lie end to end in one buffer (sim.rp_text),
- * so a later warp following the list checks a whole run of them with one memcmp against
- * the trace's next bytes and takes their shapes without parsing a line: vecadd's 14
- * instructions a warp are runs of 8, 2 and 1 around its memory instructions. Runs are
- * cut at RUN_MAX lines (the memcmp then fails less far in), and tried no more in a
- * kernel where most tries fail (per-warp text such as pre-v3 prefixes). */
+ * so a later warp following the list compares a whole run of them with the trace's next
+ * bytes at once and takes the shapes of the lines that match without parsing them:
+ * vecadd's 14 instructions a warp are runs of 8, 2 and 1 around its memory
+ * instructions; SGEMM's inner loop, runs of 4 shared loads of B and 4 FFMAs between
+ * loads of A, whose addresses differ between warps. Runs are cut at RUN_MAX lines; an
+ * entry whose line mostly differs (RUN_MISSES) starts no more runs, and a kernel where
+ * hardly any try matches (per-warp text such as pre-v3 prefixes) tries no more. */
 #define RUN_MAX 64u
+#define RUN_MISSES 8u
 typedef struct rp_line {
     uint32_t toff;        /* its text in sim.rp_text ... */
     uint16_t tlen;        /* ... of tlen bytes, newline included; 0: not in a run */
     uint16_t nslots;      /* replay_ent.nslots */
     uint32_t shape;       /* replay_ent.shape */
-    uint32_t threads;     /* active lanes */
+    uint16_t threads;     /* active lanes */
+    uint16_t misses;      /* runs tried from here whose first line differed */
 } rp_line;
 typedef struct replay_ent {
     unsigned char head[RP_HEAD];  /* the gf_inst up to its addresses */
@@ -931,10 +935,13 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     gf_kreader_last_text(s->r, &text, &len);
     rl->tlen = 0;
     rl->nslots = re->nslots;
+    /* (a shared access's text holds its addresses: the same text, the same wavefronts
+     * and conflicts, so the same shape) */
     rl->shape = re->shape;
-    rl->threads = gf_popcount32(in->mask);
-    if (len && len <= UINT16_MAX && !in->mem_width && kind != K_MEM && kind != K_SHARED &&
-        re->shape != SHAPE_INLINE && s->rp_text_len + len <= UINT32_MAX) {
+    rl->threads = (uint16_t)gf_popcount32(in->mask);
+    rl->misses = 0;
+    if (len && len <= UINT16_MAX && kind != K_MEM && re->shape != SHAPE_INLINE &&
+        s->rp_text_len + len <= UINT32_MAX) {
         void *p = s->rp_text;
         if (gf_grow(&p, &s->rp_text_cap, s->rp_text_len + len, 1) == 0) {
             s->rp_text = p;
@@ -955,22 +962,35 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
 {
     uint32_t k = s->rp_pos;
     *st = GF_OK;
-    if (k >= s->rp_len || !s->rpl[k].tlen || (w->n && w->n % SPILL_WINDOW == 0))
+    if (k >= s->rp_len || !s->rpl[k].tlen || s->rpl[k].misses >= RUN_MISSES ||
+        (w->n && w->n % SPILL_WINDOW == 0))
         return 0;
     uint32_t most = s->rp_len - k, room = SPILL_WINDOW - w->n % SPILL_WINDOW;
     most = most < RUN_MAX ? most : RUN_MAX;
     most = most < room ? most : room;
     const rp_line *rl = s->rpl + k;
-    uint32_t m = 0;
     size_t bytes = 0;
+    uint32_t m = 0;
     uint64_t threads = 0;
     for (; m < most && rl[m].tlen; m++) {
         bytes += rl[m].tlen;
         threads += rl[m].threads;
     }
+    /* the run's first lines that the trace repeats: where the first differs (another
+     * warp's shared addresses, another register), the line-by-line path goes on */
+    size_t same = gf_kreader_match(s->r, s->rp_text + rl[0].toff, bytes);
+    if (same < bytes) {
+        uint32_t n = m;
+        threads = 0;
+        for (bytes = 0, m = 0; m < n && bytes + rl[m].tlen <= same; m++) {
+            bytes += rl[m].tlen;
+            threads += rl[m].threads;
+        }
+    }
     s->run_tries++;
-    if (!gf_kreader_skip_same(s->r, s->rp_text + rl[0].toff, bytes, m)) {
-        if (s->run_tries >= 256 && s->run_hits * 2 < s->run_tries)
+    if (!m || !gf_kreader_skip_lines(s->r, bytes, m)) {
+        s->rpl[k].misses++;
+        if (s->run_tries >= 4096 && s->run_hits * 16 < s->run_tries)
             s->rp_runs = 0;
         return 0;
     }

@@ -1209,15 +1209,36 @@ void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len)
     *len = r->ppt ? 0 : r->last_len;
 }
 
-int gf_kreader_skip_same(gf_kreader *r, const char *text, size_t len, uint32_t n)
+size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len)
 {
-    if (r->ppt || r->state != RS_IN_WARP || r->remaining < n || r->has_pushback)
+    if (r->ppt || r->state != RS_IN_WARP || r->remaining == 0 || r->has_pushback)
         return 0;
     const char *data, *lim;
     gf_stream_peek(r->s, &data, &lim);
-    if ((size_t)(lim - data) < len || memcmp(data, text, len) != 0)
+    size_t avail = (size_t)(lim - data), n = len < avail ? len : avail, i = 0;
+    if (memcmp(data, text, n) == 0) /* the usual case, and libc's memcmp is the fastest */
+        return n;
+    for (; i + 8 <= n; i += 8) { /* then where: word by word */
+        uint64_t a, b;
+        memcpy(&a, data + i, 8);
+        memcpy(&b, text + i, 8);
+        if (a != b) /* the first differing byte: the lowest in memory */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+            return i + (size_t)(__builtin_clzll(a ^ b) >> 3);
+#else
+            return i + (size_t)(__builtin_ctzll(a ^ b) >> 3);
+#endif
+    }
+    while (i < n && data[i] == text[i])
+        i++;
+    return i;
+}
+
+int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n)
+{
+    if (r->ppt || r->state != RS_IN_WARP || r->remaining < n || r->has_pushback)
         return 0;
-    gf_stream_skip_lines(r->s, len, (long)n);
+    gf_stream_skip_lines(r->s, bytes, (long)n);
     r->remaining -= n;
     r->last_len = 0; /* (the last text is the caller's copy, not the buffer's) */
     return 1;

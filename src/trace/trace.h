@@ -105,12 +105,15 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
  * gf_kreader_last_text gives the bytes of the instruction line the last next_inst
  * returned, its newline included, when they were read as they lie in the file (*len 0
  * otherwise: the general parser's lines, PPT-GPU kernels); valid until the next call on
- * r. gf_kreader_skip_same skips the current warp's next n instruction lines and returns
- * 1 when they are exactly the len bytes at text, which must be n such texts one after
- * another: those lines parse to what the texts did. Otherwise (other bytes, fewer lines
- * left in the warp, or the bytes not read in yet) it returns 0 and reads nothing. */
+ * r. gf_kreader_match returns how many of the len bytes at text the current warp's
+ * unread lines begin with (0 outside a warp, for PPT-GPU kernels, or with a line pushed
+ * back; bytes not read in yet do not match), reading nothing. If text is such line texts
+ * one after another, the whole lines among the matched bytes parse to what their texts
+ * did, and gf_kreader_skip_lines(r, bytes, n) skips them: n whole lines of `bytes` bytes
+ * in all, n at most the lines left in the warp (else it returns 0 and skips nothing). */
 void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len);
-int gf_kreader_skip_same(gf_kreader *r, const char *text, size_t len, uint32_t n);
+size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len);
+int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n);
 
 /* Position for messages: file path and current line number. */
 const char *gf_kreader_path(const gf_kreader *r);

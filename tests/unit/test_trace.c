@@ -232,6 +232,60 @@ static void torture_address_patterns(void **state)
     gf_kreader_close(r);
 }
 
+/* Repeated lines (gf_kreader_last_text, gf_kreader_match, gf_kreader_skip_lines): the
+ * texts of the first warp's lines, matched against the second warp's, whose second line
+ * differs at its address; skipping whole lines moves the line count and stops at the
+ * warp's end. */
+static void torture_repeated_lines(void **state)
+{
+    (void)state;
+    const char *l1 = "0000 ffffffff 1 R1 MOV 0 0\n", *l2 = "0010 ffffffff 1 R2 LDS 1 R1 4 1 0x80 4\n",
+               *l3 = "0020 ffffffff 1 R3 FADD 2 R1 R2 0\n";
+    char text[1024];
+    snprintf(text, sizeof text,
+             HDR4 "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 3\n%s%s%s"
+                  "warp = 1\ninsts = 3\n%s0010 ffffffff 1 R2 LDS 1 R1 4 1 0x90 4\n%s#END_TB\n",
+             l1, l2, l3, l1, l3);
+    const char *p = gf_test_write_file("repeat.traceg", text, strlen(text));
+    gf_error e;
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    char seen[256] = "";
+    assert_int_equal(gf_kreader_match(r, l1, strlen(l1)), 0); /* not in a warp */
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+        const char *t;
+        size_t len;
+        gf_kreader_last_text(r, &t, &len);
+        assert_true(len > 0 && t[len - 1] == '\n');
+        strncat(seen, t, len);
+    }
+    char want[256];
+    snprintf(want, sizeof want, "%s%s%s", l1, l2, l3);
+    assert_string_equal(seen, want);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    assert_int_equal(gf_kreader_match(r, want, strlen(want)), 0); /* the warp has ended */
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    long line = gf_kreader_line(r);
+    /* the first line and the second's bytes before its address match */
+    size_t same = gf_kreader_match(r, want, strlen(want));
+    assert_int_equal(same, strlen(l1) + strlen("0010 ffffffff 1 R2 LDS 1 R1 4 1 0x"));
+    assert_int_equal(gf_kreader_skip_lines(r, strlen(l1), 4), 0); /* more than are left */
+    assert_int_equal(gf_kreader_skip_lines(r, strlen(l1), 1), 1);
+    assert_int_equal(gf_kreader_line(r), line + 1);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK); /* the differing line */
+    assert_true(in.addr[0] == 0x90);
+    assert_int_equal(gf_kreader_match(r, l3, strlen(l3)), strlen(l3));
+    assert_int_equal(gf_kreader_skip_lines(r, strlen(l3), 1), 1);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    gf_kreader_close(r);
+}
+
 static void torture_totals_and_skipping(void **state)
 {
     (void)state;
@@ -1032,6 +1086,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_v4_header_and_every_address_mode),
         cmocka_unit_test(torture_address_patterns),
+        cmocka_unit_test(torture_repeated_lines),
         cmocka_unit_test(torture_totals_and_skipping),
         cmocka_unit_test(torture_pre_v3_format),
         cmocka_unit_test(torture_v3_v5_and_lineinfo),
