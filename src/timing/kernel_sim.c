@@ -2142,6 +2142,8 @@ static gf_status spill_check(const sim *s, gf_error *err)
     return GF_OK;
 }
 
+#define RESOLVE_AHEAD 16u
+
 static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
                                size_t **tcount, size_t *tcap, struct l2item **items,
                                size_t *icap, size_t *f, gf_error *err)
@@ -2195,6 +2197,16 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
     /* Back in global order: each instruction's requests, slice by slice as bucketed. */
     memcpy(fill, f, nsl * sizeof *f);
     for (size_t j = 0; j < total; j++) {
+        /* each outcome touches its warp, which the SMs' runs have long evicted: fetch
+         * the warps RESOLVE_AHEAD on, and their registers and scan entries half as far */
+        if (j + RESOLVE_AHEAD < total)
+            __builtin_prefetch(all[j + RESOLVE_AHEAD]->w);
+        if (j + RESOLVE_AHEAD / 2 < total) {
+            const swarp *pw = all[j + RESOLVE_AHEAD / 2]->w;
+            __builtin_prefetch(pw->ready);
+            __builtin_prefetch(pw->ent);
+            __builtin_prefetch((const char *)pw + 64);
+        }
         pend *pq = all[j];
         ssm *sm = &s->sms[pq->sm];
         swarp *w = pq->w;
