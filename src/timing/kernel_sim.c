@@ -2021,7 +2021,8 @@ static void prefetch_sm(const sim *s, unsigned smi, int deep)
             }
             if (w->state == W_DONE || w->pc - w->win0 >= w->n)
                 continue;
-            __builtin_prefetch(w->ids + (w->pc - w->win0));
+            if (w->ids != s->rp_ids) /* (the shared stream is hot: every warp reads it) */
+                __builtin_prefetch(w->ids + (w->pc - w->win0));
             const char *r = (const char *)w->ready;
             /* (malloc's 16-byte alignment: the array's last line may be one more) */
             for (size_t k = 0; k < w->nslots * sizeof(uint64_t); k += 64)
