@@ -53,13 +53,13 @@ typedef struct gf_ksim_options {
     int no_share;
 } gf_ksim_options;
 
-/* The CLI's and gf_predict_file's hold budget. Spilling costs no time on the machine of
- * bench/README.md; it saves some: a warp's window is written out as it fills, so its
- * arrays stay one window long and are reused, where holding grows them by doubling
- * into fresh pages (FFMA benchmark, 14.4 M warp instructions in one wave: 1.9 s and
- * 370 MB held whole, 1.1 s and 21-44 MB with budgets of 1 byte to 32 MiB; SGEMM 256,
- * multi-wave: the same time for any budget). 32 MiB keeps short multi-wave kernels
- * wholly in memory. */
+/* The CLI's and gf_predict_file's hold budget. What a warp holds is mostly its memory
+ * records: warps that run the kernel's common instructions read their shape ids from one
+ * shared stream (kernel_sim.c warp_put_id), so the one-wave FFMA benchmark (14.4 M warp
+ * instructions) holds 13 MB whole, and the 864 MB SGEMM's waves fit in 32 MiB (85 MB
+ * peak RSS, trackers included). Where a wave does not fit, spilling costs its writes to
+ * and reads from the page cache (SGEMM 512 with a 1-byte budget: ~0.25 s more system
+ * time, bench/README.md 2026-11-25 ninth session). */
 #define GF_KSIM_HOLD_DEFAULT (UINT64_C(32) << 20)
 
 /* What the issue model measured for one kernel, at unloaded memory latencies. Plain data
