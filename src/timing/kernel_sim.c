@@ -319,7 +319,7 @@ typedef struct rp_line {
     uint16_t nslots;      /* replay_ent.nslots */
     uint32_t shape;       /* replay_ent.shape */
     uint16_t threads;     /* active lanes */
-    uint16_t misses;      /* runs tried from here whose first line differed */
+    uint16_t misses;      /* runs tried through here that differed in this line */
 } rp_line;
 typedef struct replay_ent {
     unsigned char head[RP_HEAD];  /* the gf_inst up to its addresses */
@@ -972,15 +972,17 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
     size_t bytes = 0;
     uint32_t m = 0;
     uint64_t threads = 0;
-    for (; m < most && rl[m].tlen; m++) {
+    /* (a run ends before a line that keeps differing: then the whole run usually
+     * matches, and one memcmp says so) */
+    for (; m < most && rl[m].tlen && (m == 0 || rl[m].misses < RUN_MISSES); m++) {
         bytes += rl[m].tlen;
         threads += rl[m].threads;
     }
     /* the run's first lines that the trace repeats: where the first differs (another
      * warp's shared addresses, another register), the line-by-line path goes on */
-    size_t same = gf_kreader_match(s->r, s->rp_text + rl[0].toff, bytes);
+    size_t compared, same = gf_kreader_match(s->r, s->rp_text + rl[0].toff, bytes, &compared);
+    uint32_t n = m;
     if (same < bytes) {
-        uint32_t n = m;
         threads = 0;
         for (bytes = 0, m = 0; m < n && bytes + rl[m].tlen <= same; m++) {
             bytes += rl[m].tlen;
@@ -988,8 +990,9 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
         }
     }
     s->run_tries++;
+    if (same < compared && s->rpl[k + m].misses < UINT16_MAX) /* (m < n then) */
+        s->rpl[k + m].misses++;
     if (!m || !gf_kreader_skip_lines(s->r, bytes, m)) {
-        s->rpl[k].misses++;
         if (s->run_tries >= 4096 && s->run_hits * 16 < s->run_tries)
             s->rp_runs = 0;
         return 0;

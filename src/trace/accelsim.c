@@ -1209,13 +1209,15 @@ void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len)
     *len = r->ppt ? 0 : r->last_len;
 }
 
-size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len)
+size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len, size_t *compared)
 {
+    *compared = 0;
     if (r->ppt || r->state != RS_IN_WARP || r->remaining == 0 || r->has_pushback)
         return 0;
     const char *data, *lim;
     gf_stream_peek(r->s, &data, &lim);
     size_t avail = (size_t)(lim - data), n = len < avail ? len : avail, i = 0;
+    *compared = n;
     if (memcmp(data, text, n) == 0) /* the usual case, and libc's memcmp is the fastest */
         return n;
     for (; i + 8 <= n; i += 8) { /* then where: word by word */

@@ -107,12 +107,13 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
  * otherwise: the general parser's lines, PPT-GPU kernels); valid until the next call on
  * r. gf_kreader_match returns how many of the len bytes at text the current warp's
  * unread lines begin with (0 outside a warp, for PPT-GPU kernels, or with a line pushed
- * back; bytes not read in yet do not match), reading nothing. If text is such line texts
+ * back), reading nothing; only bytes already read in are compared, *compared of them
+ * (so a result below *compared is a difference, not the end of the buffer). If text is such line texts
  * one after another, the whole lines among the matched bytes parse to what their texts
  * did, and gf_kreader_skip_lines(r, bytes, n) skips them: n whole lines of `bytes` bytes
  * in all, n at most the lines left in the warp (else it returns 0 and skips nothing). */
 void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len);
-size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len);
+size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len, size_t *compared);
 int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n);
 
 /* Position for messages: file path and current line number. */

@@ -254,7 +254,8 @@ static void torture_repeated_lines(void **state)
     uint32_t n;
     gf_inst in;
     char seen[256] = "";
-    assert_int_equal(gf_kreader_match(r, l1, strlen(l1)), 0); /* not in a warp */
+    size_t cmp;
+    assert_int_equal(gf_kreader_match(r, l1, strlen(l1), &cmp), 0); /* not in a warp */
     assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
     assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
     for (int k = 0; k < 3; k++) {
@@ -269,18 +270,20 @@ static void torture_repeated_lines(void **state)
     snprintf(want, sizeof want, "%s%s%s", l1, l2, l3);
     assert_string_equal(seen, want);
     assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
-    assert_int_equal(gf_kreader_match(r, want, strlen(want)), 0); /* the warp has ended */
+    assert_int_equal(gf_kreader_match(r, want, strlen(want), &cmp), 0); /* the warp has ended */
+    assert_int_equal(cmp, 0);
     assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
     long line = gf_kreader_line(r);
     /* the first line and the second's bytes before its address match */
-    size_t same = gf_kreader_match(r, want, strlen(want));
+    size_t same = gf_kreader_match(r, want, strlen(want), &cmp);
+    assert_int_equal(cmp, strlen(want)); /* all read in: a real difference */
     assert_int_equal(same, strlen(l1) + strlen("0010 ffffffff 1 R2 LDS 1 R1 4 1 0x"));
     assert_int_equal(gf_kreader_skip_lines(r, strlen(l1), 4), 0); /* more than are left */
     assert_int_equal(gf_kreader_skip_lines(r, strlen(l1), 1), 1);
     assert_int_equal(gf_kreader_line(r), line + 1);
     assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK); /* the differing line */
     assert_true(in.addr[0] == 0x90);
-    assert_int_equal(gf_kreader_match(r, l3, strlen(l3)), strlen(l3));
+    assert_int_equal(gf_kreader_match(r, l3, strlen(l3), &cmp), strlen(l3));
     assert_int_equal(gf_kreader_skip_lines(r, strlen(l3), 1), 1);
     assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
     gf_kreader_close(r);
