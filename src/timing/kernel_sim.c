@@ -302,15 +302,17 @@ typedef struct coal_memo {
  * on; a warp that runs past the list's end extends it. At most REPLAY_MAX entries. */
 #define RP_HEAD offsetof(gf_inst, addr)
 #define REPLAY_MAX 65536u
-/* Runs of replayed lines (replay_run). An entry without addresses also keeps its line's
- * text, and consecutive such entries' texts lie end to end in one buffer (sim.rp_text),
+/* Runs of replayed lines (replay_run). An entry without a per-warp memory record (all but
+ * global accesses, whose addresses differ between warps) also keeps its line's text, and
+ * consecutive such entries' texts lie end to end in one buffer (sim.rp_text),
  * so a later warp following the list compares a whole run of them with the trace's next
  * bytes at once and takes the shapes of the lines that match without parsing them:
  * vecadd's 14 instructions a warp are runs of 8, 2 and 1 around its memory
  * instructions; SGEMM's inner loop, runs of 4 shared loads of B and 4 FFMAs between
- * loads of A, whose addresses differ between warps. Runs are cut at RUN_MAX lines; an
- * entry whose line mostly differs (RUN_MISSES) starts no more runs, and a kernel where
- * hardly any try matches (per-warp text such as pre-v3 prefixes) tries no more. */
+ * loads of A, whose addresses differ between warps. Runs are cut at RUN_MAX lines and
+ * end before an entry whose line differed RUN_MISSES times (so that the rest usually
+ * matches whole, at one memcmp); a kernel where hardly any try matches (per-warp text
+ * such as pre-v3 prefixes) tries no more. */
 #define RUN_MAX 64u
 #define RUN_MISSES 8u
 typedef struct rp_line {
@@ -929,7 +931,7 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
                 re->newreg[s->regslot[r] - before] = r;
         }
     s->rp_done = s->rp_len;
-    /* its line, for runs: one without addresses whose shape the list holds */
+    /* its line, for runs: one without a memory record whose shape the list holds */
     const char *text;
     size_t len;
     gf_kreader_last_text(s->r, &text, &len);
@@ -2146,6 +2148,7 @@ static gf_status spill_check(const sim *s, gf_error *err)
     return GF_OK;
 }
 
+/* Outcomes ahead whose warps resolve_epoch prefetches (see there). */
 #define RESOLVE_AHEAD 16u
 
 static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
