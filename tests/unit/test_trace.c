@@ -183,6 +183,18 @@ static void torture_v4_header_and_every_address_mode(void **state)
 /* gf_inst.addr_pattern: equal for lines whose lanes' offsets from the base are equal
  * (mode 1 by stride, mode 2 by delta list, on a delta-list memo hit or not), different
  * otherwise, and 0 for listed addresses or when an address would leave [0, 2^63). */
+/* Writes text to the test directory as name and opens it as a kernel (the test fails
+ * if it cannot). */
+static gf_kreader *open_text(const char *name, const char *text)
+{
+    const char *p = gf_test_write_file(name, text, strlen(text));
+    assert_non_null(p);
+    gf_error e;
+    gf_kreader *r = NULL;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    return r;
+}
+
 static void torture_address_patterns(void **state)
 {
     (void)state;
@@ -202,10 +214,8 @@ static void torture_address_patterns(void **state)
         "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x9000 8 8 -40\n"
         "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0xc 8 8 -40\n"
         "#END_TB\n";
-    const char *p = gf_test_write_file("pattern.traceg", text, strlen(text));
+    gf_kreader *r = open_text("pattern.traceg", text);
     gf_error e;
-    gf_kreader *r;
-    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
     unsigned tb[3], w;
     uint32_t n;
     gf_inst in;
@@ -246,10 +256,8 @@ static void torture_repeated_lines(void **state)
              HDR4 "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 3\n%s%s%s"
                   "warp = 1\ninsts = 3\n%s0010 ffffffff 1 R2 LDS 1 R1 4 1 0x90 4\n%s#END_TB\n",
              l1, l2, l3, l1, l3);
-    const char *p = gf_test_write_file("repeat.traceg", text, strlen(text));
+    gf_kreader *r = open_text("repeat.traceg", text);
     gf_error e;
-    gf_kreader *r;
-    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
     unsigned tb[3], w;
     uint32_t n;
     gf_inst in;
