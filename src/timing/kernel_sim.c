@@ -1811,10 +1811,10 @@ static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
 
 /* Where sub-core sc's scan starts: GTO from the oldest warp (after trying the last one
  * issued), LRR after the last one issued. */
-static unsigned scan_start(const sim *s, const ssm *sm, unsigned sc)
+static inline unsigned scan_start(const sim *s, const ssm *sm, unsigned sc, const int lrr)
 {
     unsigned n = s->row_cap;
-    if (s->lrr && sm->last[sc] >= 0 && n) {
+    if (lrr && sm->last[sc] >= 0 && n) {
         unsigned after = (unsigned)sm->last[sc] + 1; /* last < n: no division needed */
         return after < n ? after : 0;
     }
@@ -1860,13 +1860,14 @@ static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const sca
 /* Inlined into step: it runs once per sub-core per step and usually visits one or two
  * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
 static inline __attribute__((always_inline)) int
-scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *next, int *mem)
+scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *next, int *mem,
+             const int lrr)
 {
     unsigned row = s->bps * s->warps_per_block;
     const scan_ent *ents = sm->ent + sc * row, *first_min = NULL;
     const uint64_t *bits = sm->cand + (size_t)sc * sm->cand_words;
     const uint64_t *unit_free = sm->unit_free + sc * GF_UNIT_COUNT;
-    unsigned n = s->row_cap, start = scan_start(s, sm, sc);
+    unsigned n = s->row_cap, start = scan_start(s, sm, sc, lrr);
     int pick = -1;
     *next = UINT64_MAX;
     if (sm->cand_words == 1) {
@@ -1911,7 +1912,8 @@ scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *nex
  * a barrier release or an L2 outcome (to the warp's operand-ready cycle, wake_lower).
  * Skipping such sub-cores leaves every decision unchanged; when nothing issues, their
  * exact next cycles are recomputed (and become their wake bounds). */
-static void step(sim *s, unsigned smi, uint64_t end)
+static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uint64_t end,
+                                                       const int lrr)
 {
     ssm *sm = &s->sms[smi];
     uint64_t t = sm->now;
@@ -1934,13 +1936,13 @@ static void step(sim *s, unsigned smi, uint64_t end)
         int pick = -1;
         /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
          * one; LRR starts looking after the last one issued (scan_start). */
-        if (!s->lrr && sm->last[sc] >= 0 && n) {
+        if (!lrr && sm->last[sc] >= 0 && n) {
             int li = sm->last[sc], mw; /* a position < n (row_remove clears it) */
             if (ents[li].run && warp_earliest(sm, sc, &ents[li], &mw) <= t)
                 pick = li;
         }
         if (pick < 0)
-            pick = scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc]);
+            pick = scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc], lrr);
         if (pick >= 0) {
             swarp *w = list[pick];
             issue(s, smi, w, t);
@@ -1961,7 +1963,7 @@ static void step(sim *s, unsigned smi, uint64_t end)
     int next_mem = 0, waiting = 0;
     for (unsigned sc = 0; sc < nsub; sc++) {
         if (skipped >> sc & 1u) {
-            (void)scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc]);
+            (void)scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc], lrr);
             wake[sc] = sc_next[sc];
         }
         waiting |= sm->nwait[sc] > 0;
@@ -2042,11 +2044,16 @@ static void prefetch_sm(const sim *s, unsigned smi, int deep)
     }
 }
 
+/* (step is compiled once per scheduler, so that neither tests which one per sub-core) */
 static void run_sm(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
-    while (sm->resident && sm->now < end)
-        step(s, smi, end);
+    if (s->lrr)
+        while (sm->resident && sm->now < end)
+            step(s, smi, end, 1);
+    else
+        while (sm->resident && sm->now < end)
+            step(s, smi, end, 0);
 }
 
 /* The epoch's two parallel phases run on a pool of threads: SMs (each thread a
