@@ -371,20 +371,17 @@ void gf_stream_peek(gf_stream *s, const char **p, const char **lim)
     *lim = s->buf + s->end;
 }
 
-void gf_stream_skip_line(gf_stream *s, size_t n)
-{
-    s->pos += n;
-    s->bytes += n;
-    s->scanned = 0;
-    s->line++;
-}
-
 void gf_stream_skip_lines(gf_stream *s, size_t n, long nlines)
 {
     s->pos += n;
     s->bytes += n;
     s->scanned = 0;
     s->line += nlines;
+}
+
+void gf_stream_skip_line(gf_stream *s, size_t n)
+{
+    gf_stream_skip_lines(s, n, 1);
 }
 
 long gf_stream_line(const gf_stream *s)
