@@ -22,6 +22,8 @@ typedef struct big_head {
 #ifndef MAP_MIN
 #define MAP_MIN ((size_t)1 << 20)
 #endif
+#define PAGE ((size_t)4096)
+#define PREFAULT_MIN ((size_t)64 << 10)
 
 static big_head *head_of(void *p)
 {
@@ -29,6 +31,25 @@ static big_head *head_of(void *p)
 }
 
 #if defined(__linux__)
+/* Faults in the whole pages of [p, p + len) in one call, for a fresh array that is about
+ * to be written throughout (gf_big_calloc). A fresh page touched one at a time costs a
+ * page fault, ~16 us on the VMs this runs on, against ~4 us a page here (bench/README.md,
+ * 2026-11-25 tenth session: vecadd 522 MB -9 % CPU time). Pages already present (calloc
+ * reusing freed heap memory) cost nothing. Without MADV_POPULATE_WRITE (Linux < 5.14)
+ * the pages fault in as they are touched instead. */
+static void prefault(void *p, size_t len)
+{
+#if defined(MADV_POPULATE_WRITE)
+    uintptr_t lo = ((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(PAGE - 1);
+    if (hi > lo)
+        (void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 /* A zero-filled mapping of len bytes (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary,
  * with the huge-page hint; NULL on failure. */
 static void *map_aligned(size_t len)
@@ -77,6 +98,7 @@ void *gf_big_calloc(size_t n, size_t size)
         h = map_aligned(len);
         if (!h)
             return NULL;
+        prefault(h, len);
         h->mapped = len;
         h->bytes = len - HEAD;
         return h + 1;
@@ -85,6 +107,12 @@ void *gf_big_calloc(size_t n, size_t size)
     h = calloc(1, HEAD + bytes);
     if (!h)
         return NULL;
+#if defined(__linux__)
+    /* (not below 64 KiB: calloc's small blocks come from the heap, whose pages are
+     * mostly present already) */
+    if (bytes >= PREFAULT_MIN)
+        prefault(h, HEAD + bytes);
+#endif
     h->bytes = bytes;
     return h + 1;
 }

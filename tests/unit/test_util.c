@@ -100,7 +100,8 @@ static void torture_bigmem_grow_keeps_and_zeroes(void **state)
 static void torture_bigmem_calloc_and_overflow(void **state)
 {
     (void)state;
-    for (size_t n = 0; n <= ((size_t)3 << 20); n += ((size_t)1 << 20) - 3) {
+    /* both sides of 64 KiB (prefaulted from there) and of 1 MiB (mapped from there) */
+    for (size_t n = 0; n <= ((size_t)3 << 20); n += ((size_t)1 << 16) - 3) {
         unsigned char *p = gf_big_calloc(n, 1);
         assert_non_null(p);
         assert_true(all_zero(p, n));
