@@ -104,15 +104,22 @@ void *gf_big_calloc(size_t n, size_t size)
         return h + 1;
     }
 #endif
+#if defined(__linux__)
+    if (bytes >= PREFAULT_MIN) {
+        /* fault in, then zero: calloc would zero first, a fault per fresh page (below
+         * 64 KiB: calloc, whose small blocks mostly reuse pages already present) */
+        h = malloc(HEAD + bytes);
+        if (!h)
+            return NULL;
+        prefault(h, HEAD + bytes);
+        memset(h, 0, HEAD + bytes);
+        h->bytes = bytes;
+        return h + 1;
+    }
+#endif
     h = calloc(1, HEAD + bytes);
     if (!h)
         return NULL;
-#if defined(__linux__)
-    /* (not below 64 KiB: calloc's small blocks come from the heap, whose pages are
-     * mostly present already) */
-    if (bytes >= PREFAULT_MIN)
-        prefault(h, HEAD + bytes);
-#endif
     h->bytes = bytes;
     return h + 1;
 }
