@@ -165,6 +165,20 @@ static void *resize(void *p, size_t bytes)
         return h + 1;
     }
 #endif
+#if defined(__linux__)
+    if (bytes >= PREFAULT_MIN) {
+        /* realloc would copy into fresh pages a fault at a time: fault in the part the
+         * copy fills first (the tail is left to gf_big_prefault, as it is taken) */
+        big_head *h = malloc(HEAD + bytes);
+        if (!h)
+            return NULL;
+        prefault(h, HEAD + old->bytes);
+        memcpy(h, old, HEAD + old->bytes);
+        free(old);
+        h->bytes = bytes;
+        return h + 1;
+    }
+#endif
     big_head *h = realloc(old, HEAD + bytes); /* the new tail is not zeroed: bigmem.h */
     if (!h)
         return NULL;
@@ -194,6 +208,21 @@ int gf_big_grow(void **p, size_t *cap, size_t need, size_t size)
     *p = q;
     *cap = n;
     return 0;
+}
+
+void gf_big_prefault(void *p, size_t from, size_t to)
+{
+#if defined(__linux__)
+    size_t n = head_of(p)->bytes;
+    if (to > n)
+        to = n;
+    if (to > from)
+        prefault((char *)p + from, to - from);
+#else
+    (void)p;
+    (void)from;
+    (void)to;
+#endif
 }
 
 int gf_big_tail_zero(const void *p)

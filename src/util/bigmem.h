@@ -39,6 +39,11 @@ int gf_big_grow(void **p, size_t *cap, size_t need, size_t size);
  * reuse engine's payload groups) never has such elements. */
 int gf_big_tail_zero(const void *p);
 
+/* Faults in the whole pages within bytes [from, to) of the array at p (not NULL) in one
+ * call, clipped to its size: for a caller about to write them, such as one that takes
+ * a grown array's tail into use a piece at a time. Contents are unchanged. */
+void gf_big_prefault(void *p, size_t from, size_t to);
+
 /* Frees an array from gf_big_calloc/gf_big_grow; NULL is a no-op. */
 void gf_big_free(void *p);
 

@@ -116,6 +116,28 @@ static void torture_bigmem_calloc_and_overflow(void **state)
     assert_int_equal(cap, 0);
 }
 
+/* Prefaulting never changes contents, on small, calloc'd and mapped arrays, and clips a
+ * range past the end or empty. */
+static void torture_bigmem_prefault_keeps_contents(void **state)
+{
+    (void)state;
+    const size_t sizes[] = {100, (size_t)200 << 10, (size_t)3 << 20};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+        size_t n = sizes[k];
+        unsigned char *p = gf_big_calloc(n, 1);
+        assert_non_null(p);
+        for (size_t i = 0; i < n; i += 97)
+            p[i] = (unsigned char)(i * 5 + 3);
+        gf_big_prefault(p, 0, n);
+        gf_big_prefault(p, n / 3, SIZE_MAX); /* clipped to the array */
+        gf_big_prefault(p, n, n);            /* empty */
+        gf_big_prefault(p, n + 4096, n);     /* empty, from past the end */
+        for (size_t i = 0; i < n; i++)
+            assert_true(p[i] == (i % 97 ? 0 : (unsigned char)(i * 5 + 3)));
+        gf_big_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -124,6 +146,7 @@ int main(void)
         cmocka_unit_test(torture_outfile_bad_dir),
         cmocka_unit_test(torture_bigmem_grow_keeps_and_zeroes),
         cmocka_unit_test(torture_bigmem_calloc_and_overflow),
+        cmocka_unit_test(torture_bigmem_prefault_keeps_contents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
