@@ -30,16 +30,11 @@ static big_head *head_of(void *p)
     return (big_head *)(void *)((char *)p - HEAD);
 }
 
-#if defined(__linux__)
-/* Faults in the whole pages of [p, p + len) in one call, for a fresh array that is about
- * to be written throughout (gf_big_calloc). A fresh page touched one at a time costs a
- * page fault, ~16 us on the VMs this runs on, against ~4 us a page here (bench/README.md,
- * 2026-11-25 tenth session: vecadd 522 MB -9 % CPU time). Pages already present (calloc
- * reusing freed heap memory) cost nothing. Without MADV_POPULATE_WRITE (Linux < 5.14)
- * the pages fault in as they are touched instead. */
-static void prefault(void *p, size_t len)
+/* (4 KiB: where pages are larger, madvise refuses the misaligned range and nothing is
+ * prefaulted) */
+void gf_prefault(void *p, size_t len)
 {
-#if defined(MADV_POPULATE_WRITE)
+#if defined(__linux__) && defined(MADV_POPULATE_WRITE)
     uintptr_t lo = ((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
     uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)(PAGE - 1);
     if (hi > lo)
@@ -50,6 +45,7 @@ static void prefault(void *p, size_t len)
 #endif
 }
 
+#if defined(__linux__)
 /* A zero-filled mapping of len bytes (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary,
  * with the huge-page hint; NULL on failure. */
 static void *map_aligned(size_t len)
@@ -98,7 +94,7 @@ void *gf_big_calloc(size_t n, size_t size)
         h = map_aligned(len);
         if (!h)
             return NULL;
-        prefault(h, len);
+        gf_prefault(h, len);
         h->mapped = len;
         h->bytes = len - HEAD;
         return h + 1;
@@ -111,7 +107,7 @@ void *gf_big_calloc(size_t n, size_t size)
         h = malloc(HEAD + bytes);
         if (!h)
             return NULL;
-        prefault(h, HEAD + bytes);
+        gf_prefault(h, HEAD + bytes);
         memset(h, 0, HEAD + bytes);
         h->bytes = bytes;
         return h + 1;
@@ -172,7 +168,7 @@ static void *resize(void *p, size_t bytes)
         big_head *h = malloc(HEAD + bytes);
         if (!h)
             return NULL;
-        prefault(h, HEAD + old->bytes);
+        gf_prefault(h, HEAD + old->bytes);
         memcpy(h, old, HEAD + old->bytes);
         free(old);
         h->bytes = bytes;
@@ -212,17 +208,11 @@ int gf_big_grow(void **p, size_t *cap, size_t need, size_t size)
 
 void gf_big_prefault(void *p, size_t from, size_t to)
 {
-#if defined(__linux__)
     size_t n = head_of(p)->bytes;
     if (to > n)
         to = n;
     if (to > from)
-        prefault((char *)p + from, to - from);
-#else
-    (void)p;
-    (void)from;
-    (void)to;
-#endif
+        gf_prefault((char *)p + from, to - from);
 }
 
 int gf_big_tail_zero(const void *p)
