@@ -351,11 +351,11 @@ static uint64_t l2_key(gf_hier *h, unsigned slice, uint64_t line)
     return gf_idmap_get(h->l2_ids[slice], line);
 }
 
-/* One line's worth of an L2 access; returns sectors hit, adds DRAM fetches. */
-static unsigned l2_line(gf_hier *h, uint64_t line, unsigned smask, const uint32_t bytes[4],
-                        gf_lru_op op, int record, unsigned *dram)
+/* One line's worth of an L2 access to slice sl (gf_hier_slice_of(h, line)); returns
+ * sectors hit, adds DRAM fetches. */
+static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
+                        const uint32_t bytes[4], gf_lru_op op, int record, unsigned *dram)
 {
-    unsigned sl = gf_hier_slice_of(h, line);
     gf_hier_l2class cls = op == GF_LRU_READ ? GF_HIER_L2_READ
                           : op == GF_LRU_WRITE ? GF_HIER_L2_WRITE : GF_HIER_L2_ATOM;
     gf_secreuse_result r;
@@ -403,7 +403,7 @@ void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes)
         addr = end - keep;
     unsigned dummy = 0;
     for (uint64_t line = addr / GF_LINE_BYTES; line <= (end - 1) / GF_LINE_BYTES; line++)
-        l2_line(h, line, 0xFu, NULL, GF_LRU_READ, 0, &dummy);
+        l2_line(h, gf_hier_slice_of(h, line), line, 0xFu, NULL, GF_LRU_READ, 0, &dummy);
 }
 
 void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store)
@@ -414,7 +414,7 @@ void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_
 void gf_hier_shared_sm(gf_hier *h, unsigned sm, unsigned wavefronts, unsigned conflicts,
                        int is_store)
 {
-    gf_hier_kernel_profile *p = &h->smp[sm % h->nsm];
+    gf_hier_kernel_profile *p = &h->smp[sm < h->nsm ? sm : sm % h->nsm]; /* (no division) */
     if (is_store)
         p->shmem_st_requests++;
     else
@@ -455,7 +455,8 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
                  (local || store || (!bypass_l1 && h->gpu.l1_caches_global));
     if (store && !local && !h->gpu.l1_caches_global)
         use_l1 = 0;
-    sm %= h->nsm;
+    if (sm >= h->nsm) /* (callers pass an SM < nsm: no division per access) */
+        sm %= h->nsm;
     gf_hier_kernel_profile *p = &h->smp[sm];
     p->l1_requests[cls] += c->requests;
     p->l1_sectors[cls] += c->nsectors;
@@ -513,10 +514,11 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
     }
 }
 
-void gf_hier_l2_line(gf_hier *h, const gf_l2_req *r, unsigned *hits, unsigned *dram)
+void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *hits,
+                     unsigned *dram)
 {
     *dram = 0;
-    *hits = l2_line(h, r->line, r->smask, r->bytes, (gf_lru_op)r->op, 1, dram);
+    *hits = l2_line(h, slice, r->line, r->smask, r->bytes, (gf_lru_op)r->op, 1, dram);
 }
 
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out)
@@ -524,7 +526,8 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
     unsigned l2_sent = 0;
     for (unsigned i = 0; i < nreqs; i++) {
         unsigned dram = 0;
-        out->l2_hits += l2_line(h, reqs[i].line, reqs[i].smask, reqs[i].bytes,
+        out->l2_hits += l2_line(h, gf_hier_slice_of(h, reqs[i].line), reqs[i].line, reqs[i].smask,
+                                reqs[i].bytes,
                                 (gf_lru_op)reqs[i].op, 1, &dram);
         out->dram_sectors += dram;
         l2_sent += popcount4(reqs[i].smask);

@@ -143,10 +143,13 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
                        gf_mem_dir dir, int bypass_l1, const gf_coalesced *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs);
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out);
-/* One request of the L2 half: touches only the state of the request's slice
- * (gf_hier_slice_of), so distinct slices may run on different threads; requests of one
- * slice must come in order. Returns sectors hit and read from DRAM. */
-void gf_hier_l2_line(gf_hier *h, const gf_l2_req *r, unsigned *hits, unsigned *dram);
+/* One request of the L2 half, to slice gf_hier_slice_of(h, r->line), which the caller
+ * passes as it has already found it (to bucket requests by slice: a 64-bit division
+ * less per access). Touches only that slice's state, so distinct slices may run on
+ * different threads; requests of one slice must come in order. Returns sectors hit and
+ * read from DRAM. */
+void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *hits,
+                     unsigned *dram);
 /* Ends the kernel and writes its memory counters into v, an array of GF_C_COUNT
  * values indexed by gf_counter_id (report/counters.h); other ids are untouched. If a
  * tracker ran out of memory during the kernel, the counters are NAN. In REUSE mode this

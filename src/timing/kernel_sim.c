@@ -2377,7 +2377,7 @@ static void run_share(pool *p, unsigned k)
             continue;
         }
         for (size_t j = p->first[i]; j < p->first[i + 1]; j++)
-            gf_hier_l2_line(s->hier, p->items[j].req, &p->items[j].hits, &p->items[j].dram);
+            gf_hier_l2_line(s->hier, i, p->items[j].req, &p->items[j].hits, &p->items[j].dram);
     }
 }
 
