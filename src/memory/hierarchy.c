@@ -28,8 +28,8 @@
 #include "memory/lru.h"
 #include "memory/reuse.h"
 #include "memory/secreuse.h"
-#include "util/bigmem.h"
 #include "util/alloc.h"
+#include "util/bigmem.h"
 #include "util/error.h"
 
 struct l2part {
@@ -526,9 +526,8 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
     unsigned l2_sent = 0;
     for (unsigned i = 0; i < nreqs; i++) {
         unsigned dram = 0;
-        out->l2_hits += l2_line(h, gf_hier_slice_of(h, reqs[i].line), reqs[i].line, reqs[i].smask,
-                                reqs[i].bytes,
-                                (gf_lru_op)reqs[i].op, 1, &dram);
+        out->l2_hits += l2_line(h, gf_hier_slice_of(h, reqs[i].line), reqs[i].line,
+                                reqs[i].smask, reqs[i].bytes, (gf_lru_op)reqs[i].op, 1, &dram);
         out->dram_sectors += dram;
         l2_sent += popcount4(reqs[i].smask);
     }
