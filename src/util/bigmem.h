@@ -8,10 +8,13 @@
  * groups with memset another 7 %). Arrays of 1 MiB and more are therefore mapped
  * directly, 2 MiB-aligned, with a transparent-huge-page hint (one fault per 2 MiB where
  * the kernel allows it; a no-op where THP is off), and their fresh memory is known to be
- * zero, so growth never memsets. Smaller arrays use calloc/realloc and zero their new
- * tail explicitly. A fresh array of 64 KiB or more (gf_big_calloc) has its pages
- * faulted in with one madvise call, ~4x cheaper than a fault each: its users write it
- * throughout. A grown tail is not (it may stay partly unused). Off Linux everything
+ * zero, so growth never memsets. Smaller arrays live on the C heap and their users zero
+ * a new tail explicitly. A fresh array of 64 KiB or more (gf_big_calloc) has its pages
+ * faulted in with one madvise call each, ~4x cheaper than a fault a page
+ * (bench/bench_faults): its users write it throughout; below 1 MiB that is malloc,
+ * prefault, memset, and growth copies into prefaulted pages instead of realloc's fresh
+ * ones. A grown tail is not faulted in (it may stay partly unused): callers that take
+ * it a piece at a time fault the pieces in (gf_big_prefault). Off Linux everything
  * takes the calloc path.
  *
  * Ownership: the caller owns the array and frees it with gf_big_free (never free()).
