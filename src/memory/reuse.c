@@ -350,13 +350,11 @@ static int take_group(gf_reuse *r, size_t i)
         gf_big_grow(&p, &r->gcap, r->ngroups + 1, r->gstride) != 0)
         return -1;
     r->groups = p;
-    /* groups are taken in order: fault in the next 64 KiB of the array in one call
-     * when the new group starts a new 64 KiB (bigmem.h: ~4x cheaper than a fault a
-     * page; perf put half of a SGEMM's page faults on first-touching groups) */
-    size_t at = r->ngroups * r->gstride, win = (size_t)64 << 10;
-    size_t last = (at + r->gstride - 1) / win; /* the window the group ends in */
-    if (at == 0 || (at - 1) / win != last)
-        gf_big_prefault(r->groups, last * win, (last + 1) * win);
+    /* groups are taken in order: fault them in 64 KiB at a time (bigmem.h: ~4x
+     * cheaper than a fault a page; perf put half of a SGEMM's page faults on
+     * first-touching groups) */
+    size_t at = r->ngroups * r->gstride;
+    gf_prefault_reach(r->groups, r->gcap * r->gstride, at, at + r->gstride);
     /* a new group is zero: known for a mapped array (groups grow only when all are
      * taken, so no unzeroed ones were carried into the mapping), else made so here */
     if (!gf_big_tail_zero(p))

@@ -415,40 +415,21 @@ typedef struct sim {
 
 /* ---------------------------------------------------------------- block reading */
 
-#define POOL_WINDOW ((size_t)64 << 10)
-
 /* Room for extra more bytes in w's pool. A wave's pools reach tens of MB (SGEMM 512's
  * memory records) in fresh pages, which realloc's copies and the appends touched a page
- * fault at a time; so past its first 64 KiB a pool is faulted in 64 KiB at a time with
- * one call as it reaches them (gf_prefault: ~4x cheaper), and a grown pool's bytes are
- * copied into pages faulted in so. */
+ * fault at a time; so a pool grows into prefaulted pages and, past its first 64 KiB
+ * (below, pools mostly reuse heap pages already present), is faulted in 64 KiB at a
+ * time as it fills (bigmem.h: ~4x cheaper). */
 static gf_status warp_reserve_pool(swarp *w, size_t extra, gf_error *err, const sim *s)
 {
+    const size_t first = (size_t)64 << 10;
     size_t need = w->poollen + extra;
-    /* the windows reached so far, faulted in (the first one aside) */
-    size_t done = (w->poollen + POOL_WINDOW - 1) / POOL_WINDOW * POOL_WINDOW;
-    if (need > w->poolcap) {
-        size_t cap = w->poolcap ? w->poolcap : 16;
-        while (cap < need && cap <= SIZE_MAX / 2)
-            cap *= 2;
-        uint8_t *p = cap < need ? NULL : cap < POOL_WINDOW ? realloc(w->pool, cap) : malloc(cap);
-        if (!p)
-            return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                                "out of memory holding a thread block");
-        if (cap >= POOL_WINDOW) {
-            gf_prefault(p, done);
-            if (w->poollen)
-                memcpy(p, w->pool, w->poollen);
-            free(w->pool);
-        }
-        w->pool = p;
-        w->poolcap = cap;
-    }
-    if (need > done && need > POOL_WINDOW) {
-        size_t from = done > POOL_WINDOW ? done : POOL_WINDOW;
-        size_t to = (need + POOL_WINDOW - 1) / POOL_WINDOW * POOL_WINDOW;
-        gf_prefault(w->pool + from, (to < w->poolcap ? to : w->poolcap) - from);
-    }
+    void *p = w->pool;
+    if (gf_grow_prefaulted(&p, &w->poolcap, w->poollen, need) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory holding a thread block");
+    w->pool = p;
+    gf_prefault_reach(w->pool, w->poolcap, w->poollen > first ? w->poollen : first, need);
     return GF_OK;
 }
 

@@ -45,6 +45,55 @@ void gf_prefault(void *p, size_t len)
 #endif
 }
 
+void gf_prefault_reach(void *p, size_t cap, size_t used, size_t need)
+{
+    size_t from = used ? ((used - 1) / PREFAULT_MIN + 1) * PREFAULT_MIN : 0;
+    size_t to = need ? ((need - 1) / PREFAULT_MIN + 1) * PREFAULT_MIN : 0;
+    if (to > cap)
+        to = cap;
+    if (to > from)
+        gf_prefault((char *)p + from, to - from);
+}
+
+/* realloc(old, size) for a block whose first `used` bytes are in use: from 64 KiB on, a
+ * new block with those bytes' pages faulted in before the copy (realloc would copy
+ * into fresh pages a fault at a time); NULL on failure, old then untouched. */
+static void *realloc_prefaulted(void *old, size_t used, size_t size)
+{
+#if defined(__linux__)
+    if (size >= PREFAULT_MIN) {
+        void *q = malloc(size);
+        if (!q)
+            return NULL;
+        gf_prefault(q, used);
+        if (used)
+            memcpy(q, old, used);
+        free(old);
+        return q;
+    }
+#endif
+    (void)used;
+    return realloc(old, size);
+}
+
+int gf_grow_prefaulted(void **p, size_t *cap, size_t used, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need) {
+        if (n > SIZE_MAX / 2)
+            return -1;
+        n *= 2;
+    }
+    void *q = realloc_prefaulted(*p, used, n);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
 #if defined(__linux__)
 /* A zero-filled mapping of len bytes (a multiple of HUGE_PAGE) at a HUGE_PAGE boundary,
  * with the huge-page hint; NULL on failure. */
@@ -161,21 +210,8 @@ static void *resize(void *p, size_t bytes)
         return h + 1;
     }
 #endif
-#if defined(__linux__)
-    if (bytes >= PREFAULT_MIN) {
-        /* realloc would copy into fresh pages a fault at a time: fault in the part the
-         * copy fills first (the tail is left to gf_big_prefault, as it is taken) */
-        big_head *h = malloc(HEAD + bytes);
-        if (!h)
-            return NULL;
-        gf_prefault(h, HEAD + old->bytes);
-        memcpy(h, old, HEAD + old->bytes);
-        free(old);
-        h->bytes = bytes;
-        return h + 1;
-    }
-#endif
-    big_head *h = realloc(old, HEAD + bytes); /* the new tail is not zeroed: bigmem.h */
+    /* the new tail is neither zeroed (bigmem.h) nor faulted in (gf_prefault_reach) */
+    big_head *h = realloc_prefaulted(old, HEAD + old->bytes, HEAD + bytes);
     if (!h)
         return NULL;
     h->bytes = bytes;
@@ -204,15 +240,6 @@ int gf_big_grow(void **p, size_t *cap, size_t need, size_t size)
     *p = q;
     *cap = n;
     return 0;
-}
-
-void gf_big_prefault(void *p, size_t from, size_t to)
-{
-    size_t n = head_of(p)->bytes;
-    if (to > n)
-        to = n;
-    if (to > from)
-        gf_prefault((char *)p + from, to - from);
 }
 
 int gf_big_tail_zero(const void *p)

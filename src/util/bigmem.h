@@ -14,7 +14,7 @@
  * (bench/bench_faults): its users write it throughout; below 1 MiB that is malloc,
  * prefault, memset, and growth copies into prefaulted pages instead of realloc's fresh
  * ones. A grown tail is not faulted in (it may stay partly unused): callers that take
- * it a piece at a time fault the pieces in (gf_big_prefault). Off Linux everything
+ * it a piece at a time fault the pieces in (gf_prefault_reach). Off Linux everything
  * takes the calloc path.
  *
  * Ownership: the caller owns the array and frees it with gf_big_free (never free()).
@@ -31,6 +31,18 @@
  * already present costs nothing. Without MADV_POPULATE_WRITE (Linux < 5.14, or not
  * Linux) it does nothing and pages fault in as they are touched. */
 void gf_prefault(void *p, size_t len);
+
+/* For a buffer of cap bytes at p whose first `used` bytes are in use, about to be
+ * written up to `need`: faults in (gf_prefault) the 64 KiB windows that bytes
+ * [used, need) reach first, those past the window of byte used - 1, clipped to cap.
+ * Called at every append, it faults a buffer filled in order in 64 KiB at a time. */
+void gf_prefault_reach(void *p, size_t cap, size_t used, size_t need);
+
+/* gf_grow (util/alloc.h) for a malloc'ed byte buffer whose first `used` bytes are in
+ * use: doubles *cap to at least need; from 64 KiB on, the bytes are copied into a new
+ * block whose pages they fill were faulted in first, where realloc would copy into
+ * fresh pages a fault at a time. Returns 0, or -1 with *p and *cap untouched. */
+int gf_grow_prefaulted(void **p, size_t *cap, size_t used, size_t need);
 
 /* A zeroed array of n elements of size bytes; NULL on overflow or exhaustion. */
 void *gf_big_calloc(size_t n, size_t size);
@@ -49,11 +61,6 @@ int gf_big_grow(void **p, size_t *cap, size_t need, size_t size);
  * is moved into a mapping: a caller that grows only when every element is in use (the
  * reuse engine's payload groups) never has such elements. */
 int gf_big_tail_zero(const void *p);
-
-/* Faults in the whole pages within bytes [from, to) of the array at p (not NULL) in one
- * call, clipped to its size: for a caller about to write them, such as one that takes
- * a grown array's tail into use a piece at a time. Contents are unchanged. */
-void gf_big_prefault(void *p, size_t from, size_t to);
 
 /* Frees an array from gf_big_calloc/gf_big_grow; NULL is a no-op. */
 void gf_big_free(void *p);

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -128,14 +129,39 @@ static void torture_bigmem_prefault_keeps_contents(void **state)
         assert_non_null(p);
         for (size_t i = 0; i < n; i += 97)
             p[i] = (unsigned char)(i * 5 + 3);
-        gf_big_prefault(p, 0, n);
-        gf_big_prefault(p, n / 3, SIZE_MAX); /* clipped to the array */
-        gf_big_prefault(p, n, n);            /* empty */
-        gf_big_prefault(p, n + 4096, n);     /* empty, from past the end */
+        gf_prefault_reach(p, n, 0, n);
+        gf_prefault_reach(p, n, n / 3, SIZE_MAX); /* clipped to the array */
+        gf_prefault_reach(p, n, n, n);            /* empty */
+        gf_prefault_reach(p, n, n + 4096, n);     /* empty, from past the end */
         for (size_t i = 0; i < n; i++)
             assert_true(p[i] == (i % 97 ? 0 : (unsigned char)(i * 5 + 3)));
         gf_big_free(p);
     }
+}
+
+/* gf_grow_prefaulted keeps the bytes in use on both sides of 64 KiB (realloc below, a
+ * prefaulted copy above) and leaves the buffer as it was when it cannot grow. */
+static void torture_grow_prefaulted_keeps_bytes(void **state)
+{
+    (void)state;
+    void *p = NULL;
+    size_t cap = 0, used = 0;
+    for (size_t need = 1; need <= ((size_t)1 << 20); need = need * 3 + 1) {
+        assert_int_equal(gf_grow_prefaulted(&p, &cap, used, need), 0);
+        assert_true(cap >= need);
+        unsigned char *b = p;
+        for (size_t i = 0; i < used; i++)
+            assert_true(b[i] == (unsigned char)(i * 7 + 1));
+        for (size_t i = used; i < need; i++)
+            b[i] = (unsigned char)(i * 7 + 1);
+        used = need;
+    }
+    void *q = p;
+    size_t c = cap;
+    assert_int_equal(gf_grow_prefaulted(&p, &cap, used, SIZE_MAX), -1);
+    assert_ptr_equal(p, q);
+    assert_int_equal(cap, c);
+    free(p);
 }
 
 int main(void)
@@ -147,6 +173,7 @@ int main(void)
         cmocka_unit_test(torture_bigmem_grow_keeps_and_zeroes),
         cmocka_unit_test(torture_bigmem_calloc_and_overflow),
         cmocka_unit_test(torture_bigmem_prefault_keeps_contents),
+        cmocka_unit_test(torture_grow_prefaulted_keeps_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
