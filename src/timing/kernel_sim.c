@@ -30,6 +30,8 @@
 
 /* sm.subcores is at most 16 (gpu/model.c key table). */
 #define GF_MAX_SUBCORES 16u
+/* Words per 64 warps of a sub-core's row in ssm.cand: candidates, LSU users, per unit. */
+#define CAND_GROUP (2u + GF_UNIT_COUNT)
 
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
@@ -139,7 +141,7 @@ typedef struct swarp {
     unsigned bit;
     uint32_t nslots;       /* register slots used (ready[]'s length) */
     scan_ent *ent;         /* its entry in the SM's scan list; NULL until listed */
-    uint64_t *cand;        /* ... its sub-core's candidate bitset, its bit there */
+    uint64_t *cand;        /* ... its sub-core's candidate bitsets (ssm.cand), its bit there */
     unsigned *nwait;       /* ... and its sub-core's count of waiting warps */
     struct sblock *block;
     uint64_t uid;
@@ -186,12 +188,16 @@ typedef struct ssm {
     uint64_t *unit_free;   /* subcores x GF_UNIT_COUNT */
     uint64_t lsu_free;
     int *last;             /* per sub-core: position in sub[] of the last warp issued */
+    uint8_t last_unit[GF_MAX_SUBCORES]; /* per sub-core: the unit it issued to last */
     swarp **sub;           /* per sub-core rows of resident warps at fixed positions, in age
                               order (list_warp): nsub rows of bps * warps_per_block entries,
                               the first row_cap used; NULL or finished warps elsewhere */
     scan_ent *ent;         /* beside sub[]: ent[i] mirrors *sub[i] (see scan_ent) */
-    uint64_t *cand;        /* per sub-core bitsets of cand_words words over its row: the
-                              running warps with a known operand-ready cycle */
+    uint64_t *cand;        /* per sub-core, cand_words groups of CAND_GROUP words over its
+                              row: in group k, word 0 the running warps with a known
+                              operand-ready cycle (the candidates), word 1 those of them
+                              whose next instruction needs the LSU, word 2 + u those
+                              that need unit u (scan_subcore skips those while busy) */
     unsigned cand_words;
     unsigned *nwait;       /* per sub-core: running warps waiting for a memory outcome */
     uint64_t *wake;        /* per sub-core: no warp can issue before this cycle (step) */
@@ -1506,7 +1512,7 @@ static void list_warp(const sim *s, ssm *sm, unsigned slot, unsigned i, swarp *w
     sm->sub[sc * row + pos] = w;
     w->ent = &sm->ent[sc * row + pos];
     w->ent->run = 0; /* a fresh entry: nothing to undo in warp_mirror */
-    w->cand = sm->cand + (size_t)sc * sm->cand_words;
+    w->cand = sm->cand + (size_t)sc * CAND_GROUP * sm->cand_words;
     w->nwait = &sm->nwait[sc];
     w->bit = pos;
 }
@@ -1540,17 +1546,23 @@ static inline void warp_mirror(const swarp *w)
     if (!e)
         return;
     int was_wait = e->run && e->opready == UINT64_MAX;
+    unsigned old_unit = e->unit; /* (its bit is set there only if it was a candidate) */
     e->opready = w->opready;
     e->unit = w->unit;
     e->lsu = w->lsu;
     e->opmem = w->opmem;
     e->run = w->state == W_RUN;
     int wait = e->run && e->opready == UINT64_MAX;
-    uint64_t m = 1ull << (w->bit & 63);
-    if (e->run && !wait)
-        w->cand[w->bit >> 6] |= m;
-    else
-        w->cand[w->bit >> 6] &= ~m;
+    uint64_t m = 1ull << (w->bit & 63), *c = w->cand + CAND_GROUP * (w->bit >> 6);
+    c[2 + old_unit] &= ~m;
+    if (e->run && !wait) {
+        c[0] |= m;
+        c[1] = e->lsu ? c[1] | m : c[1] & ~m;
+        c[2 + e->unit] |= m;
+    } else {
+        c[0] &= ~m;
+        c[1] &= ~m;
+    }
     *w->nwait += (unsigned)wait;
     *w->nwait -= (unsigned)was_wait;
 }
@@ -1830,11 +1842,12 @@ static inline unsigned scan_start(const sim *s, const ssm *sm, unsigned sc, cons
     return 0;
 }
 
-/* The first candidate (set bit) of a sub-core's bitset in [from, limit), or limit. */
+/* The first candidate (set bit) of a sub-core's candidate words (the first of each group:
+ * see ssm.cand) in [from, limit), or limit. */
 static unsigned next_candidate(const uint64_t *bits, unsigned from, unsigned limit)
 {
     while (from < limit) {
-        uint64_t word = bits[from >> 6] >> (from & 63);
+        uint64_t word = bits[CAND_GROUP * (from >> 6)] >> (from & 63);
         if (word) {
             unsigned i = from + (unsigned)__builtin_ctzll(word);
             return i < limit ? i : limit;
@@ -1860,34 +1873,72 @@ static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const sca
     return 0;
 }
 
+/* What scan_subcore found on one sub-core. */
+typedef struct scan_out {
+    uint64_t next;              /* the least earliest cycle of the warps it visited */
+    const scan_ent *first_min;  /* the first of them in scan order with it; NULL: none */
+    uint64_t skipped;           /* SCAN_QUICK returning -2: candidates it did not visit */
+    uint64_t gate;              /* ... none of which can issue before this cycle */
+} scan_out;
+
+enum scan_mode { SCAN_FULL = 0, SCAN_QUICK, SCAN_REST };
+
+/* Position of row entry i in a scan starting at `start` over n entries. */
+static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
+{
+    return i >= start ? i - start : i + n - start;
+}
+
 /* Scans sub-core sc's warps in its scheduler's order (from scan_start, wrapping) for the
  * first that can issue at t; returns its index in the row or -1. Only candidates are
  * visited: warps waiting for a value nobody has produced yet (opready UINT64_MAX) or
- * not running can never be picked. *next and *mem: the earliest cycle of the warps
- * passed over and whether that warp's operand comes from memory (ties to the first in
- * scan order) — the exact minimum when nothing can issue. */
+ * not running can never be picked. o->next and o->first_min: the earliest cycle of the
+ * warps passed over and the first warp in scan order with it — the exact minimum when
+ * nothing can issue.
+ *
+ * SCAN_QUICK does not visit candidates that need the LSU while it is busy past t, nor
+ * those that need the unit the sub-core issued to last while that is: they cannot
+ * issue before it frees up, the scheduler's usual wait (on SGEMM most visits were
+ * LSU-bound warps, on the vector add a sixth waited for a unit: bench/README,
+ * 2026-11-25 eleventh session). The pick is the same. When nothing can issue and a
+ * skipped warp may be the minimum, it returns -2 and o->gate is only a lower bound;
+ * SCAN_REST (at the same t, nothing issued since) then visits just the skipped ones
+ * and makes o exact. (Rows of more than 64 warps are always scanned in full.) */
 /* Inlined into step: it runs once per sub-core per step and usually visits one or two
  * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
 static inline __attribute__((always_inline)) int
-scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *next, int *mem,
-             const int lrr)
+scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int lrr,
+             const int mode)
 {
     unsigned row = s->bps * s->warps_per_block;
     const scan_ent *ents = sm->ent + sc * row, *first_min = NULL;
-    const uint64_t *bits = sm->cand + (size_t)sc * sm->cand_words;
+    const uint64_t *bits = sm->cand + (size_t)sc * CAND_GROUP * sm->cand_words;
     const uint64_t *unit_free = sm->unit_free + sc * GF_UNIT_COUNT;
     unsigned n = s->row_cap, start = scan_start(s, sm, sc, lrr);
     int pick = -1;
-    *next = UINT64_MAX;
+    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX;
     if (sm->cand_words == 1) {
         /* The usual row of at most 64 warps: walk the set bits of one word, from start
          * to the end, then from 0 to start. */
-        uint64_t below = start ? bits[0] & ((1ull << start) - 1) : 0;
-        uint64_t word = bits[0] & ~below;
+        uint64_t cand = mode == SCAN_REST ? o->skipped : bits[0];
+        if (mode == SCAN_QUICK) {
+            unsigned u = sm->last_unit[sc];
+            if (sm->lsu_free > t && (cand & bits[1])) {
+                skip = cand & bits[1];
+                gate = sm->lsu_free;
+            }
+            if (unit_free[u] > t && (cand & bits[2 + u])) {
+                skip |= cand & bits[2 + u];
+                gate = unit_free[u] < gate ? unit_free[u] : gate;
+            }
+            cand &= ~skip;
+        }
+        uint64_t below = start ? cand & ((1ull << start) - 1) : 0;
+        uint64_t word = cand & ~below;
         for (unsigned pass = 0; pick < 0 && pass < 2; pass++, word = below)
             for (; word; word &= word - 1) {
                 unsigned i = (unsigned)__builtin_ctzll(word);
-                if (scan_visit(sm, unit_free, &ents[i], t, next, &first_min)) {
+                if (scan_visit(sm, unit_free, &ents[i], t, &next, &first_min)) {
                     pick = (int)i;
                     break;
                 }
@@ -1897,16 +1948,41 @@ scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *nex
             unsigned lo = pass ? 0 : start, hi = pass ? start : n;
             for (unsigned i = next_candidate(bits, lo, hi); i < hi;
                  i = next_candidate(bits, i + 1, hi))
-                if (scan_visit(sm, unit_free, &ents[i], t, next, &first_min)) {
+                if (scan_visit(sm, unit_free, &ents[i], t, &next, &first_min)) {
                     pick = (int)i;
                     break;
                 }
         }
     }
-    *mem = 0;
-    if (first_min)
-        (void)warp_earliest(sm, sc, first_min, mem);
+    if (mode == SCAN_REST) {
+        /* (none of the rest can issue at t: each waits for a gate past t) */
+        if (first_min &&
+            (next < o->next ||
+             (next == o->next && scan_pos((unsigned)(first_min - ents), start, n) <
+                                     scan_pos((unsigned)(o->first_min - ents), start, n)))) {
+            o->next = next;
+            o->first_min = first_min;
+        }
+        return -1;
+    }
+    o->next = next;
+    o->first_min = first_min;
+    if (pick < 0 && skip && next >= gate) {
+        o->skipped = skip;
+        o->gate = gate;
+        return -2;
+    }
     return pick;
+}
+
+/* Whether the warp found by an exact scan (o) waits for a value from memory (it binds
+ * unless its unit or the LSU frees up later). */
+static inline int scan_mem(const ssm *sm, unsigned sc, const scan_out *o)
+{
+    int mem = 0;
+    if (o->first_min)
+        (void)warp_earliest(sm, sc, o->first_min, &mem);
+    return mem;
 }
 
 /* One step of SM smi at its current time (< end): issue on every sub-core that can,
@@ -1920,7 +1996,8 @@ scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, uint64_t *nex
  * events that lower it: an issue on that sub-core or blocks placed or retired (to 0),
  * a barrier release or an L2 outcome (to the warp's operand-ready cycle, wake_lower).
  * Skipping such sub-cores leaves every decision unchanged; when nothing issues, their
- * exact next cycles are recomputed (and become their wake bounds). */
+ * exact next cycles are recomputed (and become their wake bounds). A quick scan
+ * (scan_subcore) that leaves only a lower bound is treated the same way. */
 static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uint64_t end,
                                                        const int lrr)
 {
@@ -1932,9 +2009,10 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
      * them from s and sm for every sub-core) */
     const unsigned nsub = s->nsub, n = s->row_cap;
     uint64_t *wake = sm->wake;
-    uint64_t sc_next[GF_MAX_SUBCORES];
-    int sc_mem[GF_MAX_SUBCORES];
-    unsigned skipped = 0; /* bit sc: sub-core sc not scanned, t being below its wake bound */
+    scan_out so[GF_MAX_SUBCORES];
+    /* bit sc: sub-core sc not scanned (t being below its wake bound) or, also in
+     * partial, its quick scan left only a lower bound */
+    unsigned skipped = 0, partial = 0;
     for (unsigned sc = 0; sc < nsub; sc++) {
         if (t < wake[sc]) {
             skipped |= 1u << sc;
@@ -1951,9 +2029,10 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
                 pick = li;
         }
         if (pick < 0)
-            pick = scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc], lrr);
+            pick = scan_subcore(s, sm, sc, t, &so[sc], lrr, SCAN_QUICK);
         if (pick >= 0) {
             swarp *w = list[pick];
+            sm->last_unit[sc] = ents[pick].unit;
             issue(s, smi, w, t);
             sm->last[sc] = pick;
             wake[sc] = 0;
@@ -1961,26 +2040,51 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             if (w->state == W_DONE)
                 row_remove(s, sm, sc, (unsigned)pick);
         } else {
-            wake[sc] = sc_next[sc]; /* a full scan: the exact minimum */
+            /* the exact minimum, or a lower bound (-2) */
+            wake[sc] = pick == -2 ? so[sc].gate : so[sc].next;
+            skipped |= (unsigned)(pick == -2) << sc;
+            partial |= (unsigned)(pick == -2) << sc;
         }
     }
     if (issued_any) {
         sm->now = t + 1;
         return;
     }
+    /* The SM's next cycle is the least of the sub-cores' exact ones (ties to the first
+     * sub-core). One not scanned in full (bit in skipped) has wake[sc] below its exact
+     * cycle: it needs its full scan only when that bound does not exceed the least
+     * exact cycle known so far, which only falls, so one pass settles them all. */
+    uint64_t least = UINT64_MAX;
+    for (unsigned sc = 0; sc < nsub; sc++)
+        if (!(skipped >> sc & 1u) && so[sc].next < least)
+            least = so[sc].next;
+    for (unsigned sc = 0; sc < nsub; sc++) {
+        if (!(skipped >> sc & 1u) || wake[sc] > least)
+            continue;
+        int rest = partial >> sc & 1u;
+        if (!rest && wake[sc] == UINT64_MAX) { /* (a bound of "never" is exact) */
+            so[sc].next = UINT64_MAX;
+            so[sc].first_min = NULL;
+        } else {
+            /* a quick scan's rest, or a full scan of a sub-core skipped for its bound */
+            (void)scan_subcore(s, sm, sc, t, &so[sc], lrr, rest ? SCAN_REST : SCAN_FULL);
+            wake[sc] = so[sc].next;
+        }
+        skipped &= ~(1u << sc);
+        least = so[sc].next < least ? so[sc].next : least;
+    }
     uint64_t next = UINT64_MAX;
     int next_mem = 0, waiting = 0;
+    unsigned best = nsub;
     for (unsigned sc = 0; sc < nsub; sc++) {
-        if (skipped >> sc & 1u) {
-            (void)scan_subcore(s, sm, sc, t, &sc_next[sc], &sc_mem[sc], lrr);
-            wake[sc] = sc_next[sc];
-        }
         waiting |= sm->nwait[sc] > 0;
-        if (sc_next[sc] < next) {
-            next = sc_next[sc];
-            next_mem = sc_mem[sc];
+        if (!(skipped >> sc & 1u) && so[sc].next < next) {
+            next = so[sc].next;
+            best = sc;
         }
     }
+    if (best < nsub)
+        next_mem = scan_mem(sm, best, &so[best]);
     if (next != UINT64_MAX && next < end) {
         if (next_mem)
             sm->mem_stall += next - t;
@@ -2615,7 +2719,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         sm->wake = gf_calloc(s->nsub, sizeof *sm->wake);
         sm->ent = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->ent);
         sm->cand_words = (s->row_cap + 63) / 64;
-        sm->cand = gf_calloc((size_t)s->nsub * sm->cand_words, sizeof *sm->cand);
+        sm->cand = gf_calloc((size_t)s->nsub * CAND_GROUP * sm->cand_words, sizeof *sm->cand);
         sm->nwait = gf_calloc(s->nsub, sizeof *sm->nwait);
         if (!sm->slots || !sm->unit_free || !sm->last || !sm->sub ||
             !sm->wake || !sm->ent || !sm->cand || !sm->nwait)
