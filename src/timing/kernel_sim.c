@@ -30,8 +30,17 @@
 
 /* sm.subcores is at most 16 (gpu/model.c key table). */
 #define GF_MAX_SUBCORES 16u
-/* Words per 64 warps of a sub-core's row in ssm.cand: candidates, LSU users, per unit. */
-#define CAND_GROUP (2u + GF_UNIT_COUNT)
+/* Words per 64 warps of a sub-core's row in ssm.cand: candidates, LSU users, per unit,
+ * parked. */
+#define CAND_PARKED (2u + GF_UNIT_COUNT)
+#define CAND_GROUP (3u + GF_UNIT_COUNT)
+/* A quick scan parks a warp whose operands are ready more than PARK_FAR cycles on (a
+ * load's value, once its L2 outcome is known: on the vector add 72 % of the warps
+ * visited waited 64 cycles or more, visited again by every scan); parked warps return
+ * to the candidates, all together, when the earliest of them is PARK_NEAR cycles
+ * away, and those still far are parked again at their next visit. */
+#define PARK_FAR 48u
+#define PARK_NEAR 8u
 
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
@@ -189,6 +198,8 @@ typedef struct ssm {
     uint64_t lsu_free;
     int *last;             /* per sub-core: position in sub[] of the last warp issued */
     uint8_t last_unit[GF_MAX_SUBCORES]; /* per sub-core: the unit it issued to last */
+    uint64_t park_min[GF_MAX_SUBCORES]; /* per sub-core: no parked warp's operands are
+                                           ready before this cycle (UINT64_MAX: none) */
     swarp **sub;           /* per sub-core rows of resident warps at fixed positions, in age
                               order (list_warp): nsub rows of bps * warps_per_block entries,
                               the first row_cap used; NULL or finished warps elsewhere */
@@ -197,7 +208,9 @@ typedef struct ssm {
                               row: in group k, word 0 the running warps with a known
                               operand-ready cycle (the candidates), word 1 those of them
                               whose next instruction needs the LSU, word 2 + u those
-                              that need unit u (scan_subcore skips those while busy) */
+                              that need unit u (scan_subcore skips those while busy),
+                              word CAND_PARKED the candidates parked instead (not in
+                              word 0: see PARK_FAR) */
     unsigned cand_words;
     unsigned *nwait;       /* per sub-core: running warps waiting for a memory outcome */
     uint64_t *wake;        /* per sub-core: no warp can issue before this cycle (step) */
@@ -219,6 +232,14 @@ typedef struct ssm {
     size_t npsect, cappsect;
     uint32_t seq;
     int nomem;
+    /* Per sub-core, where its pieces of the arrays above start (set once, so that the
+     * scans, several per issued instruction, find them without arithmetic). */
+    struct sc_view {
+        swarp **list;             /* its row in sub[] */
+        scan_ent *ents;           /* ... in ent[] */
+        uint64_t *bits;           /* its candidate words in cand[] */
+        uint64_t *unit_free;      /* its units in unit_free[] */
+    } view[GF_MAX_SUBCORES];
 } ssm;
 
 /* A memory instruction waiting for its L2 outcome. */
@@ -1555,6 +1576,7 @@ static inline void warp_mirror(const swarp *w)
     int wait = e->run && e->opready == UINT64_MAX;
     uint64_t m = 1ull << (w->bit & 63), *c = w->cand + CAND_GROUP * (w->bit >> 6);
     c[2 + old_unit] &= ~m;
+    c[CAND_PARKED] &= ~m; /* (park_min stays a lower bound) */
     if (e->run && !wait) {
         c[0] |= m;
         c[1] = e->lsu ? c[1] | m : c[1] & ~m;
@@ -1877,7 +1899,8 @@ static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const sca
 typedef struct scan_out {
     uint64_t next;              /* the least earliest cycle of the warps it visited */
     const scan_ent *first_min;  /* the first of them in scan order with it; NULL: none */
-    uint64_t skipped;           /* SCAN_QUICK returning -2: candidates it did not visit */
+    uint64_t skipped;           /* SCAN_QUICK returning -2: candidates it did not visit, */
+    uint64_t parked;            /* ... the parked warps (also not visited), */
     uint64_t gate;              /* ... none of which can issue before this cycle */
 } scan_out;
 
@@ -1907,21 +1930,31 @@ static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
 /* Inlined into step: it runs once per sub-core per step and usually visits one or two
  * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
 static inline __attribute__((always_inline)) int
-scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int lrr,
+scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int lrr,
              const int mode)
 {
-    unsigned row = s->bps * s->warps_per_block;
-    const scan_ent *ents = sm->ent + sc * row, *first_min = NULL;
-    const uint64_t *bits = sm->cand + (size_t)sc * CAND_GROUP * sm->cand_words;
-    const uint64_t *unit_free = sm->unit_free + sc * GF_UNIT_COUNT;
+    const struct sc_view *v = &sm->view[sc];
+    const scan_ent *ents = v->ents, *first_min = NULL;
+    uint64_t *bits = v->bits;
+    const uint64_t *unit_free = v->unit_free;
     unsigned n = s->row_cap, start = scan_start(s, sm, sc, lrr);
     int pick = -1;
-    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX;
+    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX, parked = 0, far = t + PARK_FAR;
     if (sm->cand_words == 1) {
         /* The usual row of at most 64 warps: walk the set bits of one word, from start
          * to the end, then from 0 to start. */
-        uint64_t cand = mode == SCAN_REST ? o->skipped : bits[0];
-        if (mode == SCAN_QUICK) {
+        uint64_t cand = bits[0], pk = mode == SCAN_REST ? 0 : bits[CAND_PARKED];
+        if (pk && sm->park_min[sc] <= t + PARK_NEAR) {
+            cand |= pk; /* (none can issue yet: see PARK_FAR) */
+            bits[0] = cand;
+            bits[CAND_PARKED] = pk = 0;
+            sm->park_min[sc] = UINT64_MAX;
+        }
+        if (mode == SCAN_REST) {
+            cand = o->skipped | o->parked;
+        } else if (mode == SCAN_FULL) {
+            cand |= pk;
+        } else {
             unsigned u = sm->last_unit[sc];
             if (sm->lsu_free > t && (cand & bits[1])) {
                 skip = cand & bits[1];
@@ -1932,17 +1965,28 @@ scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, scan_out *o, 
                 gate = unit_free[u] < gate ? unit_free[u] : gate;
             }
             cand &= ~skip;
-        }
-        uint64_t below = start ? cand & ((1ull << start) - 1) : 0;
-        uint64_t word = cand & ~below;
-        for (unsigned pass = 0; pick < 0 && pass < 2; pass++, word = below)
-            for (; word; word &= word - 1) {
-                unsigned i = (unsigned)__builtin_ctzll(word);
-                if (scan_visit(sm, unit_free, &ents[i], t, &next, &first_min)) {
-                    pick = (int)i;
-                    break;
-                }
+            if (pk) {
+                parked = pk;
+                gate = sm->park_min[sc] < gate ? sm->park_min[sc] : gate;
             }
+        }
+        /* (rotated so that bit 0 is position start: one pass in scan order, the
+         * positions past the row's end being clear) */
+        uint64_t word = cand >> start | cand << ((64u - start) & 63u);
+        for (; word; word &= word - 1) {
+            unsigned i = ((unsigned)__builtin_ctzll(word) + start) & 63u;
+            if (scan_visit(sm, unit_free, &ents[i], t, &next, &first_min)) {
+                pick = (int)i;
+                break;
+            }
+            uint64_t ready = ents[i].opready;
+            if (mode == SCAN_QUICK && ready > far) {
+                bits[0] &= ~(1ull << i);
+                bits[CAND_PARKED] |= 1ull << i;
+                if (ready < sm->park_min[sc])
+                    sm->park_min[sc] = ready;
+            }
+        }
     } else {
         for (unsigned pass = 0; pick < 0 && pass < 2; pass++) {
             unsigned lo = pass ? 0 : start, hi = pass ? start : n;
@@ -1967,8 +2011,9 @@ scan_subcore(const sim *s, const ssm *sm, unsigned sc, uint64_t t, scan_out *o, 
     }
     o->next = next;
     o->first_min = first_min;
-    if (pick < 0 && skip && next >= gate) {
+    if (pick < 0 && (skip | parked) && next >= gate) {
         o->skipped = skip;
+        o->parked = parked;
         o->gate = gate;
         return -2;
     }
@@ -2004,7 +2049,6 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
     ssm *sm = &s->sms[smi];
     uint64_t t = sm->now;
     int issued_any = 0;
-    unsigned row = s->bps * s->warps_per_block;
     /* (kept in locals: issue's stores through pointers would make the compiler reload
      * them from s and sm for every sub-core) */
     const unsigned nsub = s->nsub, n = s->row_cap;
@@ -2018,8 +2062,8 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             skipped |= 1u << sc;
             continue;
         }
-        swarp **list = sm->sub + sc * row;
-        const scan_ent *ents = sm->ent + sc * row;
+        swarp **list = sm->view[sc].list;
+        const scan_ent *ents = sm->view[sc].ents;
         int pick = -1;
         /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
          * one; LRR starts looking after the last one issued (scan_start). */
@@ -2724,8 +2768,15 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         if (!sm->slots || !sm->unit_free || !sm->last || !sm->sub ||
             !sm->wake || !sm->ent || !sm->cand || !sm->nwait)
             goto nomem;
-        for (unsigned k = 0; k < s->nsub; k++)
+        for (unsigned k = 0; k < s->nsub; k++) {
+            size_t row = (size_t)s->bps * s->warps_per_block;
             sm->last[k] = -1;
+            sm->park_min[k] = UINT64_MAX;
+            sm->view[k].list = sm->sub + k * row;
+            sm->view[k].ents = sm->ent + k * row;
+            sm->view[k].bits = sm->cand + (size_t)k * CAND_GROUP * sm->cand_words;
+            sm->view[k].unit_free = sm->unit_free + k * GF_UNIT_COUNT;
+        }
     }
     /* First wave: the block scheduler hands blocks out breadth-first, one per SM in
      * turn, until every SM is full or the grid runs out. */
