@@ -370,6 +370,7 @@ typedef struct sim {
     const gf_kernel_info *ki;
     unsigned nsub, bps, warps_per_block;
     unsigned per_slot, row_cap; /* positions per block slot in a sub-core's row, and in all */
+    uint64_t quick;      /* all ones, or 0 to make quick scans full ones (opt->no_quick) */
     int lrr;             /* gpu->warp_scheduler is LRR (else GTO); read through s->gpu,
                           * it was reloaded for every sub-core of every step */
     ssm *sms;
@@ -1939,7 +1940,8 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
     const uint64_t *unit_free = v->unit_free;
     unsigned n = s->row_cap, start = scan_start(s, sm, sc, lrr);
     int pick = -1;
-    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX, parked = 0, far = t + PARK_FAR;
+    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX, parked = 0;
+    uint64_t far = s->quick ? t + PARK_FAR : UINT64_MAX;
     if (sm->cand_words == 1) {
         /* The usual row of at most 64 warps: walk the set bits of one word, from start
          * to the end, then from 0 to start. */
@@ -1956,11 +1958,11 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
             cand |= pk;
         } else {
             unsigned u = sm->last_unit[sc];
-            if (sm->lsu_free > t && (cand & bits[1])) {
+            if (sm->lsu_free > t && (cand & bits[1] & s->quick)) {
                 skip = cand & bits[1];
                 gate = sm->lsu_free;
             }
-            if (unit_free[u] > t && (cand & bits[2 + u])) {
+            if (unit_free[u] > t && (cand & bits[2 + u] & s->quick)) {
                 skip |= cand & bits[2 + u];
                 gate = unit_free[u] < gate ? unit_free[u] : gate;
             }
@@ -2748,6 +2750,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->per_slot = (s->warps_per_block + s->nsub - 1) / s->nsub;
     s->row_cap = s->bps * s->per_slot;
     s->lrr = gpu->warp_scheduler == GF_WARP_SCHED_LRR;
+    s->quick = opt->no_quick ? 0 : UINT64_MAX;
     s->sms = gf_calloc(gpu->num_sms, sizeof *s->sms);
     s->open_row = gf_calloc((size_t)(gpu->dram_channels ? gpu->dram_channels : 1) *
                                 (gpu->dram_banks ? gpu->dram_banks : 1),

@@ -51,6 +51,9 @@ typedef struct gf_ksim_options {
     /* Give every warp its own array of shape ids instead of sharing the kernel's stream
      * while they agree (kernel_sim.c warp_put_id): for tests, as no_replay. */
     int no_share;
+    /* Visit every candidate warp at every scan, parking none (kernel_sim.c scan_subcore's
+     * SCAN_QUICK): for tests, as no_replay. */
+    int no_quick;
 } gf_ksim_options;
 
 /* The CLI's and gf_predict_file's hold budget. What a warp holds is mostly its memory

@@ -49,6 +49,7 @@ static unsigned predict_threads = 1;
 static uint64_t predict_hold; /* 0: hold every block in memory */
 static int predict_no_replay;  /* decode every instruction in full */
 static int predict_no_share;   /* every warp keeps its own shape ids */
+static int predict_no_quick;   /* every scan visits every candidate warp */
 
 /* Predicts one-kernel trace dir on gpu; returns its summary. */
 static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_row *row_out)
@@ -59,6 +60,7 @@ static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_ro
     opt.ksim.hold_bytes = predict_hold;
     opt.ksim.no_replay = predict_no_replay;
     opt.ksim.no_share = predict_no_share;
+    opt.ksim.no_quick = predict_no_quick;
     gf_report rep;
     gf_report_init(&rep);
     gf_kernel_summary *sums = NULL;
@@ -486,6 +488,44 @@ static void torture_replayed_decoding_predicts_the_same(void **state)
     assert_true(replayed.v[GF_C_SHMEM_BANK_CONFLICTS] > 0);
 }
 
+/* Quick scans (kernel_sim.c scan_subcore: warps gated by a busy LSU or by the unit just
+ * issued to are not visited, warps whose operands are far off are parked) change no
+ * decision: the same counters as scans that visit every candidate, under both warp
+ * schedulers, on kernels that park (the vector add's loads), skip LSU-bound warps (the
+ * tiled SGEMM's shared accesses), meet barriers (the reduction) or use local memory. */
+static void torture_quick_scans_predict_the_same(void **state)
+{
+    (void)state;
+    static const struct {
+        gf_gen_kind kind;
+        unsigned n;
+        const char *tag;
+    } k[] = {{GF_GEN_VECADD, 1u << 17, "qvecadd"},
+             {GF_GEN_MATMUL, 128, "qmatmul"},
+             {GF_GEN_REDUCE, 1u << 16, "qreduce"},
+             {GF_GEN_SPILL, 8192, "qspill"}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        gf_gen_params p;
+        gf_gen_params_init(&p, k[i].kind);
+        p.sm = 70;
+        p.n = k[i].n;
+        const char *d = gen(&p, k[i].tag);
+        for (int lrr = 0; lrr < 2; lrr++) {
+            gf_gpu g = load_gpu("titanv");
+            g.warp_scheduler = lrr ? GF_WARP_SCHED_LRR : GF_WARP_SCHED_GTO;
+            gf_kernel_row full, quick;
+            predict_no_quick = 1;
+            gf_kernel_summary a = predict1(d, &g, &full);
+            predict_no_quick = 0;
+            gf_kernel_summary b = predict1(d, &g, &quick);
+            assert_memory_equal(full.v, quick.v, sizeof full.v);
+            assert_true(a.ks.sm_cycles_max == b.ks.sm_cycles_max);
+            assert_true(a.ks.crit_mem_stall_cycles == b.ks.crit_mem_stall_cycles);
+            assert_true(full.v[GF_C_GPC_CYCLES_ELAPSED] > 0);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -498,6 +538,7 @@ int main(void)
         cmocka_unit_test(torture_shared_conflicts_through_memo),
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
+        cmocka_unit_test(torture_quick_scans_predict_the_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
