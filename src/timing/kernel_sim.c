@@ -1907,6 +1907,18 @@ typedef struct scan_out {
 
 enum scan_mode { SCAN_FULL = 0, SCAN_QUICK, SCAN_REST };
 
+/* What quick scans may do (scan_tune_of), read once per run of an SM. */
+typedef struct scan_tune {
+    uint64_t skip;     /* all ones: skip gated warps; 0: visit them (opt->no_quick) */
+    uint64_t park_far; /* PARK_FAR, or past any cycle: park none */
+} scan_tune;
+
+static scan_tune scan_tune_of(const sim *s)
+{
+    scan_tune q = {s->quick, s->quick ? PARK_FAR : UINT64_MAX / 2};
+    return q;
+}
+
 /* Position of row entry i in a scan starting at `start` over n entries. */
 static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
 {
@@ -1932,7 +1944,7 @@ static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
  * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
 static inline __attribute__((always_inline)) int
 scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int lrr,
-             const int mode)
+             const int mode, const scan_tune *q)
 {
     const struct sc_view *v = &sm->view[sc];
     const scan_ent *ents = v->ents, *first_min = NULL;
@@ -1940,8 +1952,7 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
     const uint64_t *unit_free = v->unit_free;
     unsigned n = s->row_cap, start = scan_start(s, sm, sc, lrr);
     int pick = -1;
-    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX, parked = 0;
-    uint64_t far = s->quick ? t + PARK_FAR : UINT64_MAX;
+    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX, parked = 0, far = t + q->park_far;
     if (sm->cand_words == 1) {
         /* The usual row of at most 64 warps: walk the set bits of one word, from start
          * to the end, then from 0 to start. */
@@ -1958,11 +1969,11 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
             cand |= pk;
         } else {
             unsigned u = sm->last_unit[sc];
-            if (sm->lsu_free > t && (cand & bits[1] & s->quick)) {
+            if (sm->lsu_free > t && (cand & bits[1] & q->skip)) {
                 skip = cand & bits[1];
                 gate = sm->lsu_free;
             }
-            if (unit_free[u] > t && (cand & bits[2 + u] & s->quick)) {
+            if (unit_free[u] > t && (cand & bits[2 + u] & q->skip)) {
                 skip |= cand & bits[2 + u];
                 gate = unit_free[u] < gate ? unit_free[u] : gate;
             }
@@ -2046,7 +2057,7 @@ static inline int scan_mem(const ssm *sm, unsigned sc, const scan_out *o)
  * exact next cycles are recomputed (and become their wake bounds). A quick scan
  * (scan_subcore) that leaves only a lower bound is treated the same way. */
 static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uint64_t end,
-                                                       const int lrr)
+                                                       const int lrr, const scan_tune *q)
 {
     ssm *sm = &s->sms[smi];
     uint64_t t = sm->now;
@@ -2075,7 +2086,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
                 pick = li;
         }
         if (pick < 0)
-            pick = scan_subcore(s, sm, sc, t, &so[sc], lrr, SCAN_QUICK);
+            pick = scan_subcore(s, sm, sc, t, &so[sc], lrr, SCAN_QUICK, q);
         if (pick >= 0) {
             swarp *w = list[pick];
             sm->last_unit[sc] = ents[pick].unit;
@@ -2113,7 +2124,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             so[sc].first_min = NULL;
         } else {
             /* a quick scan's rest, or a full scan of a sub-core skipped for its bound */
-            (void)scan_subcore(s, sm, sc, t, &so[sc], lrr, rest ? SCAN_REST : SCAN_FULL);
+            (void)scan_subcore(s, sm, sc, t, &so[sc], lrr, rest ? SCAN_REST : SCAN_FULL, q);
             wake[sc] = so[sc].next;
         }
         skipped &= ~(1u << sc);
@@ -2207,12 +2218,13 @@ static void prefetch_sm(const sim *s, unsigned smi, int deep)
 static void run_sm(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
+    const scan_tune q = scan_tune_of(s);
     if (s->lrr)
         while (sm->resident && sm->now < end)
-            step(s, smi, end, 1);
+            step(s, smi, end, 1, &q);
     else
         while (sm->resident && sm->now < end)
-            step(s, smi, end, 0);
+            step(s, smi, end, 0, &q);
 }
 
 /* The epoch's two parallel phases run on a pool of threads: SMs (each thread a
