@@ -30,6 +30,7 @@
 #include "memory/secreuse.h"
 #include "util/alloc.h"
 #include "util/bigmem.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 struct l2part {
@@ -313,11 +314,6 @@ gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
     return GF_OK;
 }
 
-static unsigned popcount4(unsigned m)
-{
-    return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
-}
-
 /* A partial's two histograms of a class, first used: fault their pages in with one call
  * each instead of a fault a page as they fill (and as move_partials reads them), since
  * the partials are calloc'ed whole for every SM and slice but touched by class
@@ -376,7 +372,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
     }
     if (!record)
         return 0;
-    unsigned n = popcount4(smask);
+    unsigned n = gf_popcount4(smask);
     p->l2_sectors[cls] += n;
     if (!(p->used >> cls & 1u)) {
         p->used |= 1u << cls;
@@ -386,11 +382,11 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
     for (unsigned k = 0; k < 4; k++)
         if (smask >> k & 1u)
             gf_hist_add(&p->l2_sector[cls], r.sdist[k], 1);
-    p->dec_l2_hits[cls] += popcount4(hit);
-    p->dec_dram_read += popcount4(fetch);
+    p->dec_l2_hits[cls] += gf_popcount4(hit);
+    p->dec_dram_read += gf_popcount4(fetch);
     p->dec_dram_write += wb;
-    *dram += popcount4(fetch);
-    return popcount4(hit);
+    *dram += gf_popcount4(fetch);
+    return gf_popcount4(hit);
 }
 
 void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes)
@@ -473,7 +469,7 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
         }
         if (local)
             line = local_line(warp_uid, line);
-        unsigned nsec = popcount4(smask);
+        unsigned nsec = gf_popcount4(smask);
         unsigned l1_hit = 0;
         if (use_l1) {
             gf_secreuse_result r;
@@ -497,10 +493,10 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
             for (unsigned k = 0; k < 4; k++)
                 if (smask >> k & 1u)
                     gf_hist_add(&p->l1_sector[cls], r.sdist[k], 1);
-            p->dec_l1_hits[cls] += popcount4(hit);
+            p->dec_l1_hits[cls] += gf_popcount4(hit);
             p->dec_l1_tag_hits[cls] += tag ? nsec : 0;
             l1_hit = hit;
-            out->l1_hits += popcount4(hit);
+            out->l1_hits += gf_popcount4(hit);
         }
         /* to L2: read misses; every store sector (write-through); atomics */
         unsigned to_l2 = op == GF_LRU_READ ? (smask & ~l1_hit) : smask;
@@ -529,7 +525,7 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
         out->l2_hits += l2_line(h, gf_hier_slice_of(h, reqs[i].line), reqs[i].line,
                                 reqs[i].smask, reqs[i].bytes, (gf_lru_op)reqs[i].op, 1, &dram);
         out->dram_sectors += dram;
-        l2_sent += popcount4(reqs[i].smask);
+        l2_sent += gf_popcount4(reqs[i].smask);
     }
     if (out->dram_sectors)
         out->worst = GF_LEVEL_DRAM;

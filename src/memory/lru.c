@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "util/alloc.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 #define NIL UINT32_MAX
@@ -171,11 +172,6 @@ static void push_front(gf_lru *c, uint64_t s, uint32_t x)
         c->tail[s] = x;
 }
 
-static unsigned popcount4(unsigned m)
-{
-    return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
-}
-
 void gf_lru_access(gf_lru *c, uint64_t line, unsigned smask, const uint32_t bytes[4], gf_lru_op op,
                    gf_lru_result *res)
 {
@@ -207,7 +203,7 @@ void gf_lru_access(gf_lru *c, uint64_t line, unsigned smask, const uint32_t byte
         } else {
             x = c->tail[s];
             entry *v = &c->e[x];
-            unsigned d = popcount4(v->dirty);
+            unsigned d = gf_popcount4(v->dirty);
             res->writebacks = d;
             c->dirty -= d;
             unlink_entry(c, s, x);

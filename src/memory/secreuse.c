@@ -18,6 +18,7 @@
 
 #include "memory/reuse.h"
 #include "util/alloc.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 #define INF32 UINT32_MAX
@@ -134,11 +135,6 @@ static uint64_t widen(uint32_t d)
     return d == INF32 ? GF_REUSE_COLD : d;
 }
 
-static unsigned popcount4(unsigned m)
-{
-    return (m & 1u) + (m >> 1 & 1u) + (m >> 2 & 1u) + (m >> 3 & 1u);
-}
-
 /* gf_secreuse_access's rules applied to a line whose state is in its tag, when the
  * state after the access fits the tag again: the common case (every access of a
  * streaming kernel), done on the tag's bit masks instead of expanding it to a
@@ -162,7 +158,7 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
     res->line_dist = d;
     res->tag_hit = d < t->cap;
     if (!res->tag_hit && dirty) {
-        res->writebacks = popcount4(dirty);
+        res->writebacks = gf_popcount4(dirty);
         dirty = 0;
     }
     for (unsigned k = 0; k < 4; k++) {
@@ -211,7 +207,7 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
     if (!res->tag_hit && p->dirty) {
         /* the line left the configured cache since its last access: its dirty sectors
          * went to DRAM then */
-        res->writebacks = popcount4(p->dirty);
+        res->writebacks = gf_popcount4(p->dirty);
         p->dirty = 0;
     }
     for (unsigned k = 0; k < 4; k++) {
@@ -295,14 +291,14 @@ static void flush_one(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, voi
         return;
     if (f->evicted_only) {
         if (dist >= f->cap) {
-            f->n += popcount4(dirty);
+            f->n += gf_popcount4(dirty);
             if (p)
                 p->dirty = 0;
             else
                 *tag &= (uint16_t)~0x0F00u;
         }
     } else if (dist < f->cap) {
-        f->n += popcount4(dirty);
+        f->n += gf_popcount4(dirty);
     }
 }
 

@@ -13,6 +13,7 @@
 #include "testutil.h"
 #include "util/atomic_file.h"
 #include "util/bigmem.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 static void torture_error_set_fills_fields(void **state)
@@ -164,6 +165,27 @@ static void torture_grow_prefaulted_keeps_bytes(void **state)
     free(p);
 }
 
+/* The bit counts against a plain loop: every 4-bit mask, with and without higher bits
+ * set (gf_popcount4 ignores them), and 32-bit masks including the full warp. */
+static void torture_popcounts(void **state)
+{
+    (void)state;
+    for (unsigned m = 0; m < 64; m++) {
+        unsigned want = 0;
+        for (unsigned b = 0; b < 4; b++)
+            want += m >> b & 1u;
+        assert_int_equal(gf_popcount4(m), want);
+    }
+    static const uint32_t x[] = {0, 1, 0x80000000u, 0xffffffffu, 0x7fffffffu, 0x55555555u,
+                                 0x0f0f00f1u};
+    for (size_t i = 0; i < sizeof x / sizeof x[0]; i++) {
+        unsigned want = 0;
+        for (unsigned b = 0; b < 32; b++)
+            want += x[i] >> b & 1u;
+        assert_int_equal(gf_popcount32(x[i]), want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -174,6 +196,7 @@ int main(void)
         cmocka_unit_test(torture_bigmem_calloc_and_overflow),
         cmocka_unit_test(torture_bigmem_prefault_keeps_contents),
         cmocka_unit_test(torture_grow_prefaulted_keeps_bytes),
+        cmocka_unit_test(torture_popcounts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
