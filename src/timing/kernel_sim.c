@@ -198,6 +198,7 @@ typedef struct ssm {
     uint64_t lsu_free;
     int *last;             /* per sub-core: position in sub[] of the last warp issued */
     uint8_t last_unit[GF_MAX_SUBCORES]; /* per sub-core: the unit it issued to last */
+    unsigned scan_from[GF_MAX_SUBCORES]; /* per sub-core: where its scans start (set_last) */
     uint64_t park_min[GF_MAX_SUBCORES]; /* per sub-core: no parked warp's operands are
                                            ready before this cycle (UINT64_MAX: none) */
     swarp **sub;           /* per sub-core rows of resident warps at fixed positions, in age
@@ -1842,6 +1843,21 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
     }
 }
 
+/* Records position `last` (-1: none) as sub-core sc's last warp issued, and where its
+ * scans start (ssm.scan_from), worked out here once instead of at every scan: GTO from
+ * the oldest warp (after trying the last one issued, step), LRR after the last one
+ * issued. */
+static inline void set_last(const sim *s, ssm *sm, unsigned sc, int last)
+{
+    unsigned n = s->row_cap;
+    sm->last[sc] = last;
+    sm->scan_from[sc] = 0;
+    if (s->lrr && last >= 0 && n) {
+        unsigned after = (unsigned)last + 1; /* last < n: no division needed */
+        sm->scan_from[sc] = after < n ? after : 0;
+    }
+}
+
 /* Drops the finished warp at position i of sub-core sc's row (warp_mirror has cleared its
  * candidate bit); the others keep their positions. */
 static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
@@ -1850,19 +1866,7 @@ static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
     list[i]->ent = NULL;
     list[i] = NULL;
     if (sm->last[sc] == (int)i)
-        sm->last[sc] = -1;
-}
-
-/* Where sub-core sc's scan starts: GTO from the oldest warp (after trying the last one
- * issued), LRR after the last one issued. */
-static inline unsigned scan_start(const sim *s, const ssm *sm, unsigned sc, const int lrr)
-{
-    unsigned n = s->row_cap;
-    if (lrr && sm->last[sc] >= 0 && n) {
-        unsigned after = (unsigned)sm->last[sc] + 1; /* last < n: no division needed */
-        return after < n ? after : 0;
-    }
-    return 0;
+        set_last(s, sm, sc, -1);
 }
 
 /* The first candidate (set bit) of a sub-core's candidate words (the first of each group:
@@ -1925,7 +1929,7 @@ static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
     return i >= start ? i - start : i + n - start;
 }
 
-/* Scans sub-core sc's warps in its scheduler's order (from scan_start, wrapping) for the
+/* Scans sub-core sc's warps in its scheduler's order (from scan_from, wrapping) for the
  * first that can issue at t; returns its index in the row or -1. Only candidates are
  * visited: warps waiting for a value nobody has produced yet (opready UINT64_MAX) or
  * not running can never be picked. o->next and o->first_min: the earliest cycle of the
@@ -1943,14 +1947,14 @@ static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
 /* Inlined into step: it runs once per sub-core per step and usually visits one or two
  * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
 static inline __attribute__((always_inline)) int
-scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int lrr,
-             const int mode, const scan_tune *q)
+scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int mode,
+             const scan_tune *q)
 {
     const struct sc_view *v = &sm->view[sc];
     const scan_ent *ents = v->ents, *first_min = NULL;
     uint64_t *bits = v->bits;
     const uint64_t *unit_free = v->unit_free;
-    unsigned n = s->row_cap, start = scan_start(s, sm, sc, lrr);
+    unsigned n = s->row_cap, start = sm->scan_from[sc];
     int pick = -1;
     uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX, parked = 0, far = t + q->park_far;
     if (sm->cand_words == 1) {
@@ -2079,19 +2083,19 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
         const scan_ent *ents = sm->view[sc].ents;
         int pick = -1;
         /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
-         * one; LRR starts looking after the last one issued (scan_start). */
+         * one; LRR starts looking after the last one issued (set_last). */
         if (!lrr && sm->last[sc] >= 0 && n) {
             int li = sm->last[sc], mw; /* a position < n (row_remove clears it) */
             if (ents[li].run && warp_earliest(sm, sc, &ents[li], &mw) <= t)
                 pick = li;
         }
         if (pick < 0)
-            pick = scan_subcore(s, sm, sc, t, &so[sc], lrr, SCAN_QUICK, q);
+            pick = scan_subcore(s, sm, sc, t, &so[sc], SCAN_QUICK, q);
         if (pick >= 0) {
             swarp *w = list[pick];
             sm->last_unit[sc] = ents[pick].unit;
             issue(s, smi, w, t);
-            sm->last[sc] = pick;
+            set_last(s, sm, sc, pick);
             wake[sc] = 0;
             issued_any = 1;
             if (w->state == W_DONE)
@@ -2124,7 +2128,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             so[sc].first_min = NULL;
         } else {
             /* a quick scan's rest, or a full scan of a sub-core skipped for its bound */
-            (void)scan_subcore(s, sm, sc, t, &so[sc], lrr, rest ? SCAN_REST : SCAN_FULL, q);
+            (void)scan_subcore(s, sm, sc, t, &so[sc], rest ? SCAN_REST : SCAN_FULL, q);
             wake[sc] = so[sc].next;
         }
         skipped &= ~(1u << sc);
@@ -2786,6 +2790,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         for (unsigned k = 0; k < s->nsub; k++) {
             size_t row = (size_t)s->bps * s->warps_per_block;
             sm->last[k] = -1;
+            sm->scan_from[k] = 0;
             sm->park_min[k] = UINT64_MAX;
             sm->view[k].list = sm->sub + k * row;
             sm->view[k].ents = sm->ent + k * row;
