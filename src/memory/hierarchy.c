@@ -428,7 +428,7 @@ static uint64_t local_line(uint64_t warp_uid, uint64_t line)
 }
 
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
-                       gf_mem_dir dir, int bypass_l1, const gf_coalesced *c,
+                       gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs)
 {
     memset(out, 0, sizeof *out);
@@ -538,7 +538,8 @@ void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space spa
 {
     gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
     unsigned n;
-    gf_hier_access_l1(h, sm, warp_uid, space, dir, bypass_l1, c, out, reqs, &n);
+    gf_sector_list l = {c->nsectors, c->requests, c->sector, c->bytes};
+    gf_hier_access_l1(h, sm, warp_uid, space, dir, bypass_l1, &l, out, reqs, &n);
     gf_hier_access_l2(h, reqs, n, out);
 }
 

@@ -139,8 +139,15 @@ typedef struct gf_l2_req {
     uint32_t bytes[4];
     uint8_t smask, op;
 } gf_l2_req;
+/* A coalesced access's sectors where they already are: a gf_coalesced's arrays or the
+ * issue model's decoded records (so it need not copy them into a gf_coalesced). */
+typedef struct gf_sector_list {
+    unsigned nsectors, requests;
+    const uint64_t *sector; /* as gf_coalesced.sector */
+    const uint32_t *bytes;  /* as gf_coalesced.bytes */
+} gf_sector_list;
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
-                       gf_mem_dir dir, int bypass_l1, const gf_coalesced *c,
+                       gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs);
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out);
 /* One request of the L2 half, to slice gf_hier_slice_of(h, r->line), which the caller

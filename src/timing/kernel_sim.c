@@ -1745,12 +1745,9 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         const memrec *m = (const memrec *)(w->pool + w->pcur);
         w->pcur += (uint32_t)pool_rec_bytes(in, w->pool + w->pcur);
         const uint8_t *q = (const uint8_t *)(m + 1);
-        gf_coalesced c;
-        c.nsectors = m->nsectors;
-        c.nlines = m->nlines;
-        c.requests = 1;
-        memcpy(c.sector, q, m->nsectors * sizeof(uint64_t));
-        memcpy(c.bytes, q + m->nsectors * sizeof(uint64_t), m->nsectors * sizeof(uint32_t));
+        /* (read in place: the record is 8-byte aligned, its byte masks 4-byte) */
+        gf_sector_list c = {m->nsectors, 1, (const uint64_t *)(const void *)q,
+                            (const uint32_t *)(const void *)(q + m->nsectors * sizeof(uint64_t))};
         gf_access_outcome o;
         gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
         unsigned nr = 0;
