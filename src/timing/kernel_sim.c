@@ -2179,7 +2179,7 @@ static void stall_back(ssm *sm, uint64_t now)
  * SMs ahead, deep (what the swarps point to) one ahead; two and one was 3 % slower on
  * SGEMM 512, four and two no better. CPU seconds on one core against none, ABBA pairs
  * (bench/README, 2026-11-25 seventh session): SGEMM 512 0.90, vecadd 522 MB 0.88. */
-static void prefetch_sm(const sim *s, unsigned smi, int deep)
+static void prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end)
 {
     const ssm *sm = &s->sms[smi];
     unsigned row = s->bps * s->warps_per_block;
@@ -2197,7 +2197,10 @@ static void prefetch_sm(const sim *s, unsigned smi, int deep)
                 __builtin_prefetch((const char *)w + 64);
                 continue;
             }
-            if (w->state == W_DONE || w->pc - w->win0 >= w->n)
+            /* (nor for warps that cannot issue before the epoch ends: waiting for an
+             * outcome, or parked) */
+            if (w->state == W_DONE || w->pc - w->win0 >= w->n ||
+                (w->ent && w->ent->opready >= end))
                 continue;
             if (w->ids != s->rp_ids) /* (the shared stream is hot: every warp reads it) */
                 __builtin_prefetch(w->ids + (w->pc - w->win0));
@@ -2514,9 +2517,9 @@ static void run_share(pool *p, unsigned k)
     for (unsigned i = lo; i < hi; i++) {
         if (p->phase == PHASE_SMS) {
             if (i + 3 < hi)
-                prefetch_sm(s, i + 3, 0);
+                prefetch_sm(s, i + 3, 0, p->end);
             if (i + 1 < hi)
-                prefetch_sm(s, i + 1, 1);
+                prefetch_sm(s, i + 1, 1, p->end);
             run_sm(s, i, p->end);
             continue;
         }
