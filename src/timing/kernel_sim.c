@@ -34,11 +34,12 @@
  * parked. */
 #define CAND_PARKED (2u + GF_UNIT_COUNT)
 #define CAND_GROUP (3u + GF_UNIT_COUNT)
-/* A quick scan parks a warp whose operands are ready more than PARK_FAR cycles on (a
- * load's value, once its L2 outcome is known: on the vector add 72 % of the warps
- * visited waited 64 cycles or more, visited again by every scan); parked warps return
- * to the candidates, all together, when the earliest of them is PARK_NEAR cycles
- * away, and those still far are parked again at their next visit. */
+/* A quick scan parks a warp whose operands are ready more than PARK_FAR cycles on: a
+ * load's value, once its L2 outcome is known, which every scan visited again until it
+ * came (on the vector add 72 % of the visits to warps waiting for an operand were 64
+ * cycles or more early). Parked warps return to the candidates, all together, when
+ * the earliest of them is PARK_NEAR cycles away, and those still far are parked again
+ * at their next visit. */
 #define PARK_FAR 48u
 #define PARK_NEAR 8u
 
@@ -1936,7 +1937,7 @@ static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
  * SCAN_QUICK does not visit candidates that need the LSU while it is busy past t, nor
  * those that need the unit the sub-core issued to last while that is: they cannot
  * issue before it frees up, the scheduler's usual wait (on SGEMM most visits were
- * LSU-bound warps, on the vector add a sixth waited for a unit: bench/README,
+ * LSU-bound warps, on the vector add a third waited for a unit: bench/README,
  * 2026-11-25 eleventh session). The pick is the same. When nothing can issue and a
  * skipped warp may be the minimum, it returns -2 and o->gate is only a lower bound;
  * SCAN_REST (at the same t, nothing issued since) then visits just the skipped ones
