@@ -368,7 +368,8 @@ typedef struct sim {
     gf_isa *isa;
     gf_hier *hier;
     const gf_ksim_options *opt;
-    gf_kreader *r;
+    gf_kreader *r;       /* (its lines' constant strides left unexpanded: inst_addrs) */
+    uint64_t lane_addr[GF_WARP_SIZE]; /* inst_addrs' expansion */
     const gf_kernel_info *ki;
     unsigned nsub, bps, warps_per_block;
     unsigned per_slot, row_cap; /* positions per block slot in a sub-core's row, and in all */
@@ -693,20 +694,34 @@ static gf_mem_space resolve_generic(const sim *s, uint64_t a)
     return GF_SPACE_GLOBAL;
 }
 
+/* Every lane's address of in. The reader leaves a list of constant stride to its
+ * pattern (gf_kreader_set_lazy_strides): what decoding mostly needs, the coalescing
+ * memo's key, is the pattern and the first address, so it is expanded only here, for a
+ * memo miss, a shared or a local access (saved ~90 instructions a line on the vector
+ * add). Valid until the next call. */
+static const uint64_t *inst_addrs(sim *s, const gf_inst *in)
+{
+    if (!(in->addr_pattern & 1u))
+        return in->addr;
+    gf_inst_fill_stride(in, s->lane_addr);
+    return s->lane_addr;
+}
+
 /* Local memory is per thread, but the hardware interleaves the threads of a warp word
  * by word, so the same stack offset in 32 threads is one contiguous 32 x width run
  * (gpgpu-sim's translate_local_memaddr; NVBit reports the per-thread offset, the same
  * on every lane). Offsets are taken from the header's local window when it is given.
  * The hierarchy then makes the result unique per warp (warp_uid). */
-static void interleave_local(const sim *s, const gf_inst *in, unsigned width,
+static void interleave_local(sim *s, const gf_inst *in, unsigned width,
                              uint64_t out[GF_WARP_SIZE])
 {
-    uint64_t base = s->ki->has_local_base && in->addr[__builtin_ctz(in->mask)] >= s->ki->local_base
+    const uint64_t *a = inst_addrs(s, in);
+    uint64_t base = s->ki->has_local_base && a[__builtin_ctz(in->mask)] >= s->ki->local_base
                         ? s->ki->local_base
                         : 0;
     uint64_t w = width ? width : 4;
     for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
-        uint64_t off = in->addr[l] - base;
+        uint64_t off = a[l] - base;
         out[l] = (off / w) * (GF_WARP_SIZE * w) + l * w + off % w;
     }
 }
@@ -731,13 +746,14 @@ static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
 static unsigned shmem_wavefronts_addr(sim *s, const gf_inst *in, unsigned width,
                                       unsigned *conflicts)
 {
+    const uint64_t *lanes = inst_addrs(s, in);
     if (!s->shmem_memo && !(s->shmem_memo = calloc(SHMEM_MEMO, sizeof *s->shmem_memo)))
-        return gf_shmem_wavefronts(in->addr, in->mask, width, s->gpu->shmem_banks, conflicts);
+        return gf_shmem_wavefronts(lanes, in->mask, width, s->gpu->shmem_banks, conflicts);
     uint64_t key[GF_WARP_SIZE];
-    const uint64_t *a = in->addr;
+    const uint64_t *a = lanes;
     if (in->mask != 0xffffffffu) { /* other lanes' addresses are unspecified (trace.h) */
         for (unsigned l = 0; l < GF_WARP_SIZE; l++)
-            key[l] = in->mask >> l & 1u ? in->addr[l] : 0;
+            key[l] = in->mask >> l & 1u ? lanes[l] : 0;
         a = key;
     }
     /* A few lanes pick the slot (both half-warps, both ends); the compare is exact. */
@@ -821,7 +837,7 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
         }
         return 1;
     }
-    gf_coalesce(in->addr, in->mask, width, s->gpu->coalescer, c);
+    gf_coalesce(inst_addrs(s, in), in->mask, width, s->gpu->coalescer, c);
     if (c->nsectors > COAL_MEMO_SECTORS)
         return 1;
     for (unsigned i = 0; i < c->nsectors; i++) {
@@ -843,13 +859,15 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
 static void mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
                         gf_coalesced *c)
 {
-    const uint64_t *addr = in->addr;
+    const uint64_t *addr;
     uint64_t local[GF_WARP_SIZE];
     if (space == GF_SPACE_LOCAL) {
         interleave_local(s, in, width, local);
         addr = local;
     } else if (coalesce_memo(s, in, width, c)) {
         return;
+    } else {
+        addr = inst_addrs(s, in);
     }
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
 }
@@ -2755,6 +2773,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->hier = hier;
     s->opt = opt;
     s->r = r;
+    gf_kreader_set_lazy_strides(r, 1);
     s->ki = ki;
     s->shape_first = s->shape_prev = SHAPE_INLINE;
     s->rp_runs = 1;

@@ -68,6 +68,7 @@ struct gf_kreader {
     uint64_t dgen;           /* delta lists stored so far (deltamemo.gen) */
     const char *last_text;   /* the last instruction line fast_inst took (last_len 0: */
     size_t last_len;         /* the last one was not), see gf_kreader_last_text */
+    int lazy_strides;        /* gf_kreader_set_lazy_strides */
 };
 
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
@@ -1102,7 +1103,9 @@ addresses:
                 stride < ((int64_t)1 << 40) &&
                 (stride >= 0 || a >= (uint64_t)-stride * (gf_popcount32(mask) - 1)))
                 inst->addr_pattern = (uint64_t)stride << 2 | 1u;
-            if (mask == 0xffffffffu) {
+            if (inst->addr_pattern && r->lazy_strides) {
+                /* the caller fills the other lanes in if it needs them */
+            } else if (mask == 0xffffffffu) {
                 fill_stride(inst->addr, a, (uint64_t)stride);
             } else {
                 while (m) {
@@ -1201,6 +1204,23 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
     }
     r->last_len = 0;
     return next_inst_general(r, inst, err);
+}
+
+void gf_kreader_set_lazy_strides(gf_kreader *r, int on)
+{
+    r->lazy_strides = on != 0;
+}
+
+void gf_inst_fill_stride(const gf_inst *in, uint64_t out[GF_WARP_SIZE])
+{
+    uint32_t m = in->mask;
+    uint64_t stride = (uint64_t)((int64_t)in->addr_pattern >> 2); /* (|stride| < 2^40) */
+    uint64_t a = in->addr[__builtin_ctz(m)];
+    memset(out, 0, GF_WARP_SIZE * sizeof *out);
+    for (; m; m &= m - 1) {
+        out[__builtin_ctz(m)] = a;
+        a += stride;
+    }
 }
 
 void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len)

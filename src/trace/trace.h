@@ -116,6 +116,17 @@ void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len);
 size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len, size_t *compared);
 int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n);
 
+/* With on, next_inst may leave an address list of constant stride to its pattern: when
+ * it sets an odd addr_pattern (the stride kind: the k-th active lane's address is the
+ * first's + k x ((int64_t)addr_pattern >> 2)), only the first active lane's addr is
+ * written and the caller fills in the others if it needs them (gf_inst_fill_stride).
+ * Off by default; for a caller whose work mostly depends on the pattern and the first
+ * address alone (kernel_sim's memos), so expanding 32 lanes per line was wasted. */
+void gf_kreader_set_lazy_strides(gf_kreader *r, int on);
+/* Writes every active lane's address of in from its first active lane's and its odd
+ * (stride) addr_pattern into out (inactive lanes 0); in->mask nonzero. */
+void gf_inst_fill_stride(const gf_inst *in, uint64_t out[GF_WARP_SIZE]);
+
 /* Position for messages: file path and current line number. */
 const char *gf_kreader_path(const gf_kreader *r);
 long gf_kreader_line(const gf_kreader *r);

@@ -242,6 +242,57 @@ static void torture_address_patterns(void **state)
     gf_kreader_close(r);
 }
 
+/* Lazy strides (gf_kreader_set_lazy_strides): the same instructions as without, once
+ * gf_inst_fill_stride has filled in a stride line's lanes (full and partial masks,
+ * negative strides, a line whose pattern is refused and so is expanded anyway, listed
+ * addresses, lines met again through the line cache). */
+static void torture_lazy_strides_fill_the_same(void **state)
+{
+    (void)state;
+    const char *text =
+        HDR4 "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 8\n"
+        "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x1000 4\n"
+        "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x2004 4\n"
+        "0020 0f0f00f1 1 R2 LDG.E 1 R4 4 1 0x9000 -8\n"
+        "0020 0f0f00f1 1 R2 LDG.E 1 R4 4 1 0x9100 -8\n"
+        "0040 ffffffff 1 R2 LDG.E 1 R4 4 1 0x10 -32\n"
+        "0050 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1004 0x1008 0x100c\n"
+        "0060 80000001 1 R2 STG.E 2 R4 R2 4 1 0x7000 128\n"
+        "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x3000 4\n"
+        "#END_TB\n";
+    gf_kreader *eager = open_text("eager.traceg", text), *lazy = open_text("lazy.traceg", text);
+    gf_kreader_set_lazy_strides(lazy, 1);
+    gf_error e;
+    unsigned tb[3], w;
+    uint32_t n;
+    assert_int_equal(gf_kreader_next_block(eager, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(eager, &w, &n, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_block(lazy, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(lazy, &w, &n, &e), GF_OK);
+    unsigned left_lazy = 0;
+    for (int k = 0; k < 8; k++) {
+        gf_inst a, b;
+        memset(&b, 0xa5, sizeof b); /* lanes the lazy reader leaves are not zero */
+        assert_int_equal(gf_kreader_next_inst(eager, &a, &e), GF_OK);
+        assert_int_equal(gf_kreader_next_inst(lazy, &b, &e), GF_OK);
+        assert_int_equal(a.addr_pattern, b.addr_pattern);
+        assert_int_equal(a.mask, b.mask);
+        uint64_t lanes[GF_WARP_SIZE];
+        const uint64_t *got = b.addr;
+        if (b.addr_pattern & 1u) {
+            gf_inst_fill_stride(&b, lanes);
+            got = lanes;
+            left_lazy++;
+        }
+        for (unsigned l = 0; l < GF_WARP_SIZE; l++)
+            if (a.mask >> l & 1u)
+                assert_int_equal(got[l], a.addr[l]);
+    }
+    assert_int_equal(left_lazy, 6); /* all stride lines but the refused one */
+    gf_kreader_close(eager);
+    gf_kreader_close(lazy);
+}
+
 /* Repeated lines (gf_kreader_last_text, gf_kreader_match, gf_kreader_skip_lines): the
  * texts of the first warp's lines, matched against the second warp's, whose second line
  * differs at its address; skipping whole lines moves the line count and stops at the
@@ -1097,6 +1148,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_v4_header_and_every_address_mode),
         cmocka_unit_test(torture_address_patterns),
+        cmocka_unit_test(torture_lazy_strides_fill_the_same),
         cmocka_unit_test(torture_repeated_lines),
         cmocka_unit_test(torture_totals_and_skipping),
         cmocka_unit_test(torture_pre_v3_format),
