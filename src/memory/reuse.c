@@ -506,20 +506,34 @@ uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
     return gf_reuse_peek_t(r, key, NULL, payload);
 }
 
-void gf_reuse_foreach(gf_reuse *r,
-                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                 void *payload),
-                      void *ctx)
+void gf_reuse_foreach_where(gf_reuse *r, int (*keep)(void *ctx, const uint16_t *tag,
+                                                     const void *payload),
+                            void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                       void *payload),
+                            void *ctx)
 {
     for (size_t i = 0; i < r->cap; i++) {
         uint64_t tile1 = S_TILE(r, i);
         if (!tile1)
             continue;
         uint32_t *tm = S_TIME(r, i);
-        for (unsigned k = 0; k < r->tile; k++)
-            if (tm[k])
-                fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1),
-                   r->payload ? &S_TAG(r, i)[k] : NULL,
-                   r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
+        for (unsigned k = 0; k < r->tile; k++) {
+            if (!tm[k])
+                continue;
+            uint16_t *tag = r->payload ? &S_TAG(r, i)[k] : NULL;
+            void *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
+            if (keep && !keep(ctx, tag, payload))
+                continue;
+            fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1), tag,
+               payload);
+        }
     }
+}
+
+void gf_reuse_foreach(gf_reuse *r,
+                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                 void *payload),
+                      void *ctx)
+{
+    gf_reuse_foreach_where(r, NULL, fn, ctx);
 }

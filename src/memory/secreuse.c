@@ -184,6 +184,33 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
     return 1;
 }
 
+/* access_tagged for a line's first access (tag zero, distance cold), the access of
+ * every line of a streaming kernel at both levels: its touched sectors all have
+ * infinite distances, so the result is known without the per-sector rules (it saved
+ * ~30 % of the trackers' instructions on a vector add, callgrind). Returns 0, having
+ * changed nothing, for a write leaving a sector partly written (a payload's case).
+ * test_memoracle (tags_match_payloads) checks it against the general path. */
+static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t bytes[4],
+                        gf_lru_op op, uint16_t *tag, gf_secreuse_result *res)
+{
+    if (op == GF_LRU_WRITE && bytes)
+        for (unsigned k = 0; k < 4; k++)
+            if ((smask >> k & 1u) && bytes[k] != FULL_SECTOR)
+                return 0;
+    res->line_dist = GF_REUSE_COLD;
+    for (unsigned k = 0; k < 4; k++)
+        res->sdist[k] = smask >> k & 1u ? GF_REUSE_COLD : 0;
+    /* (the tag misses: no capacity exceeds GF_REUSE_COLD; a sector's INF32 is compared
+     * as access_tagged does) */
+    res->tag_hit = 0;
+    res->hit_mask = INF32 < t->cap ? smask : 0;
+    res->fetch_mask = op != GF_LRU_WRITE ? smask & ~res->hit_mask : 0;
+    res->writebacks = 0;
+    unsigned dirty = t->write_back && op != GF_LRU_READ ? smask : 0;
+    *tag = (uint16_t)(smask | smask << 4 | dirty << 8);
+    return 1;
+}
+
 gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, const uint32_t bytes[4],
                              gf_lru_op op, gf_secreuse_result *res)
 {
@@ -191,13 +218,18 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
         gf_secreuse_peek_write(t, line, smask, res);
         return GF_OK;
     }
-    memset(res, 0, sizeof *res);
     smask &= 0xFu;
     void *pv = NULL;
     uint16_t *tag = NULL;
     uint64_t d = gf_reuse_access_t(t->r, line, &tag, &pv);
-    if (d == GF_REUSE_NOMEM)
+    if (d == GF_REUSE_NOMEM) {
+        memset(res, 0, sizeof *res);
         return GF_ERR_NOMEM;
+    }
+    /* (a cold distance is a key's first access: its tag is still zero) */
+    if (d == GF_REUSE_COLD && !*tag && t->tags && access_first(t, smask, bytes, op, tag, res))
+        return GF_OK;
+    memset(res, 0, sizeof *res);
     if (!(*tag & TAG_PAYLOAD) && t->tags && access_tagged(t, d, smask, bytes, op, tag, res))
         return GF_OK;
     line_state st, *p = state_of(*tag, pv, &st);
@@ -281,14 +313,25 @@ typedef struct flush_ctx {
     int evicted_only;
 } flush_ctx;
 
+static unsigned dirty_of(const uint16_t *tag, const void *payload)
+{
+    return *tag & TAG_PAYLOAD ? ((const line_state *)payload)->dirty
+                              : (unsigned)(*tag >> 8 & 0xFu);
+}
+
+/* (a clean line changes no count: its distance is not worked out, gf_reuse_foreach_where) */
+static int is_dirty(void *ctx, const uint16_t *tag, const void *payload)
+{
+    (void)ctx;
+    return dirty_of(tag, payload) != 0;
+}
+
 static void flush_one(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
 {
     (void)key;
     flush_ctx *f = ctx;
     line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
-    unsigned dirty = p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu);
-    if (!dirty)
-        return;
+    unsigned dirty = dirty_of(tag, payload);
     if (f->evicted_only) {
         if (dist >= f->cap) {
             f->n += gf_popcount4(dirty);
@@ -305,13 +348,13 @@ static void flush_one(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, voi
 uint64_t gf_secreuse_flush_evicted(gf_secreuse *t)
 {
     flush_ctx f = {t->cap, 0, 1};
-    gf_reuse_foreach(t->r, flush_one, &f);
+    gf_reuse_foreach_where(t->r, is_dirty, flush_one, &f);
     return f.n;
 }
 
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
 {
     flush_ctx f = {t->cap, 0, 0};
-    gf_reuse_foreach(t->r, flush_one, &f);
+    gf_reuse_foreach_where(t->r, is_dirty, flush_one, &f);
     return f.n;
 }
