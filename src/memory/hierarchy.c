@@ -347,6 +347,24 @@ static uint64_t l2_key(gf_hier *h, unsigned slice, uint64_t line)
     return gf_idmap_get(h->l2_ids[slice], line);
 }
 
+/* Adds a line access's distances to a level's histograms: the tag distance once per
+ * touched sector (nsec of them), and each touched sector's own. A line's first access
+ * (tag distance cold) has every sector cold too (secreuse.h), the case of every access
+ * of a streaming kernel: two additions instead of five. */
+static inline void add_dists(gf_hist *tag, gf_hist *sector, const gf_secreuse_result *r,
+                             unsigned smask, unsigned nsec)
+{
+    if (r->line_dist == GF_REUSE_COLD) {
+        tag->cold += nsec;
+        sector->cold += nsec;
+        return;
+    }
+    gf_hist_add(tag, r->line_dist, nsec);
+    for (unsigned k = 0; k < 4; k++)
+        if (smask >> k & 1u)
+            gf_hist_add(sector, r->sdist[k], 1);
+}
+
 /* One line's worth of an L2 access to slice sl (gf_hier_slice_of(h, line)); returns
  * sectors hit, adds DRAM fetches. */
 static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
@@ -378,10 +396,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         p->used |= 1u << cls;
         prefault_hists(&p->l2_tag[cls], &p->l2_sector[cls]);
     }
-    gf_hist_add(&p->l2_tag[cls], r.line_dist, n); /* once per sector */
-    for (unsigned k = 0; k < 4; k++)
-        if (smask >> k & 1u)
-            gf_hist_add(&p->l2_sector[cls], r.sdist[k], 1);
+    add_dists(&p->l2_tag[cls], &p->l2_sector[cls], &r, smask, n);
     p->dec_l2_hits[cls] += gf_popcount4(hit);
     p->dec_dram_read += gf_popcount4(fetch);
     p->dec_dram_write += wb;
@@ -489,10 +504,7 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
                 h->sm_used[sm] |= 1u << cls;       /* write the shared line only once */
                 prefault_hists(&p->l1_tag[cls], &p->l1_sector[cls]);
             }
-            gf_hist_add(&p->l1_tag[cls], r.line_dist, nsec); /* once per sector */
-            for (unsigned k = 0; k < 4; k++)
-                if (smask >> k & 1u)
-                    gf_hist_add(&p->l1_sector[cls], r.sdist[k], 1);
+            add_dists(&p->l1_tag[cls], &p->l1_sector[cls], &r, smask, nsec);
             p->dec_l1_hits[cls] += gf_popcount4(hit);
             p->dec_l1_tag_hits[cls] += tag ? nsec : 0;
             l1_hit = hit;

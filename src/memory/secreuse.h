@@ -38,7 +38,8 @@ typedef struct gf_secreuse gf_secreuse;
 
 typedef struct gf_secreuse_result {
     uint64_t line_dist;   /* tag distance, GF_REUSE_COLD on the first access */
-    uint64_t sdist[4];    /* touched sectors: distance deciding the sector hit (see above) */
+    uint64_t sdist[4];    /* touched sectors: distance deciding the sector hit (see above);
+                           * all GF_REUSE_COLD when line_dist is (the line's first access) */
     unsigned tag_hit;     /* at the configured capacity */
     unsigned hit_mask, fetch_mask, writebacks;
 } gf_secreuse_result;
