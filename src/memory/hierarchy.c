@@ -442,6 +442,12 @@ static uint64_t local_line(uint64_t warp_uid, uint64_t line)
            (line & ((UINT64_C(1) << 30) - 1));
 }
 
+void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line)
+{
+    if (sm < h->nsm && h->l1_lines > 0 && h->l1_rd[sm])
+        gf_secreuse_prefetch(h->l1_rd[sm], line);
+}
+
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
                        gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs)

@@ -149,6 +149,10 @@ typedef struct gf_sector_list {
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
                        gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs);
+/* Starts fetching what SM sm's first L1 access to global line `line` would probe in
+ * its tracker (nothing else changes): the first probe of a line's tile misses the
+ * caches, ~5 % of a vector add's prediction (perf). */
+void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line);
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out);
 /* One request of the L2 half, to slice gf_hier_slice_of(h, r->line), which the caller
  * passes as it has already found it (to bucket requests by slice: a 64-bit division

@@ -487,6 +487,20 @@ uint64_t gf_reuse_access(gf_reuse *r, uint64_t key)
     return gf_reuse_access_t(r, key, NULL, NULL);
 }
 
+void gf_reuse_prefetch(const gf_reuse *r, uint64_t key)
+{
+#if defined(__GNUC__)
+    /* (and the next line: an absent tile probes on past its home slot, ~2-6 slots at
+     * the table's load of 0.35-0.7) */
+    const unsigned char *p = S(r, slot_of(r, (key >> r->tshift) + 1));
+    __builtin_prefetch(p);
+    __builtin_prefetch(p + 64);
+#else
+    (void)r;
+    (void)key;
+#endif
+}
+
 uint64_t gf_reuse_peek_t(const gf_reuse *r, uint64_t key, uint16_t *tag, void **payload)
 {
     size_t i = find_slot(r, (key >> r->tshift) + 1);

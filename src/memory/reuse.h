@@ -64,6 +64,9 @@ void *gf_reuse_materialize(gf_reuse *r);
 uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload);
 /* As gf_reuse_peek; *tag (may be NULL) receives the key's tag, 0 if never seen. */
 uint64_t gf_reuse_peek_t(const gf_reuse *r, uint64_t key, uint16_t *tag, void **payload);
+/* Starts fetching the memory an access to key would probe first (its tile's hash
+ * slot), changing nothing: for callers that know an access well ahead. */
+void gf_reuse_prefetch(const gf_reuse *r, uint64_t key);
 /* Distinct keys seen so far. */
 size_t gf_reuse_distinct(const gf_reuse *r);
 /* Calls fn for every key: its current distance (as gf_reuse_peek), tag (NULL without

@@ -286,6 +286,11 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
     return GF_OK;
 }
 
+void gf_secreuse_prefetch(const gf_secreuse *t, uint64_t line)
+{
+    gf_reuse_prefetch(t->r, line);
+}
+
 void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
                             gf_secreuse_result *res)
 {

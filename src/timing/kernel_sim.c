@@ -46,6 +46,10 @@
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
 #define SPARE_MAX 16u /* finished blocks kept for their buffers */
+/* Lines whose L1 tracker slots a newly placed block has fetched ahead (sblock.pf_line),
+ * and at most how many an SM keeps for its next run (ssm.pf). */
+#define BLOCK_PF_LINES 8u
+#define SM_PF_LINES 32u
 /* Instructions a spilled warp holds at a time: 512 x 4 B ids plus their pool data
  * (records, inline shapes), a few KB to ~20 KB, so even 2,560 resident warps (80 SMs x
  * 32) take at most ~40 MB. */
@@ -189,6 +193,11 @@ typedef struct sblock {
     size_t held;          /* bytes of decoded instructions it holds (sim.held) */
     gf_spill *spill;      /* where its spilled warps are, else NULL */
     int ioerr;            /* errno of a failed read of a spilled window, else 0 */
+    /* The first line of the first global accesses to distinct L1 tiles (8 lines,
+     * hierarchy.c), at most BLOCK_PF_LINES: what its SM's L1 tracker will first probe,
+     * fetched ahead by prefetch_sm (see ssm.pf). */
+    uint64_t pf_line[BLOCK_PF_LINES];
+    unsigned npf;
 } sblock;
 
 typedef struct ssm {
@@ -234,6 +243,11 @@ typedef struct ssm {
     size_t npsect, cappsect;
     uint32_t seq;
     int nomem;
+    /* Lines of the blocks placed since the SM last ran: the first probes of its L1
+     * tracker for them are fetched by prefetch_sm one SM ahead (a new tile's hash slot
+     * otherwise misses every cache: ~5 % of a vector add's prediction, perf). */
+    uint64_t pf[SM_PF_LINES];
+    unsigned npf;
     /* Per sub-core, where its pieces of the arrays above start (set once, so that the
      * scans, several per issued instruction, find them without arithmetic). */
     struct sc_view {
@@ -882,6 +896,17 @@ static inline gf_status warp_append_id(sim *s, sblock *b, swarp *w, const gf_ins
     return warp_put_id(s, w, id, err);
 }
 
+/* Notes a global access's line for the prefetch of b's first L1 tracker probes (at most
+ * one a tile of 8 lines, the L1 trackers' tile). */
+static inline void block_note_line(sblock *b, uint64_t line)
+{
+    for (unsigned k = 0; k < b->npf; k++)
+        if (b->pf_line[k] >> 3 == line >> 3)
+            return;
+    if (b->npf < BLOCK_PF_LINES)
+        b->pf_line[b->npf++] = line;
+}
+
 /* Appends to w an instruction of shape (si, regs), interned as id: the shape inline in
  * the pool when id is SHAPE_INLINE, then for K_MEM its memory record (c, mspace), then
  * its id. w->ids has room (warp_reserve). */
@@ -916,6 +941,8 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
             uint8_t *q = (uint8_t *)(m + 1);
             memcpy(q, c->sector, c->nsectors * sizeof(uint64_t));
             memcpy(q + c->nsectors * sizeof(uint64_t), c->bytes, c->nsectors * sizeof(uint32_t));
+            if (mspace == GF_SPACE_GLOBAL && c->nsectors)
+                block_note_line(b, c->sector[0] >> 2);
         }
         w->poollen += need;
     }
@@ -1226,6 +1253,7 @@ static void block_reset(sblock *b)
         b->warps[i].state = W_RUN;
     }
     b->held = 0;
+    b->npf = 0;
     b->ioerr = 0;
     b->spill = NULL;
     b->live = b->arrived = b->listed = 0;
@@ -1565,6 +1593,8 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
     sm->slots[slot] = b;
     sm->resident++;
     b->slot = slot;
+    for (unsigned k = 0; k < b->npf && sm->npf < SM_PF_LINES; k++)
+        sm->pf[sm->npf++] = b->pf_line[k];
     b->start = b->done = t;
     for (unsigned i = 0; i < b->nwarps; i++) {
         swarp *w = &b->warps[i];
@@ -2235,6 +2265,9 @@ static void prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end)
             __builtin_prefetch(w->pool + w->pcur + 63);
         }
     }
+    if (deep)
+        for (unsigned k = 0; k < sm->npf; k++)
+            gf_hier_prefetch_l1(s->hier, smi, sm->pf[k]);
 }
 
 /* (step is compiled once per scheduler, so that neither tests which one per sub-core) */
@@ -2242,6 +2275,7 @@ static void run_sm(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
     const scan_tune q = scan_tune_of(s);
+    sm->npf = 0; /* (prefetch_sm has fetched them, or will not: the first SM of a thread) */
     if (s->lrr)
         while (sm->resident && sm->now < end)
             step(s, smi, end, 1, &q);
