@@ -1769,7 +1769,83 @@ static void track_rows(sim *s, const uint64_t *sector, unsigned nsectors, unsign
     }
 }
 
-static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
+/* issue's part for a global, local or texture access (K_MEM): the L1 half of the
+ * hierarchy, the LSU stage, the requests to L2. Returns the cycle the value is ready
+ * (UINT64_MAX while it waits for its L2 outcome). Out of line so that issue, inlined
+ * into step, stays small for the ALU instructions that are most of a kernel. */
+static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *sm, swarp *w,
+                                                   const shape *in, uint64_t t)
+{
+    const gf_gpu *g = s->gpu;
+    const memrec *m = (const memrec *)(w->pool + w->pcur);
+    w->pcur += (uint32_t)pool_rec_bytes(in, w->pool + w->pcur);
+    const uint8_t *q = (const uint8_t *)(m + 1);
+    /* (read in place: the record is 8-byte aligned, its byte masks 4-byte) */
+    gf_sector_list c = {m->nsectors, 1, (const uint64_t *)(const void *)q,
+                        (const uint32_t *)(const void *)(q + m->nsectors * sizeof(uint64_t))};
+    gf_access_outcome o;
+    gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
+    unsigned nr = 0;
+    gf_hier_access_l1(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
+                      m->bypass, &c, &o, reqs, &nr);
+    /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
+    double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
+    uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);
+    if (stage < 1)
+        stage = 1;
+    sm->lsu_free = t + stage;
+    sm->lsu_cycles += stage;
+    unsigned past_l1 = o.sectors - o.l1_hits;
+    sm->miss_sectors += past_l1;
+    sm->mem_insts++;
+    uint64_t done = t + stage + g->l1.latency;
+    if (nr) {
+        /* Its result depends on L2, resolved at the end of the epoch; nothing can
+         * read it before (it lands at least l2.latency >= the epoch later). */
+        void *pp = sm->pend, *pr = sm->reqs, *ps = sm->reqslice, *pc = sm->psect;
+        int ok = gf_grow(&pp, &sm->cappend, sm->npend + 1, sizeof(pend)) == 0 &&
+                 gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) == 0 &&
+                 gf_grow(&ps, &sm->capslice, sm->nreqs + nr, sizeof(uint32_t)) == 0 &&
+                 gf_grow(&pc, &sm->cappsect, sm->npsect + c.nsectors, sizeof(uint64_t)) == 0;
+        sm->pend = pp;
+        sm->reqs = pr;
+        sm->reqslice = ps;
+        sm->psect = pc;
+        if (!ok) {
+            sm->nomem = 1;
+        } else {
+            pend *pq = &sm->pend[sm->npend++];
+            pq->t = t;
+            pq->seq = sm->seq++;
+            pq->sm = smi;
+            pq->w = w;
+            pq->stage = (uint32_t)stage;
+            pq->req0 = (uint32_t)sm->nreqs;
+            pq->nreq = nr;
+            pq->past_l1 = past_l1;
+            pq->sect0 = (uint32_t)sm->npsect;
+            pq->nsect = (uint16_t)c.nsectors;
+            memcpy(sm->psect + sm->npsect, c.sector, c.nsectors * sizeof(uint64_t));
+            sm->npsect += c.nsectors;
+            const uint16_t *dregs = in->regs;
+            pq->ndst = in->ndst;
+            for (unsigned k = 0; k < in->ndst; k++)
+                pq->dst[k] = dregs[k];
+            memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);
+            for (unsigned k = 0; k < nr; k++)
+                sm->reqslice[sm->nreqs + k] = gf_hier_slice_of(s->hier, reqs[k].line);
+            sm->nreqs += nr;
+            w->block->pending++;
+            done = UINT64_MAX;
+        }
+    }
+    return done;
+}
+
+/* Issues w's next instruction at cycle t on SM smi. (Inlined into step, its one caller:
+ * the call's register saves cost ~20 instructions an issue, callgrind.) */
+static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, swarp *w,
+                                                        uint64_t t)
 {
     ssm *sm = &s->sms[smi];
     const gf_gpu *g = s->gpu;
@@ -1791,69 +1867,8 @@ static void issue(sim *s, unsigned smi, swarp *w, uint64_t t)
         sm->first_issue = t;
     }
     if (in->kind == K_MEM) {
-        const memrec *m = (const memrec *)(w->pool + w->pcur);
-        w->pcur += (uint32_t)pool_rec_bytes(in, w->pool + w->pcur);
-        const uint8_t *q = (const uint8_t *)(m + 1);
-        /* (read in place: the record is 8-byte aligned, its byte masks 4-byte) */
-        gf_sector_list c = {m->nsectors, 1, (const uint64_t *)(const void *)q,
-                            (const uint32_t *)(const void *)(q + m->nsectors * sizeof(uint64_t))};
-        gf_access_outcome o;
-        gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
-        unsigned nr = 0;
-        gf_hier_access_l1(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
-                          m->bypass, &c, &o, reqs, &nr);
-        /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
-        double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
-        uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);
-        if (stage < 1)
-            stage = 1;
-        sm->lsu_free = t + stage;
-        sm->lsu_cycles += stage;
-        unsigned past_l1 = o.sectors - o.l1_hits;
-        sm->miss_sectors += past_l1;
-        sm->mem_insts++;
+        done = issue_mem(s, smi, sm, w, in, t);
         from_mem = 1;
-        done = t + stage + g->l1.latency;
-        if (nr) {
-            /* Its result depends on L2, resolved at the end of the epoch; nothing can
-             * read it before (it lands at least l2.latency >= the epoch later). */
-            void *pp = sm->pend, *pr = sm->reqs, *ps = sm->reqslice, *pc = sm->psect;
-            int ok = gf_grow(&pp, &sm->cappend, sm->npend + 1, sizeof(pend)) == 0 &&
-                     gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) == 0 &&
-                     gf_grow(&ps, &sm->capslice, sm->nreqs + nr, sizeof(uint32_t)) == 0 &&
-                     gf_grow(&pc, &sm->cappsect, sm->npsect + c.nsectors, sizeof(uint64_t)) == 0;
-            sm->pend = pp;
-            sm->reqs = pr;
-            sm->reqslice = ps;
-            sm->psect = pc;
-            if (!ok) {
-                sm->nomem = 1;
-            } else {
-                pend *pq = &sm->pend[sm->npend++];
-                pq->t = t;
-                pq->seq = sm->seq++;
-                pq->sm = smi;
-                pq->w = w;
-                pq->stage = (uint32_t)stage;
-                pq->req0 = (uint32_t)sm->nreqs;
-                pq->nreq = nr;
-                pq->past_l1 = past_l1;
-                pq->sect0 = (uint32_t)sm->npsect;
-                pq->nsect = (uint16_t)c.nsectors;
-                memcpy(sm->psect + sm->npsect, c.sector, c.nsectors * sizeof(uint64_t));
-                sm->npsect += c.nsectors;
-                const uint16_t *dregs = in->regs;
-                pq->ndst = in->ndst;
-                for (unsigned k = 0; k < in->ndst; k++)
-                    pq->dst[k] = dregs[k];
-                memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);
-                for (unsigned k = 0; k < nr; k++)
-                    sm->reqslice[sm->nreqs + k] = gf_hier_slice_of(s->hier, reqs[k].line);
-                sm->nreqs += nr;
-                w->block->pending++;
-                done = UINT64_MAX;
-            }
-        }
     } else if (in->kind == K_SHARED) {
         uint64_t stage = in->aux & 0xfff;
         gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
