@@ -158,8 +158,11 @@ typedef struct swarp {
     uint64_t *cand;        /* ... its sub-core's candidate bitsets (ssm.cand), its bit there */
     unsigned *nwait;       /* ... and its sub-core's count of waiting warps */
     struct sblock *block;
-    uint64_t uid;
+    const shape *nshape;   /* the shape of instruction pc, found by warp_prepare (issue
+                              takes it from here: one load instead of four dependent
+                              ones); in the pool when it is inline (SHAPE_INLINE) */
     /* cold: decoding, spilling */
+    uint64_t uid;
     size_t poollen, poolcap;
     uint32_t *own;         /* its own array of ids, of cap ids (kept with a spare block) */
     uint32_t cap;
@@ -1663,6 +1666,7 @@ static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
     uint32_t id = w->ids[w->pc - w->win0];
     const shape *in =
         id == SHAPE_INLINE ? (const shape *)(w->pool + w->pcur) : shape_at(w->shapes, id);
+    w->nshape = in;
     uint64_t t = w->next_issue;
     int mem = 0;
     const uint16_t *regs = in->regs;
@@ -1849,14 +1853,10 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
 {
     ssm *sm = &s->sms[smi];
     const gf_gpu *g = s->gpu;
-    uint32_t id = w->ids[w->pc++ - w->win0];
-    const shape *in;
-    if (id == SHAPE_INLINE) {
-        in = (const shape *)(w->pool + w->pcur);
+    const shape *in = w->nshape; /* (warp_prepare found it: the warp could issue) */
+    w->pc++;
+    if ((const uint8_t *)in == w->pool + w->pcur) /* an inline shape (SHAPE_INLINE) */
         w->pcur += (uint32_t)SHAPE_POOL_BYTES((size_t)in->ndst + in->nsrc);
-    } else {
-        in = shape_at(w->shapes, id);
-    }
     uint64_t done = t + in->latency;
     int from_mem = 0;
     sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
