@@ -22,7 +22,7 @@ static uint64_t rnd(void)
 
 /* Reference: scan back to the previous access of the same id, counting distinct ids
  * with a stamp array. O(gap) per access, independent of the engine. */
-static unsigned stamp[4096];
+static unsigned stamp[16384];
 static unsigned stamp_gen;
 static uint64_t naive(const unsigned *ids, size_t n, unsigned id)
 {
@@ -103,6 +103,32 @@ static void torture_reuse_matches_naive(void **state)
     check_random(700, 40000, 3, 0);
     check_random(4000, 40000, 4, 1);
     check_random(100, 20000, 5, 1);
+}
+
+/* A stream of first accesses (compactions find every time live, and keep them: see
+ * compact), then reuse of those keys mixed with new ones: exact distances throughout. */
+static void torture_reuse_cold_stream_then_reuse(void **state)
+{
+    (void)state;
+    enum { COLD = 12000, N = 18000 }; /* (two compactions in the cold stream) */
+    unsigned *ids = calloc(N, sizeof *ids);
+    assert_non_null(ids);
+    gf_reuse *r = gf_reuse_create();
+    assert_non_null(r);
+    rng_state = 7;
+    for (size_t i = 0; i < N; i++) {
+        unsigned id = i < COLD ? (unsigned)i : (unsigned)(rnd() % (COLD + 500));
+        uint64_t want = naive(ids, i, id);
+        ids[i] = id;
+        uint64_t got = gf_reuse_access(r, (uint64_t)id * 3u + 0x7f0000000000ull);
+        if (got != want)
+            fail_msg("access %zu key %u: got %llu want %llu", i, id, (unsigned long long)got,
+                     (unsigned long long)want);
+        if (i < COLD)
+            assert_int_equal(got, GF_REUSE_COLD);
+    }
+    gf_reuse_free(r);
+    free(ids);
 }
 
 /* The tile size changes only the layout: same distances for every size. */
@@ -288,6 +314,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_reuse_by_hand),
         cmocka_unit_test(torture_reuse_matches_naive),
+        cmocka_unit_test(torture_reuse_cold_stream_then_reuse),
         cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),
         cmocka_unit_test(torture_reuse_tags_and_lazy_payloads),
