@@ -533,34 +533,63 @@ uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
     return gf_reuse_peek_t(r, key, NULL, payload);
 }
 
-void gf_reuse_foreach_where(gf_reuse *r, int (*keep)(void *ctx, const uint16_t *tag,
-                                                     const void *payload),
-                            void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                       void *payload),
-                            void *ctx)
+void gf_reuse_foreach(gf_reuse *r,
+                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                 void *payload),
+                      void *ctx)
 {
     for (size_t i = 0; i < r->cap; i++) {
         uint64_t tile1 = S_TILE(r, i);
         if (!tile1)
             continue;
         uint32_t *tm = S_TIME(r, i);
-        for (unsigned k = 0; k < r->tile; k++) {
-            if (!tm[k])
-                continue;
-            uint16_t *tag = r->payload ? &S_TAG(r, i)[k] : NULL;
-            void *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
-            if (keep && !keep(ctx, tag, payload))
-                continue;
-            fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1), tag,
-               payload);
+        for (unsigned k = 0; k < r->tile; k++)
+            if (tm[k])
+                fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1),
+                   r->payload ? &S_TAG(r, i)[k] : NULL,
+                   r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
+    }
+}
+
+/* The d-th latest live time (d >= 1, at most count): a key whose last time is earlier
+ * has distance >= d (the live times after it include this one and the d - 1 after
+ * it), and one whose last time is this or later has distance < d. */
+static size_t kth_latest_time(const gf_reuse *r, uint64_t d)
+{
+    for (size_t w = r->now ? (r->now - 1) >> 6 : 0;; w--) {
+        uint64_t x = r->bits[w];
+        unsigned c = popc(x);
+        if (d > c) {
+            d -= c;
+            if (w == 0)
+                return 0; /* (not reached: count >= d live times) */
+            continue;
+        }
+        for (;;) {
+            unsigned b = 63u - (unsigned)__builtin_clzll(x);
+            if (--d == 0)
+                return w * 64u + b;
+            x &= ~(UINT64_C(1) << b);
         }
     }
 }
 
-void gf_reuse_foreach(gf_reuse *r,
-                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                 void *payload),
-                      void *ctx)
+void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
+                          void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
+                                     void *payload),
+                          void *ctx)
 {
-    gf_reuse_foreach_where(r, NULL, fn, ctx);
+    /* far: last time + 1 <= before (d = 0: every key; more than the distinct keys: none) */
+    size_t before = d == 0 ? SIZE_MAX : d > r->count ? 0 : kth_latest_time(r, d);
+    for (size_t i = 0; i < r->cap; i++) {
+        uint64_t tile1 = S_TILE(r, i);
+        if (!tile1)
+            continue;
+        uint32_t *tm = S_TIME(r, i);
+        for (unsigned k = 0; k < r->tile; k++)
+            if (tm[k])
+                fn(ctx, ((tile1 - 1) << r->tshift) | k, tm[k] <= before,
+                   r->payload ? &S_TAG(r, i)[k] : NULL,
+                   r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
+    }
 }

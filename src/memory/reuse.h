@@ -75,16 +75,15 @@ void gf_reuse_foreach(gf_reuse *r,
                       void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
                                  void *payload),
                       void *ctx);
-/* As gf_reuse_foreach, for only the keys for which keep(ctx, tag, payload) is nonzero:
- * the distance (a count over the time axis, a cache miss or two per key on a large
- * engine) is worked out only for them. The sector trackers' end-of-kernel flush wants
- * just the dirty lines: on a vector add a third of the keys, and computing the distance
- * of every key was ~2 % of a prediction (callgrind, vecadd 2M). */
-void gf_reuse_foreach_where(gf_reuse *r, int (*keep)(void *ctx, const uint16_t *tag,
-                                                     const void *payload),
-                            void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                       void *payload),
-                            void *ctx);
+/* Calls fn for every key: whether its current distance is at least d (far), its tag
+ * (NULL without payloads) and payload (NULL if none yet). The distances are not worked
+ * out: a key is far when its last access came before the d-th latest live time, found
+ * once (gf_reuse_foreach counts over the time axis for every key, a cache miss or two
+ * each on a large engine; the sector trackers' end-of-kernel flush needs only this). */
+void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
+                          void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
+                                     void *payload),
+                          void *ctx);
 /* Bytes held by the engine (hash + tree), for benchmarks. */
 size_t gf_reuse_bytes(const gf_reuse *r);
 

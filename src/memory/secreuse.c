@@ -314,7 +314,7 @@ void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
 }
 
 typedef struct flush_ctx {
-    uint64_t cap, n;
+    uint64_t n;
     int evicted_only;
 } flush_ctx;
 
@@ -324,42 +324,37 @@ static unsigned dirty_of(const uint16_t *tag, const void *payload)
                               : (unsigned)(*tag >> 8 & 0xFu);
 }
 
-/* (a clean line changes no count: its distance is not worked out, gf_reuse_foreach_where) */
-static int is_dirty(void *ctx, const uint16_t *tag, const void *payload)
-{
-    (void)ctx;
-    return dirty_of(tag, payload) != 0;
-}
-
-static void flush_one(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+static void flush_one(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
 {
     (void)key;
     flush_ctx *f = ctx;
     line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
     unsigned dirty = dirty_of(tag, payload);
+    if (!dirty)
+        return;
     if (f->evicted_only) {
-        if (dist >= f->cap) {
+        if (far) {
             f->n += gf_popcount4(dirty);
             if (p)
                 p->dirty = 0;
             else
                 *tag &= (uint16_t)~0x0F00u;
         }
-    } else if (dist < f->cap) {
+    } else if (!far) {
         f->n += gf_popcount4(dirty);
     }
 }
 
 uint64_t gf_secreuse_flush_evicted(gf_secreuse *t)
 {
-    flush_ctx f = {t->cap, 0, 1};
-    gf_reuse_foreach_where(t->r, is_dirty, flush_one, &f);
+    flush_ctx f = {0, 1};
+    gf_reuse_foreach_far(t->r, t->cap, flush_one, &f);
     return f.n;
 }
 
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
 {
-    flush_ctx f = {t->cap, 0, 0};
-    gf_reuse_foreach_where(t->r, is_dirty, flush_one, &f);
+    flush_ctx f = {0, 0};
+    gf_reuse_foreach_far(t->r, t->cap, flush_one, &f);
     return f.n;
 }

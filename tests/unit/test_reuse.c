@@ -131,6 +131,58 @@ static void torture_reuse_cold_stream_then_reuse(void **state)
     free(ids);
 }
 
+/* gf_reuse_foreach_far's flag against gf_reuse_foreach's distance, for distances
+ * below, at and past the distinct keys, before and after compactions. */
+typedef struct far_check {
+    uint64_t d, keys;
+    uint64_t *dist; /* by key - 0x7f0000000000 */
+} far_check;
+
+static void note_dist(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)tag;
+    (void)payload;
+    ((far_check *)ctx)->dist[key - 0x7f0000000000ull] = dist;
+}
+
+static void check_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
+{
+    (void)tag;
+    (void)payload;
+    far_check *c = ctx;
+    uint64_t dist = c->dist[key - 0x7f0000000000ull];
+    if (far != (dist >= c->d))
+        fail_msg("key %llx: distance %llu, d %llu, far %d", (unsigned long long)key,
+                 (unsigned long long)dist, (unsigned long long)c->d, far);
+    c->keys++;
+}
+
+static void torture_reuse_foreach_far(void **state)
+{
+    (void)state;
+    enum { KEYS = 3000 };
+    uint64_t *dist = calloc(KEYS, sizeof *dist);
+    assert_non_null(dist);
+    gf_reuse *r = gf_reuse_create();
+    assert_non_null(r);
+    rng_state = 11;
+    for (size_t i = 1; i <= 20000; i++) {
+        gf_reuse_access(r, 0x7f0000000000ull + rnd() % KEYS);
+        if (i % 5000 && i != 700)
+            continue;
+        gf_reuse_foreach(r, note_dist, &(far_check){0, 0, dist});
+        size_t n = gf_reuse_distinct(r);
+        uint64_t ds[] = {0, 1, 2, 63, 64, 65, 500, n - 1, n, n + 1, UINT64_MAX};
+        for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+            far_check c = {ds[k], 0, dist};
+            gf_reuse_foreach_far(r, ds[k], check_far, &c);
+            assert_int_equal(c.keys, n);
+        }
+    }
+    gf_reuse_free(r);
+    free(dist);
+}
+
 /* The tile size changes only the layout: same distances for every size. */
 static void torture_reuse_tiles(void **state)
 {
@@ -315,6 +367,7 @@ int main(void)
         cmocka_unit_test(torture_reuse_by_hand),
         cmocka_unit_test(torture_reuse_matches_naive),
         cmocka_unit_test(torture_reuse_cold_stream_then_reuse),
+        cmocka_unit_test(torture_reuse_foreach_far),
         cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),
         cmocka_unit_test(torture_reuse_tags_and_lazy_payloads),
