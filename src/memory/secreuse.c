@@ -198,8 +198,11 @@ static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t byt
             if ((smask >> k & 1u) && bytes[k] != FULL_SECTOR)
                 return 0;
     res->line_dist = GF_REUSE_COLD;
-    for (unsigned k = 0; k < 4; k++) /* (GF_REUSE_COLD is all ones: no branch) */
-        res->sdist[k] = GF_REUSE_COLD & (UINT64_C(0) - (smask >> k & 1u));
+    /* (GF_REUSE_COLD is all ones: a touched sector's is 0 - 1) */
+    res->sdist[0] = UINT64_C(0) - (smask & 1u);
+    res->sdist[1] = UINT64_C(0) - (smask >> 1 & 1u);
+    res->sdist[2] = UINT64_C(0) - (smask >> 2 & 1u);
+    res->sdist[3] = UINT64_C(0) - (smask >> 3 & 1u);
     /* (the tag misses: no capacity exceeds GF_REUSE_COLD; a sector's INF32 is compared
      * as access_tagged does) */
     res->tag_hit = 0;
