@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Are two builds' predictions byte-identical? For performance work: runs `predict --format
 # csv` (and two `memory` runs) of both binaries on a fixed set of generated traces on every
-# GPU model, the refdata traces when ../shared/refdata exists, both warp schedulers and
-# -j 1/2, then diffs the outputs. Prints the differing files; exit 0 only when none differ.
+# GPU model, the refdata traces when ../shared/refdata exists, both warp schedulers,
+# -j 1/2 and rows of 256 warps (several candidate words a sub-core), then diffs the
+# outputs. Prints the differing files; exit 0 only when none differ.
 #
 # usage: scripts/compare-builds.sh OLD_GPUFORECAST NEW_GPUFORECAST [SCRATCH_DIR]
 set -u
@@ -44,6 +45,8 @@ runs+=("vecadd61-gtx1080|predict $T/vecadd61 --gpu gtx1080"
        "matmul-gto|predict $T/matmul --gpu v100 --set sm.warp_scheduler=gto"
        "reduce-1sub|predict $T/reduce --gpu v100 --set sm.subcores=1"
        "vecadd-128warps|predict $T/vecadd --gpu v100 --set sm.max_warps=128 --set sm.max_threads=4096"
+       "vecadd-rows256|predict $T/vecadd --gpu v100 --set sm.subcores=1 --set sm.max_warps=256 --set sm.max_threads=8192 --set sm.registers=1048576"
+       "vecadd-rows256-gto|predict $T/vecadd --gpu v100 --set sm.subcores=1 --set sm.max_warps=256 --set sm.max_threads=8192 --set sm.registers=1048576 --set sm.warp_scheduler=gto"
        "triad-j2|predict $T/triad --gpu v100 -j 2"
        "mem-spill|memory $T/spill --gpu v100")
 if [ -d "$R" ]; then

@@ -155,7 +155,8 @@ typedef struct swarp {
     unsigned bit;
     uint32_t nslots;       /* register slots used (ready[]'s length) */
     scan_ent *ent;         /* its entry in the SM's scan list; NULL until listed */
-    uint64_t *cand;        /* ... its sub-core's candidate bitsets (ssm.cand), its bit there */
+    uint64_t *cand;        /* ... the group of its sub-core's candidate words (ssm.cand)
+                              holding its bit, bit & 63 there */
     unsigned *nwait;       /* ... and its sub-core's count of waiting warps */
     struct sblock *block;
     const shape *nshape;   /* the shape of instruction pc, found by warp_prepare (issue
@@ -1585,7 +1586,7 @@ static void list_warp(const sim *s, ssm *sm, unsigned slot, unsigned i, swarp *w
     sm->sub[sc * row + pos] = w;
     w->ent = &sm->ent[sc * row + pos];
     w->ent->run = 0; /* a fresh entry: nothing to undo in warp_mirror */
-    w->cand = sm->cand + (size_t)sc * CAND_GROUP * sm->cand_words;
+    w->cand = sm->cand + ((size_t)sc * sm->cand_words + (pos >> 6)) * CAND_GROUP;
     w->nwait = &sm->nwait[sc];
     w->bit = pos;
 }
@@ -1628,7 +1629,7 @@ static inline void warp_mirror(const swarp *w)
     e->opmem = w->opmem;
     e->run = w->state == W_RUN;
     int wait = e->run && e->opready == UINT64_MAX;
-    uint64_t m = 1ull << (w->bit & 63), *c = w->cand + CAND_GROUP * (w->bit >> 6);
+    uint64_t m = 1ull << (w->bit & 63), *c = w->cand;
     c[2 + old_unit] &= ~m;
     c[CAND_PARKED] &= ~m; /* (park_min stays a lower bound) */
     if (e->run && !wait) {
