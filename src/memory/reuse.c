@@ -533,10 +533,11 @@ uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
     return gf_reuse_peek_t(r, key, NULL, payload);
 }
 
-void gf_reuse_foreach(gf_reuse *r,
-                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                 void *payload),
-                      void *ctx)
+/* Calls visit for every key with its last time + 1 (the walk both foreach forms share). */
+static void walk_keys(gf_reuse *r,
+                      void (*visit)(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1,
+                                    uint16_t *tag, void *payload),
+                      void *arg)
 {
     for (size_t i = 0; i < r->cap; i++) {
         uint64_t tile1 = S_TILE(r, i);
@@ -545,10 +546,31 @@ void gf_reuse_foreach(gf_reuse *r,
         uint32_t *tm = S_TIME(r, i);
         for (unsigned k = 0; k < r->tile; k++)
             if (tm[k])
-                fn(ctx, ((tile1 - 1) << r->tshift) | k, r->count - count_le(r, tm[k] - 1),
-                   r->payload ? &S_TAG(r, i)[k] : NULL,
-                   r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
+                visit(r, arg, ((tile1 - 1) << r->tshift) | k, tm[k],
+                      r->payload ? &S_TAG(r, i)[k] : NULL,
+                      r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
     }
+}
+
+struct dist_walk {
+    void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload);
+    void *ctx;
+};
+
+static void visit_dist(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
+                       void *payload)
+{
+    struct dist_walk *a = arg;
+    a->fn(a->ctx, key, r->count - count_le(r, time1 - 1), tag, payload);
+}
+
+void gf_reuse_foreach(gf_reuse *r,
+                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                 void *payload),
+                      void *ctx)
+{
+    struct dist_walk a = {fn, ctx};
+    walk_keys(r, visit_dist, &a);
 }
 
 /* The d-th latest live time (d >= 1, at most count): a key whose last time is earlier
@@ -574,22 +596,26 @@ static size_t kth_latest_time(const gf_reuse *r, uint64_t d)
     }
 }
 
+struct far_walk {
+    void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload);
+    void *ctx;
+    size_t before; /* far: last time + 1 <= before */
+};
+
+static void visit_far(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
+                      void *payload)
+{
+    (void)r;
+    struct far_walk *a = arg;
+    a->fn(a->ctx, key, time1 <= a->before, tag, payload);
+}
+
 void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
                           void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
                                      void *payload),
                           void *ctx)
 {
-    /* far: last time + 1 <= before (d = 0: every key; more than the distinct keys: none) */
-    size_t before = d == 0 ? SIZE_MAX : d > r->count ? 0 : kth_latest_time(r, d);
-    for (size_t i = 0; i < r->cap; i++) {
-        uint64_t tile1 = S_TILE(r, i);
-        if (!tile1)
-            continue;
-        uint32_t *tm = S_TIME(r, i);
-        for (unsigned k = 0; k < r->tile; k++)
-            if (tm[k])
-                fn(ctx, ((tile1 - 1) << r->tshift) | k, tm[k] <= before,
-                   r->payload ? &S_TAG(r, i)[k] : NULL,
-                   r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
-    }
+    /* (d = 0: every key is far; more than the distinct keys: none) */
+    struct far_walk a = {fn, ctx, d == 0 ? SIZE_MAX : d > r->count ? 0 : kth_latest_time(r, d)};
+    walk_keys(r, visit_far, &a);
 }
