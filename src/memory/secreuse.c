@@ -321,18 +321,12 @@ typedef struct flush_ctx {
     int evicted_only;
 } flush_ctx;
 
-static unsigned dirty_of(const uint16_t *tag, const void *payload)
-{
-    return *tag & TAG_PAYLOAD ? ((const line_state *)payload)->dirty
-                              : (unsigned)(*tag >> 8 & 0xFu);
-}
-
 static void flush_one(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
 {
     (void)key;
     flush_ctx *f = ctx;
     line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
-    unsigned dirty = dirty_of(tag, payload);
+    unsigned dirty = p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu);
     if (!dirty)
         return;
     if (f->evicted_only) {

@@ -71,6 +71,9 @@ typedef struct shape {
                           GF_REG_COUNT are left out */
 } shape;
 
+/* (swarp.nshape keeps a flag in a shape pointer's bit 0) */
+_Static_assert(_Alignof(shape) >= 2, "shapes are at least 2-byte aligned");
+
 /* Bytes of a shape with nr register slots, in the table (4-byte words) and inline in a
  * warp's pool (8-byte aligned, as the memory records after it). */
 #define SHAPE_WORDS(nr) ((sizeof(shape) + 2u * (nr) + 3u) / 4u)
@@ -159,9 +162,10 @@ typedef struct swarp {
                               holding its bit, bit & 63 there */
     unsigned *nwait;       /* ... and its sub-core's count of waiting warps */
     struct sblock *block;
-    const shape *nshape;   /* the shape of instruction pc, found by warp_prepare (issue
+    uintptr_t nshape;      /* the shape of instruction pc, found by warp_prepare (issue
                               takes it from here: one load instead of four dependent
-                              ones); in the pool when it is inline (SHAPE_INLINE) */
+                              ones), with bit 0 set when it is inline in the pool
+                              (SHAPE_INLINE; shapes are 4-byte aligned) */
     /* cold: decoding, spilling */
     uint64_t uid;
     size_t poollen, poolcap;
@@ -1667,7 +1671,7 @@ static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
     uint32_t id = w->ids[w->pc - w->win0];
     const shape *in =
         id == SHAPE_INLINE ? (const shape *)(w->pool + w->pcur) : shape_at(w->shapes, id);
-    w->nshape = in;
+    w->nshape = (uintptr_t)in | (id == SHAPE_INLINE);
     uint64_t t = w->next_issue;
     int mem = 0;
     const uint16_t *regs = in->regs;
@@ -1854,9 +1858,10 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
 {
     ssm *sm = &s->sms[smi];
     const gf_gpu *g = s->gpu;
-    const shape *in = w->nshape; /* (warp_prepare found it: the warp could issue) */
+    /* (warp_prepare found it: the warp could issue) */
+    const shape *in = (const shape *)(w->nshape & ~(uintptr_t)1);
     w->pc++;
-    if ((const uint8_t *)in == w->pool + w->pcur) /* an inline shape (SHAPE_INLINE) */
+    if (w->nshape & 1u) /* inline in the pool (SHAPE_INLINE): its bytes come first */
         w->pcur += (uint32_t)SHAPE_POOL_BYTES((size_t)in->ndst + in->nsrc);
     uint64_t done = t + in->latency;
     int from_mem = 0;
