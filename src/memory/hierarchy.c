@@ -300,7 +300,8 @@ gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
         /* Tiles of 8 lines: an SM sees raw line numbers, and a thread block's share
          * of an array is often 8 lines (256 threads x 4 B); with the default 16 the
          * per-SM engines of a vector add were half empty (151 of 214 MB peak RSS). */
-        gf_status st = gf_secreuse_create_tiled(h->l1_lines, h->l1_write, 0, 3, &h->l1_rd[i], err);
+        gf_status st = gf_secreuse_create_tiled(h->l1_lines, h->l1_write, 0, GF_HIER_L1_TILE_SHIFT,
+                                                 &h->l1_rd[i], err);
         if (st == GF_OK && h->mode == GF_HIER_EXACT && h->l1_lines > 0) {
             gf_lru_config c = {h->l1_lines, h->l1_ways, GF_LRU_INDEX_LINEAR, 1, h->l1_write, 0};
             st = gf_lru_create(&c, &h->l1_ex[i], err);

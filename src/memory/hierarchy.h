@@ -153,6 +153,10 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
  * its tracker (nothing else changes): the first probe of a line's tile misses the
  * caches, ~5 % of a vector add's prediction (perf). */
 void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line);
+/* The per-SM L1 trackers key lines in tiles of 2^GF_HIER_L1_TILE_SHIFT (a thread block's
+ * share of an array is often 8 lines: 256 threads x 4 B); callers that fetch ahead need
+ * one prefetch a tile. */
+#define GF_HIER_L1_TILE_SHIFT 3u
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out);
 /* One request of the L2 half, to slice gf_hier_slice_of(h, r->line), which the caller
  * passes as it has already found it (to bucket requests by slice: a 64-bit division

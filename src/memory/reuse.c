@@ -395,9 +395,9 @@ static int renumber_times(gf_reuse *r)
     return 0;
 }
 
-/* Renumbers live timestamps to 0..count-1 in time order (a key's new time is its rank)
- * and rebuilds bits and tree, growing them so that at least half is free afterwards.
- * Ranks come from a per-block prefix array: O(cap + T/64). */
+/* Renumbers live timestamps to 0..count-1 in time order (a key's new time is its rank,
+ * renumber_times: O(cap + T/64)) and rebuilds bits and tree, growing them so that at
+ * least half is free afterwards. */
 static int compact(gf_reuse *r)
 {
     /* Every time handed out still live (no key accessed twice: every engine of a

@@ -135,6 +135,17 @@ static uint64_t widen(uint32_t d)
     return d == INF32 ? GF_REUSE_COLD : d;
 }
 
+/* Whether a write leaves a touched sector partly written (a state only a payload
+ * holds: its written bytes). */
+static int partial_write(unsigned smask, const uint32_t bytes[4], gf_lru_op op)
+{
+    if (op == GF_LRU_WRITE && bytes)
+        for (unsigned k = 0; k < 4; k++)
+            if ((smask >> k & 1u) && bytes[k] != FULL_SECTOR)
+                return 1;
+    return 0;
+}
+
 /* gf_secreuse_access's rules applied to a line whose state is in its tag, when the
  * state after the access fits the tag again: the common case (every access of a
  * streaming kernel), done on the tag's bit masks instead of expanding it to a
@@ -151,10 +162,8 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
     unsigned untouched = ~smask & 0xFu;
     if (d32 != 0 && d32 != INF32 && ((mz | vz) & untouched))
         return 0;
-    if (op == GF_LRU_WRITE && bytes)
-        for (unsigned k = 0; k < 4; k++)
-            if ((smask >> k & 1u) && bytes[k] != FULL_SECTOR)
-                return 0;
+    if (partial_write(smask, bytes, op))
+        return 0;
     res->line_dist = d;
     res->tag_hit = d < t->cap;
     if (!res->tag_hit && dirty) {
@@ -193,10 +202,8 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
 static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t bytes[4],
                         gf_lru_op op, uint16_t *tag, gf_secreuse_result *res)
 {
-    if (op == GF_LRU_WRITE && bytes)
-        for (unsigned k = 0; k < 4; k++)
-            if ((smask >> k & 1u) && bytes[k] != FULL_SECTOR)
-                return 0;
+    if (partial_write(smask, bytes, op))
+        return 0;
     res->line_dist = GF_REUSE_COLD;
     /* (GF_REUSE_COLD is all ones: a touched sector's is 0 - 1) */
     res->sdist[0] = UINT64_C(0) - (smask & 1u);

@@ -201,8 +201,8 @@ typedef struct sblock {
     size_t held;          /* bytes of decoded instructions it holds (sim.held) */
     gf_spill *spill;      /* where its spilled warps are, else NULL */
     int ioerr;            /* errno of a failed read of a spilled window, else 0 */
-    /* The first line of the first global accesses to distinct L1 tiles (8 lines,
-     * hierarchy.c), at most BLOCK_PF_LINES: what its SM's L1 tracker will first probe,
+    /* The first line of the first global accesses to distinct L1 tracker tiles
+     * (GF_HIER_L1_TILE_SHIFT), at most BLOCK_PF_LINES: what its SM's L1 tracker will first probe,
      * fetched ahead by prefetch_sm (see ssm.pf). */
     uint64_t pf_line[BLOCK_PF_LINES];
     unsigned npf;
@@ -905,11 +905,11 @@ static inline gf_status warp_append_id(sim *s, sblock *b, swarp *w, const gf_ins
 }
 
 /* Notes a global access's line for the prefetch of b's first L1 tracker probes (at most
- * one a tile of 8 lines, the L1 trackers' tile). */
+ * one a tracker tile). */
 static inline void block_note_line(sblock *b, uint64_t line)
 {
     for (unsigned k = 0; k < b->npf; k++)
-        if (b->pf_line[k] >> 3 == line >> 3)
+        if (b->pf_line[k] >> GF_HIER_L1_TILE_SHIFT == line >> GF_HIER_L1_TILE_SHIFT)
             return;
     if (b->npf < BLOCK_PF_LINES)
         b->pf_line[b->npf++] = line;
