@@ -18,6 +18,12 @@ static void warn_unknown(void *ctx, const char *opcode, const char *file, long l
                 file, line, opcode);
 }
 
+static void warn_header(void *ctx, const char *file, const char *message)
+{
+    (void)ctx;
+    gf_cli_warn("%s: %s", file, message);
+}
+
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -48,7 +54,7 @@ void gf_model_args_progress_end(gf_model_args *a)
     a->progress.shown = 0;
 }
 
-enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_EXTRA0 };
+enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_COLD, OPT_EXTRA0 };
 
 int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
@@ -58,6 +64,7 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
     a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
     a->popt.ksim.hold_bytes = GF_KSIM_HOLD_DEFAULT;
     a->popt.ksim.warn_unknown = warn_unknown;
+    a->popt.ksim.warn_header = warn_header;
     a->popt.mode = GF_HIER_REUSE;
     struct option opts[32] = {
         {"gpu", required_argument, NULL, 'g'},
@@ -72,8 +79,9 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         {"help", no_argument, NULL, 'h'},
         {"jobs", required_argument, NULL, 'j'},
         {"hold", required_argument, NULL, OPT_HOLD},
+        {"cold", no_argument, NULL, OPT_COLD},
     };
-    int n = 12;
+    int n = 13;
     for (int i = 0; extra_names && extra_names[i] && n < 30; i++, n++) {
         opts[n].name = extra_names[i];
         opts[n].has_arg = required_argument;
@@ -118,6 +126,7 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
             break;
         }
         case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
+        case OPT_COLD: a->popt.cold = 1; break;
         case OPT_SCHED:
             /* A shorthand for --set sm.warp_scheduler=...: the model file's choice is
              * the default. */

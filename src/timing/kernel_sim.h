@@ -33,6 +33,9 @@ typedef struct gf_ksim_options {
     gf_unknown_policy unknown;      /* unknown opcode: error or ALU fallback */
     /* Called once per opcode that fell back to ALU (may be NULL). */
     void (*warn_unknown)(void *ctx, const char *opcode, const char *file, long line);
+    /* Called once per kernel file whose header claims impossible launch attributes
+     * (gf_kernel_info.suspect), with what was used instead (may be NULL). */
+    void (*warn_header)(void *ctx, const char *file, const char *message);
     void *warn_ctx;
     /* Called after each thread block is read (may be NULL): blocks read so far and the
      * grid's total, for a progress display. */

@@ -100,6 +100,11 @@ static gf_status run_kernel(const char *file, const gf_gpu *gpu, gf_isa **isa,
     if (st != GF_OK)
         return st;
     const gf_kernel_info *ki = gf_kreader_info(r);
+    if (ki->suspect && opt->ksim.warn_header) {
+        char msg[768];
+        gf_kernel_info_describe_suspect(ki, msg, sizeof msg);
+        opt->ksim.warn_header(opt->ksim.warn_ctx, file, msg);
+    }
     if (!*isa && (st = gf_isa_load(gpu->isa, opt->models_dir, isa, err)) != GF_OK) {
         gf_kreader_close(r);
         return st;
@@ -148,14 +153,23 @@ gf_status gf_predict_trace(const char *path, const gf_gpu *gpu, const gf_predict
     gf_status st = gf_trace_open(path, &t, err);
     if (st != GF_OK)
         return st;
-    if ((st = gf_hier_create(gpu, opt->mode, &hier, err)) != GF_OK)
-        goto done;
+    int kernels = 0;
     for (size_t i = 0; i < gf_trace_command_count(t); i++) {
         const gf_command *c = gf_trace_command(t, i);
         if (c->kind == GF_CMD_MEMCPY_HTOD) {
-            gf_hier_memcpy(hier, c->addr, c->bytes);
+            if (!opt->cold && (hier || (st = gf_hier_create(gpu, opt->mode, &hier, err)) == GF_OK))
+                gf_hier_memcpy(hier, c->addr, c->bytes);
+            if (st != GF_OK)
+                goto done;
             continue;
         }
+        if (opt->cold && kernels > 0) { /* flushed caches: a new, empty hierarchy */
+            gf_hier_free(hier);
+            hier = NULL;
+        }
+        if (!hier && (st = gf_hier_create(gpu, opt->mode, &hier, err)) != GF_OK)
+            goto done;
+        kernels++;
         st = run_kernel(c->path, gpu, &isa, hier, opt, out, summaries ? &sv : NULL, err);
         if (st != GF_OK)
             goto done;

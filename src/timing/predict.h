@@ -4,7 +4,8 @@
  *
  * Kernels run in trace order, one after another, whatever their CUDA stream: the trace
  * does not say which launches overlapped, so concurrent kernels are not modelled (their
- * cycles add up). MemcpyHtoD commands warm the L2 before the kernels that follow.
+ * cycles add up). MemcpyHtoD commands warm the L2 before the kernels that follow (not with
+ * gf_predict_options.cold).
  *
  * Prefix: gf_predict_.
  */
@@ -21,6 +22,11 @@ typedef struct gf_predict_options {
     gf_ksim_options ksim;
     gf_hier_mode mode;          /* reuse-distance model (default) or exact oracle */
     const char *models_dir;     /* NULL: default search (gpu/gpu.h) */
+    /* As Nsight Compute profiles by default (--cache-control all): every kernel starts
+     * with empty caches, so MemcpyHtoD commands warm nothing and nothing a kernel left
+     * in L2 helps the next. 0: caches carry over, copies warm the L2 (what an
+     * application run without a profiler sees). */
+    int cold;
 } gf_predict_options;
 
 /* Everything needed to re-evaluate one kernel for other model parameters without the

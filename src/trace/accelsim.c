@@ -27,6 +27,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "trace/infer.h"
 #include "trace/opcode.h"
 #include "trace/pptgpu.h"
 #include "trace/stream.h"
@@ -69,6 +70,8 @@ struct gf_kreader {
     const char *last_text;   /* the last instruction line fast_inst took (last_len 0: */
     size_t last_len;         /* the last one was not), see gf_kreader_last_text */
     int lazy_strides;        /* gf_kreader_set_lazy_strides */
+    int immediate;           /* tracer version 5+: each line ends in the instruction's
+                                immediate (a signed decimal), read and not kept */
 };
 
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
@@ -290,6 +293,33 @@ static int value_udec(const char *v, uint64_t max, uint64_t *out)
     return parse_udec(v, strlen(v), max, out);
 }
 
+/* Launch attributes a header can claim. Shared memory: 16x the largest per-SM array of
+ * any GPU so far (228 KiB, H100). Registers: 1..255 (CUDA's limit; every compiled kernel
+ * uses some). Binary versions: sm_10 .. sm_200. */
+#define GF_SHMEM_PLAUSIBLE_MAX (UINT64_C(4) << 20)
+
+/* Header value v of field bit: a decimal in [lo, hi] is taken as it is (*out); a decimal
+ * outside it (negative included) is what the CUDA 13 tracer writes when its
+ * cuFuncGetAttribute calls fail (refdata/h100-gfbench/README.md: -shmem = -1498227696,
+ * -nregs = 0, -binary version = -407252832), so the field is marked suspect, *out = 0,
+ * and gf_kreader_open infers it from the trace. Anything else is a parse error (1). */
+static int plausible_or_suspect(gf_kernel_info *k, int bit, const char *v, uint64_t lo,
+                                uint64_t hi, uint64_t *out)
+{
+    int64_t s;
+    *out = 0;
+    if (parse_sdec(v, strlen(v), &s) != 0)
+        return 1;
+    if (s >= 0 && (uint64_t)s >= lo && (uint64_t)s <= hi) {
+        *out = (uint64_t)s;
+        k->suspect &= ~(1u << bit);
+        return 0;
+    }
+    k->suspect |= 1u << bit;
+    snprintf(k->suspect_text[bit], sizeof k->suspect_text[bit], "%s", v);
+    return 0;
+}
+
 static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
 {
     const char *path = gf_stream_path(r->s);
@@ -323,13 +353,13 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
     } else if (strcmp(key, "block dim") == 0) {
         bad = parse_dim3(val, k->block);
     } else if (strcmp(key, "shmem") == 0) {
-        bad = value_udec(val, ULONG_MAX, &u);
+        bad = plausible_or_suspect(k, GF_HDR_SHMEM, val, 0, GF_SHMEM_PLAUSIBLE_MAX, &u);
         k->shmem = (unsigned long)u;
     } else if (strcmp(key, "nregs") == 0) {
-        bad = value_udec(val, 65535, &u);
+        bad = plausible_or_suspect(k, GF_HDR_NREGS, val, 1, 255, &u);
         k->nregs = (unsigned)u;
     } else if (strcmp(key, "binary version") == 0) {
-        bad = value_udec(val, 65535, &u);
+        bad = plausible_or_suspect(k, GF_HDR_BINARY_VERSION, val, 10, 200, &u);
         k->binary_version = (unsigned)u;
     } else if (strcmp(key, "cuda stream id") == 0) {
         bad = value_udec(val, (uint64_t)LONG_MAX, &u);
@@ -345,6 +375,11 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
     } else if (strcmp(key, "accelsim tracer version") == 0) {
         bad = value_udec(val, 1000, &u);
         k->tracer_version = (int)u;
+        if (!bad && u > GF_TRACER_VERSION_MAX) /* its line format is unknown: say so */
+            return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                                "accelsim tracer version %llu is newer than this reader "
+                                "knows (up to %d): its instruction lines may differ",
+                                (unsigned long long)u, GF_TRACER_VERSION_MAX);
     } else {
         if (strcmp(key, "enable lineinfo") == 0) {
             bad = value_udec(val, 1, &u);
@@ -364,6 +399,14 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
 }
 
 gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err)
+{
+    gf_status st = gf_kreader_open_as_is(path, out, err);
+    if (st == GF_OK && (*out)->info.suspect && !(*out)->ppt)
+        gf_infer_header(path, &(*out)->info);
+    return st;
+}
+
+gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *err)
 {
     *out = NULL;
     pthread_once(&tables_once, init_tables);
@@ -421,6 +464,7 @@ gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err)
         goto fail;
     }
     r->nprefix = (r->info.tracer_version < 3 ? 4 : 0) + (r->lineinfo ? 1 : 0);
+    r->immediate = r->info.tracer_version >= 5;
     r->state = RS_BETWEEN_BLOCKS;
     *out = r;
     return GF_OK;
@@ -847,6 +891,16 @@ static inline int fast_sdec(const unsigned char **pp, int64_t *out)
     return 1;
 }
 
+/* Tracer v5's trailing immediate: a blank and a signed decimal. 0 = give up. */
+static inline int fast_immediate(const unsigned char **pp)
+{
+    int64_t v;
+    if (**pp != ' ')
+        return 0;
+    ++*pp;
+    return fast_sdec(pp, &v);
+}
+
 /* One register token and the blank after it. 0 = give up. */
 static inline int fast_reg(const unsigned char **pp, uint16_t *out)
 {
@@ -1068,6 +1122,8 @@ static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_ins
          * width: addr[] is left as it was (trace.h). */
         if (u != 0)
             return 0;
+        if (r->immediate && !fast_immediate(&p))
+            return 0;
         while (cls[*p] == 1) /* trailing blanks, as the tokenizer skips them */
             p++;
         if (*p != '\n')
@@ -1125,7 +1181,8 @@ addresses:
             struct deltamemo *dm = tp && r->dmemo ? &r->dmemo[tp - r->tpl] : NULL;
             unsigned nd = gf_popcount32(m);
             if (dm && dm->len && dm->ndelta == nd && (size_t)(lim - (const char *)p) > dm->len &&
-                p[dm->len] == '\n' && memcmp(p, dm->text, dm->len) == 0) {
+                (p[dm->len] == '\n' || cls[p[dm->len]] == 1) &&
+                memcmp(p, dm->text, dm->len) == 0) {
                 if (mask == 0xffffffffu)
                     add_offsets(inst->addr + 1, a, dm->off);
                 else
@@ -1153,11 +1210,10 @@ addresses:
                 if (tp && !r->dmemo)
                     r->dmemo = calloc(LINE_TPLS, sizeof *r->dmemo); /* NULL: no memo */
                 dm = tp && r->dmemo ? &r->dmemo[tp - r->tpl] : NULL;
-                const unsigned char *e = p;
-                while (cls[*e] == 1)
-                    e++;
-                size_t len = (size_t)(e - text);
-                if (dm && fits && *e == '\n' && len <= DELTA_TEXT_MAX) {
+                /* the memo holds the deltas alone: what follows them (blanks, the
+                 * immediate of tracer v5, the newline) is read below for every line */
+                size_t len = (size_t)(p - text);
+                if (dm && fits && (*p == '\n' || cls[*p] == 1) && len <= DELTA_TEXT_MAX) {
                     memcpy(dm->text, text, len);
                     memcpy(dm->off, off, nd * sizeof off[0]);
                     dm->len = (uint16_t)len;
@@ -1170,6 +1226,8 @@ addresses:
             }
         }
     }
+    if (r->immediate && !fast_immediate(&p))
+        return 0;
     while (cls[*p] == 1) /* trailing blanks, as the tokenizer skips them */
         p++;
     if (*p != '\n')
@@ -1415,10 +1473,22 @@ static __attribute__((noinline)) gf_status next_inst_general(gf_kreader *r, gf_i
             inst->addr[lane] = a;
         }
     }
+    if (r->immediate) {
+        int64_t imm;
+        n = token(&p, &t);
+        if (parse_sdec(t, n, &imm) != 0)
+            return TOKERR("expected the instruction's immediate (a decimal; tracer version "
+                          "%d lines end with it), found '%.*s'",
+                          r->info.tracer_version, (int)(n ? n : 5), n ? t : "(end)");
+    }
     n = token(&p, &t);
     if (n != 0)
-        return TOKERR("unexpected token '%.*s' at the end of the instruction line", (int)n,
-                      t);
+        return TOKERR("unexpected token '%.*s' at the end of the instruction line%s", (int)n,
+                      t,
+                      r->immediate || r->info.tracer_version < 3
+                          ? ""
+                          : " (tracer version 5 adds an immediate there: is the header's "
+                            "'-accelsim tracer version' right?)");
     r->remaining--;
     return GF_OK;
 }

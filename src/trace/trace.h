@@ -60,10 +60,21 @@ typedef struct gf_kernel_info {
     uint64_t shmem_base, local_base; /* 0 when the header lacks them */
     int has_shmem_base, has_local_base;
     int tracer_version;         /* 0 = unversioned (before 3): per-line tb/warp prefix */
+    /* GF_HDR_* bits: header values no real launch can have (the CUDA 13 tracer writes
+     * garbage there, refdata/h100-gfbench/README.md). Their fields then hold what the
+     * first thread block shows (gf_kreader_open, accelsim.c infer_from_block), and
+     * suspect_text[bit] the value the header claimed, for the caller's warning. */
+    unsigned suspect;
+    char suspect_text[3][32];
     char nvbit_version[32];
     unsigned nextra;
     struct { char key[64]; char value[256]; } extra[32];
 } gf_kernel_info;
+
+/* Header fields that can be implausible (gf_kernel_info.suspect, bit = 1 << index). */
+enum { GF_HDR_SHMEM = 0, GF_HDR_NREGS = 1, GF_HDR_BINARY_VERSION = 2 };
+/* The newest Accel-Sim tracer version this reader knows (5: a trailing immediate). */
+#define GF_TRACER_VERSION_MAX 5
 
 typedef enum gf_command_kind { GF_CMD_MEMCPY_HTOD = 1, GF_CMD_KERNEL = 2 } gf_command_kind;
 
@@ -86,8 +97,13 @@ void gf_trace_free(gf_trace *t);              /* NULL is fine */
 size_t gf_trace_command_count(const gf_trace *t);
 const gf_command *gf_trace_command(const gf_trace *t, size_t i);
 
-/* Opens one kernel file and parses its header. *out owned by caller (gf_kreader_close). */
+/* Opens one kernel file and parses its header. *out owned by caller (gf_kreader_close).
+ * Header fields with impossible values are marked in info.suspect and replaced by what
+ * the first thread block shows (trace/infer.h). */
 gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err);
+/* One sentence for a warning: which header fields were implausible, what they claimed,
+ * and what is used instead (e.g. "header claims -nregs = 0 ...; using nregs = 16"). */
+void gf_kernel_info_describe_suspect(const gf_kernel_info *k, char *buf, size_t size);
 void gf_kreader_close(gf_kreader *r);         /* NULL is fine */
 const gf_kernel_info *gf_kreader_info(const gf_kreader *r);
 

@@ -416,20 +416,22 @@ static void torture_pre_v3_format(void **state)
     gf_kreader_close(r);
 }
 
-/* v3 and v5 share the v4 line format; v5 traces made with lineinfo carry a line number
+/* v3 and v4 share one line format; v5 (Accel-Sim dev 73f9fac, the H100 set) ends each
+ * line with the instruction's immediate; traces made with lineinfo carry a line number
  * first (the `[line_num]` of the format comment). */
 static void torture_v3_v5_and_lineinfo(void **state)
 {
     (void)state;
     static const char body[] = "#BEGIN_TB\nthread block = 0,1,2\nwarp = 3\ninsts = 1\n"
-                               "%s0010 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 4 \n#END_TB\n";
+                               "%s0010 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 4 %s\n#END_TB\n";
     for (int v = 3; v <= 5; v++) {
         char text[1024];
         int n = snprintf(text, sizeof text,
                          "-kernel name = k\n-accelsim tracer version = %d\n"
                          "-enable lineinfo = %d\n",
                          v, v == 5);
-        snprintf(text + n, sizeof text - (size_t)n, body, v == 5 ? "17 " : "");
+        snprintf(text + n, sizeof text - (size_t)n, body, v == 5 ? "17 " : "",
+                 v == 5 ? "-8 " : "");
         const char *p = gf_test_write_file("v35.traceg", text, strlen(text));
         gf_error e;
         totals t;
@@ -437,6 +439,142 @@ static void torture_v3_v5_and_lineinfo(void **state)
         assert_int_equal(t.insts, 1);
         assert_int_equal(t.thread_insts, 4);
         assert_true(t.addr_sum == 0x1000 * 4 + 4 + 8 + 12);
+    }
+}
+
+/* Tracer v5 (the H100 set's tracer): the trailing immediate is required and may be
+ * negative; a v4 line with one token too many is pointed at the version; versions newer
+ * than the reader knows are refused instead of misread. */
+static void torture_v5_immediate(void **state)
+{
+    (void)state;
+    static const char *const ok =
+        "-kernel name = k\n-accelsim tracer version = 5\n#BEGIN_TB\nthread block = 0,0,0\n"
+        "warp = 0\ninsts = 5\n"
+        "00e0 ffffffff 1 R4 IMAD.WIDE 2 R9 R4 0 4 \n"
+        "0120 0000000f 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 2 0x7fe417e00070 376 -224 -192 0 \n"
+        "0120 0000000f 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 2 0x7fe417e00170 376 -224 -192 -4352 \n"
+        "00d0 ffffffff 1 R3 LDG.E 1 R2 4 1 0x7fe43e000000 4 268435454\n"
+        "0130 ffffffff 0 EXIT 0 0 0 \n#END_TB\n";
+    gf_kreader *r = open_text("v5.traceg", ok);
+    gf_error e;
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_int_equal(in.mem_width, 0);
+    for (int k = 0; k < 2; k++) { /* the second: the delta memo's hit */
+        assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+        uint64_t base = k ? 0x7fe417e00170 : 0x7fe417e00070;
+        assert_true(in.addr[0] == base && in.addr[1] == base + 376);
+        assert_true(in.addr[2] == base + 152 && in.addr[3] == base - 40);
+    }
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_true(in.addr[31] == 0x7fe43e000000 + 31 * 4);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    gf_kreader_close(r);
+
+    static const struct { const char *version, *line, *says; } bad[] = {
+        {"5", "0000 ffffffff 1 R1 LDC 0 0 \n", "immediate"},
+        {"5", "0000 ffffffff 1 R1 LDC 0 0 0x10 \n", "immediate"},
+        {"5", "00d0 ffffffff 1 R3 LDG.E 1 R2 4 1 0x7fe43e000000 4 \n", "immediate"},
+        {"4", "0000 ffffffff 1 R1 LDC 0 0 0 \n", "tracer version 5 adds an immediate"},
+        {"5", "0000 ffffffff 1 R1 LDC 0 0 0 7 \n", "unexpected token '7'"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "-kernel name = k\n-accelsim tracer version = %s\n#BEGIN_TB\n"
+                 "thread block = 0,0,0\nwarp = 0\ninsts = 1\n%s#END_TB\n",
+                 bad[i].version, bad[i].line);
+        r = open_text("v5bad.traceg", text);
+        assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+        assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+        assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_ERR_PARSE);
+        assert_non_null(strstr(e.message, bad[i].says));
+        assert_int_equal(e.line, 7);
+        gf_kreader_close(r);
+    }
+    const char *p = gf_test_write_file("v6.traceg", "-kernel name = k\n"
+                                       "-accelsim tracer version = 6\n", 45);
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "newer than this reader knows"));
+    assert_int_equal(e.line, 2);
+}
+
+/* CUDA 13's tracer writes garbage into -shmem, -nregs and -binary version (refdata
+ * h100-gfbench/README.md): the reader marks them and takes what the first block shows
+ * (infer.h): registers max(16, highest + 3), shared memory the top offset touched less
+ * the 1 KiB reserve, the SASS family from tell-tale opcodes. */
+static void torture_suspect_header_inferred(void **state)
+{
+    (void)state;
+    static const char body[] =
+        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+        "0000 ffffffff 1 R21 IMAD 2 R9 R0 0 0 \n"
+        "0010 ffffffff 0 STS 2 R7 R0 4 1 0x400 4 0 \n"
+        "0020 ffffffff 0 LDGSTS.E 2 R2 R4 4 1 0x7f0000001000 4 0 \n"
+        "#END_TB\n#BEGIN_TB\nthread block = 1,0,0\nwarp = 0\ninsts = 1\n"
+        "0000 ffffffff 1 R200 IMAD 2 R9 R0 0 0 \n";
+    static const struct { const char *shmem, *nregs, *bin; unsigned suspect; } cases[] = {
+        {"-1498227696", "0", "-407252832", 7u},
+        {"2048", "40", "90", 0u},
+        {"99999999", "256", "9", 7u},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char text[1024];
+        int n = snprintf(text, sizeof text,
+                         "-kernel name = k\n-shmem = %s\n-nregs = %s\n-binary version = %s\n"
+                         "-accelsim tracer version = 5\n%s",
+                         cases[i].shmem, cases[i].nregs, cases[i].bin, body);
+        gf_kreader *r = open_text("suspect.traceg", text);
+        (void)n;
+        const gf_kernel_info *k = gf_kreader_info(r);
+        assert_int_equal(k->suspect, cases[i].suspect);
+        if (cases[i].suspect) {
+            assert_int_equal(k->nregs, 24);  /* R21 + 3; block 1's R200 unseen */
+            assert_int_equal(k->shmem, 128); /* 0x400 .. 0x480, less the reserve */
+            assert_int_equal(k->binary_version, 80); /* LDGSTS */
+            char msg[768];
+            gf_kernel_info_describe_suspect(k, msg, sizeof msg);
+            assert_non_null(strstr(msg, "-nregs = "));
+            assert_non_null(strstr(msg, "using 24"));
+            assert_non_null(strstr(msg, cases[i].shmem));
+        } else {
+            assert_int_equal(k->nregs, 40);
+            assert_int_equal(k->shmem, 2048);
+            assert_int_equal(k->binary_version, 90);
+        }
+        gf_kreader_close(r);
+    }
+}
+
+/* The real v5 files (refdata h100-gfbench, when present): every kernel reads to the end
+ * with the instruction count Nsight Compute measured (smsp__inst_executed.sum). */
+static void torture_h100_traces_read_whole(void **state)
+{
+    (void)state;
+    static const struct { const char *file; long insts; } k[] = {
+        {"h100-gfbench/vecadd/kernel-1.traceg.xz", 2621440},
+        {"h100-gfbench/hist_global_atomics/kernel-1.traceg.xz", 2621440},
+        {"h100-gfbench/cublas_sgemm512/kernel-2.traceg.xz", 279040},
+        {"h100-gfbench/sgemm_tiled/kernel-1.traceg.xz", 11984896},
+    };
+    if (!gf_test_refdata("h100-gfbench")) {
+        fprintf(stderr, "skip: refdata h100-gfbench not found\n");
+        skip();
+    }
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
+        const char *p = gf_test_refdata(k[i].file);
+        gf_error e;
+        totals t;
+        assert_int_equal(read_all(p, &t, &e), GF_OK);
+        assert_true(t.insts > 0);
+        if (k[i].insts)
+            assert_int_equal(t.insts, k[i].insts);
     }
 }
 
@@ -816,10 +954,16 @@ static void expect_same_decode(const char *hdr, const char *line, size_t len)
 
 static const char *const fast_headers[] = {
     "-kernel name = k\n-accelsim tracer version = 4\n",
-    "-kernel name = k\n-accelsim tracer version = 5\n-enable lineinfo = 1\n",
+    "-kernel name = k\n-accelsim tracer version = 4\n-enable lineinfo = 1\n",
     "-kernel name = k\n", /* before v3: tbx tby tbz warp first */
+    "-kernel name = k\n-accelsim tracer version = 5\n", /* an immediate last */
+    "-kernel name = k\n-accelsim tracer version = 5\n-enable lineinfo = 1\n",
 };
-static const char *const fast_prefixes[] = {"", "17 ", "0 0 0 3 "};
+enum { NHDR = 5 };
+static const char *const fast_prefixes[NHDR] = {"", "17 ", "0 0 0 3 ", "", "17 "};
+/* v5's immediate follows the line's own trailing blanks (a double blank then: the
+ * general parser's lines, still the same decode) */
+static const char *const fast_suffixes[NHDR] = {"", "", "", " -4352", " 268435454"};
 
 static const char *const fast_lines[] = {
     "0000 ffffffff 1 R1 MOV 0 0",
@@ -922,20 +1066,22 @@ static void torture_fast_path_matches_general_parser(void **state)
     (void)state;
     uint32_t seed = 12345;
     size_t nlines = sizeof fast_lines / sizeof fast_lines[0];
-    for (int h = 0; h < 3; h++) {
+    for (int h = 0; h < NHDR; h++) {
         for (size_t i = 0; i < nlines; i++) {
             char line[1024];
-            int n = snprintf(line, sizeof line, "%s%s", fast_prefixes[h], fast_lines[i]);
+            int n = snprintf(line, sizeof line, "%s%s%s", fast_prefixes[h], fast_lines[i],
+                             fast_suffixes[h]);
             expect_same_decode(fast_headers[h], line, (size_t)n);
         }
     }
     for (int iter = 0; iter < 3000; iter++) {
         seed = seed * 1664525u + 1013904223u;
-        int h = (int)(seed >> 8) % 3;
+        int h = (int)(seed >> 8) % NHDR;
         seed = seed * 1664525u + 1013904223u;
         size_t i = (seed >> 8) % nlines;
         char line[1024];
-        size_t n = (size_t)snprintf(line, sizeof line, "%s%s", fast_prefixes[h], fast_lines[i]);
+        size_t n = (size_t)snprintf(line, sizeof line, "%s%s%s", fast_prefixes[h],
+                                    fast_lines[i], fast_suffixes[h]);
         int nmut = 1 + (int)(seed >> 28) % 3;
         for (int m = 0; m < nmut; m++)
             n = mutate_line(line, n, &seed);
@@ -953,7 +1099,7 @@ static void torture_fast_path_line_cache(void **state)
     static char fast[NLINES * 700 + 1024], slow[NLINES * 700 + 1024];
     uint32_t seed = 777;
     size_t nbase = sizeof fast_lines / sizeof fast_lines[0];
-    for (int h = 0; h < 3; h++) {
+    for (int h = 0; h < NHDR; h++) {
         int nf = snprintf(fast, sizeof fast, "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n"
                                             "insts = %d\n", fast_headers[h], NLINES);
         memcpy(slow, fast, (size_t)nf);
@@ -961,8 +1107,8 @@ static void torture_fast_path_line_cache(void **state)
         for (int k = 0; k < NLINES;) {
             char line[1024];
             seed = seed * 1664525u + 1013904223u;
-            size_t n = (size_t)snprintf(line, sizeof line, "%s%s", fast_prefixes[h],
-                                        fast_lines[(seed >> 8) % nbase]);
+            size_t n = (size_t)snprintf(line, sizeof line, "%s%s%s", fast_prefixes[h],
+                                        fast_lines[(seed >> 8) % nbase], fast_suffixes[h]);
             if ((seed >> 20) % 2)
                 n = mutate_line(line, n, &seed);
             /* only lines the general parser takes: the first error would end the warp */
@@ -1166,6 +1312,9 @@ int main(void)
         cmocka_unit_test(torture_error_empty_file),
         cmocka_unit_test(torture_error_garbage_lines),
         cmocka_unit_test(torture_fast_path_matches_general_parser),
+        cmocka_unit_test(torture_v5_immediate),
+        cmocka_unit_test(torture_suspect_header_inferred),
+        cmocka_unit_test(torture_h100_traces_read_whole),
         cmocka_unit_test(torture_fast_path_line_cache),
         cmocka_unit_test(torture_fast_path_opcodes),
         cmocka_unit_test(torture_fast_path_warp_header),

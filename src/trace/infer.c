@@ -1,0 +1,117 @@
+/*
+ * Header fields inferred from the trace (infer.h). One pass over the first thread block;
+ * the rules and how well they hold are in infer.h.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "trace/infer.h"
+#include "trace/memspace.h"
+#include "trace/opcode.h"
+
+/* sm_80+ reserve 1 KiB of shared memory per block below the block's own (CUDA C++
+ * Programming Guide, "Shared Memory" of compute capability 8.x/9.0); the H100 traces'
+ * shared offsets start right above it. */
+#define RESERVED_SHARED 1024u
+
+/* The SASS family an opcode needs, or 0 when any would do (the few tell-tale ones). */
+static unsigned family_of(const char *op)
+{
+    static const struct { const char *prefix; unsigned sm; } tells[] = {
+        {"HGMMA", 90}, {"WGMMA", 90}, {"UTMALDG", 90}, {"UTMASTG", 90}, {"SYNCS", 90},
+        {"UCGABAR", 90}, {"ACQBULK", 90}, {"LDGSTS", 80}, {"HMMA.16816", 80},
+        {"LDGDEPBAR", 80}, {"ULDC", 75}, {"S2UR", 75}, {"UMOV", 75}, {"UIADD3", 75},
+    };
+    unsigned best = 0;
+    for (size_t i = 0; i < sizeof tells / sizeof tells[0]; i++)
+        if (strncmp(op, tells[i].prefix, strlen(tells[i].prefix)) == 0 && tells[i].sm > best)
+            best = tells[i].sm;
+    return best;
+}
+
+static int is_shared(const char *base)
+{
+    size_t n = strlen(base);
+    gf_memspace m = gf_memspace_of(base, n);
+    return m == GF_MEMSPACE_SHARED_LD || m == GF_MEMSPACE_SHARED_ST ||
+           strcmp(base, "ATOMS") == 0;
+}
+
+void gf_infer_header(const char *path, gf_kernel_info *k)
+{
+    gf_kreader *r = NULL;
+    gf_error e;
+    memset(&e, 0, sizeof e);
+    if (gf_kreader_open_as_is(path, &r, &e) != GF_OK)
+        return;
+    const gf_kernel_info *ki = gf_kreader_info(r);
+    int maxreg = -1;
+    uint64_t lo = UINT64_MAX, top = 0;
+    unsigned family = 0;
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    if (gf_kreader_next_block(r, tb, &e) == GF_OK)
+        while (gf_kreader_next_warp(r, &w, &n, &e) == GF_OK)
+            while (gf_kreader_next_inst(r, &in, &e) == GF_OK) {
+                for (unsigned i = 0; i < in.ndst; i++)
+                    if (in.dst[i] < GF_REG_ZERO && (int)in.dst[i] > maxreg)
+                        maxreg = in.dst[i];
+                for (unsigned i = 0; i < in.nsrc; i++)
+                    if (in.src[i] < GF_REG_ZERO && (int)in.src[i] > maxreg)
+                        maxreg = in.src[i];
+                unsigned f = family_of(gf_opcode_name(in.opcode));
+                family = f > family ? f : family;
+                if (in.mem_width == 0 || in.mask == 0 ||
+                    !is_shared(gf_opcode_name(in.base_opcode)))
+                    continue;
+                for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
+                    if (!(in.mask >> l & 1u))
+                        continue;
+                    uint64_t a = in.addr[l];
+                    if (ki->has_shmem_base && a >= ki->shmem_base)
+                        a -= ki->shmem_base; /* a generic address in the shared window */
+                    if (a > (UINT64_C(1) << 32))
+                        continue; /* not an offset: ignore rather than believe */
+                    lo = a < lo ? a : lo;
+                    top = a + in.mem_width > top ? a + in.mem_width : top;
+                }
+            }
+    gf_kreader_close(r);
+    if (k->suspect & 1u << GF_HDR_NREGS && maxreg >= 0)
+        k->nregs = (unsigned)(maxreg + 3 < 16 ? 16 : maxreg + 3);
+    if (k->suspect & 1u << GF_HDR_SHMEM && top > 0)
+        k->shmem = (unsigned long)(lo >= RESERVED_SHARED ? top - RESERVED_SHARED : top);
+    if (k->suspect & 1u << GF_HDR_BINARY_VERSION)
+        k->binary_version = family;
+}
+
+void gf_kernel_info_describe_suspect(const gf_kernel_info *k, char *buf, size_t size)
+{
+    static const char *const key[] = {"shmem", "nregs", "binary version"};
+    size_t used = 0;
+    if (size == 0)
+        return;
+    buf[0] = '\0';
+    for (int bit = 0; bit < 3; bit++) {
+        if (!(k->suspect & 1u << bit))
+            continue;
+        char now[48];
+        if (bit == GF_HDR_SHMEM)
+            snprintf(now, sizeof now, "%lu bytes (a lower bound)", k->shmem);
+        else if (bit == GF_HDR_NREGS)
+            snprintf(now, sizeof now, "%u", k->nregs);
+        else if (k->binary_version)
+            snprintf(now, sizeof now, "at least %u", k->binary_version);
+        else
+            snprintf(now, sizeof now, "unknown");
+        int n = snprintf(buf + used, size - used, "%sheader claims -%s = %s, using %s",
+                         used ? "; " : "", key[bit], k->suspect_text[bit], now);
+        if (n < 0 || (size_t)n >= size - used)
+            return;
+        used += (size_t)n;
+    }
+    snprintf(buf + used, size - used,
+             " (inferred from the first thread block; the CUDA 13 NVBit tracer writes such "
+             "values when its cuFuncGetAttribute calls fail)");
+}
