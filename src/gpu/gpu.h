@@ -86,6 +86,9 @@ typedef struct gf_gpu {
     double dram_data_rate;         /* transfers per second per pin */
     double dram_bandwidth;         /* peak bytes/s, whole GPU */
     unsigned dram_latency;         /* cycles (core), unloaded, beyond L2 */
+    /* Bytes an L2 read miss fetches from DRAM, aligned: 32 (the missing sector) or 64
+     * (its aligned sector pair, H100). 0 in a model file means 32. */
+    unsigned dram_fetch_bytes;
     unsigned dram_row_bytes;
     unsigned tRCD, tRP, tCL, tRAS; /* DRAM clock cycles */
     gf_dram_page_policy dram_page_policy;

@@ -121,6 +121,7 @@ static const key_def keys[] = {
     {"dram.data_rate", K_XFER, OFF(dram_data_rate), 0, 1e6, 1e12, NULL, 0, "transfers per second per pin"},
     {"dram.bandwidth", K_BW, OFF(dram_bandwidth), 0, 1e6, 1e15, NULL, 0, "peak bandwidth, whole GPU"},
     {"dram.latency", K_UINT, OFF(dram_latency), 0, 1, 100000, NULL, 0, "unloaded latency beyond L2, core cycles"},
+    {"dram.fetch_bytes", K_SIZE32, OFF(dram_fetch_bytes), 0, 0, 128, NULL, 1, "DRAM read per L2 read miss: 32 (the sector) or 64 (the aligned sector pair); absent = 32"},
     {"dram.row_bytes", K_SIZE32, OFF(dram_row_bytes), 0, 32, 1 << 20, NULL, 0, "row (page) size per bank"},
     {"dram.tRCD", K_UINT, OFF(tRCD), 0, 1, 1000, NULL, 0, "activate to read, DRAM cycles"},
     {"dram.tRP", K_UINT, OFF(tRP), 0, 1, 1000, NULL, 0, "precharge, DRAM cycles"},
@@ -747,6 +748,12 @@ static gf_status validate(load_state *st, gf_error *err)
     if (g->dram_channels > g->dram_bus_bits)
         return invalid(st, "dram.bus_bits,dram.channels", err, "dram.channels = %u wider than dram.bus_bits = %u",
                        g->dram_channels, g->dram_bus_bits);
+    if (g->dram_fetch_bytes == 0)
+        g->dram_fetch_bytes = 32;
+    if (g->dram_fetch_bytes != 32 && g->dram_fetch_bytes != 64 && g->dram_fetch_bytes != 128)
+        return invalid(st, "dram.fetch_bytes", err,
+                       "dram.fetch_bytes = %u: expected 32, 64 or 128 (whole sectors, aligned)",
+                       g->dram_fetch_bytes);
     if (!is_pow2(g->dram_row_bytes))
         return invalid(st, "dram.row_bytes", err, "dram.row_bytes = %u: expected a power of two",
                        g->dram_row_bytes);

@@ -36,7 +36,7 @@
 struct l2part {
     uint64_t l2_sectors[GF_HIER_NL2];
     gf_hist l2_tag[GF_HIER_NL2], l2_sector[GF_HIER_NL2];
-    uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write;
+    uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write, group_fetches;
     int nomem;
     unsigned used; /* bit c: histograms of class c may be nonzero */
 };
@@ -267,10 +267,11 @@ static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
         if (p) {
             p->dec_dram_read += q->dec_dram_read;
             p->dec_dram_write += q->dec_dram_write;
+            p->dram_group_fetches += q->group_fetches;
             if (q->nomem)
                 h->nomem = 1;
         }
-        q->dec_dram_read = q->dec_dram_write = 0;
+        q->dec_dram_read = q->dec_dram_write = q->group_fetches = 0;
         q->nomem = 0;
         q->used = 0;
     }
@@ -366,6 +367,39 @@ static inline void add_dists(gf_hist *tag, gf_hist *sector, const gf_secreuse_re
             gf_hist_add(sector, r->sdist[k], 1);
 }
 
+/* The sectors an L2 read miss on fetch (a sector mask) brings in: each missing sector's
+ * aligned group of dram.fetch_bytes (refdata h100-gfbench: stride16, stride32 and
+ * pchase_dram read 2x the missed sectors from DRAM while the streams, which miss both
+ * sectors of a pair at once, read 1x; research table in docs/validation-h100.md). */
+static unsigned fetch_group(const gf_hier *h, unsigned fetch)
+{
+    switch (h->gpu.dram_fetch_bytes) {
+    case 64: return (fetch | (fetch & 5u) << 1 | (fetch & 10u) >> 1) & 15u;
+    case 128: return 15u;
+    default: return fetch;
+    }
+}
+
+/* Fills the group sectors of line (not part of the request) as a read that is not
+ * counted as an access; returns those that were not valid (DRAM reads). */
+static unsigned fetch_rest(gf_hier *h, unsigned sl, uint64_t key, uint64_t line,
+                           unsigned group)
+{
+    static const uint32_t whole[4] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu};
+    gf_secreuse_result r;
+    unsigned got = 0;
+    if (key != UINT64_MAX &&
+        gf_secreuse_access(h->l2_rd[sl], key, group, whole, GF_LRU_READ, &r) == GF_OK)
+        got = r.fetch_mask;
+    if (h->mode == GF_HIER_EXACT) {
+        gf_lru_result x;
+        gf_lru_access(h->l2_ex[sl], line, group, whole, GF_LRU_READ, &x);
+        got = x.fetch_mask;
+    }
+    h->slp[sl].group_fetches += gf_popcount4(got);
+    return got;
+}
+
 /* One line's worth of an L2 access to slice sl (gf_hier_slice_of(h, line)); returns
  * sectors hit, adds DRAM fetches. */
 static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
@@ -389,6 +423,9 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         fetch = x.fetch_mask;
         wb = x.writebacks;
     }
+    unsigned group = fetch ? fetch_group(h, fetch) & ~smask : 0;
+    if (group) /* the rest of the fetch group arrives with the miss, valid and clean */
+        fetch |= fetch_rest(h, sl, key, line, group);
     if (!record)
         return 0;
     unsigned n = gf_popcount4(smask);
@@ -585,7 +622,8 @@ void gf_hier_rates_for(const gf_hier_kernel_profile *p, uint64_t l1_lines, unsig
         l2n += (double)p->l2_sectors[c];
     }
     out->dram_read_sectors = (double)p->l2_sectors[GF_HIER_L2_READ] - out->l2_hits[GF_HIER_L2_READ] +
-                             (double)p->l2_sectors[GF_HIER_L2_ATOM] - out->l2_hits[GF_HIER_L2_ATOM];
+                             (double)p->l2_sectors[GF_HIER_L2_ATOM] - out->l2_hits[GF_HIER_L2_ATOM] +
+                             (double)p->dram_group_fetches;
     out->l1_sector_hit_rate_pct = pct(l1h, l1n);
     out->l2_sector_hit_rate_pct = pct(l2h, l2n);
     out->l2_read_hit_rate_pct = pct(out->l2_hits[GF_HIER_L2_READ], (double)p->l2_sectors[GF_HIER_L2_READ]);

@@ -89,6 +89,9 @@ typedef struct gf_hier_kernel_profile {
      * decisions in REUSE mode) */
     uint64_t dec_l1_hits[GF_HIER_NL1], dec_l1_tag_hits[GF_HIER_NL1];
     uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write;
+    /* sectors a read miss brought in beside the missing ones (dram.fetch_bytes > 32):
+     * DRAM reads the L2 histograms cannot see (decided at the profiled geometry) */
+    uint64_t dram_group_fetches;
     int mode;              /* gf_hier_mode used */
 } gf_hier_kernel_profile;
 

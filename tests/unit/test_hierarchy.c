@@ -97,6 +97,37 @@ static void torture_hier_stride_benchmark(void **state)
 
 /* seeds/accelsim-volta-memory-system.txt Fig. 5 (gentrace.py l2write): one thread,
  * loads bypass L1. C[0]=A[0]; C[1]=A[0]; C[0]=C[0]+A[0]; A[0]=C[0]+C[1]. */
+/* dram.fetch_bytes: an L2 read miss brings its aligned group of sectors in (H100: 64 B,
+ * refdata h100-gfbench stride16/stride32/pchase_dram read 2x the missed sectors), so a
+ * later read of the partner hits in L2, and the DRAM read counter counts the whole group,
+ * in the reuse model and the oracle alike. */
+static void torture_hier_dram_fetch_group(void **state)
+{
+    (void)state;
+    static const struct { unsigned bytes, dram[3], total, hits; } c[] = {
+        {32, {1, 1, 1}, 3, 0},
+        {64, {2, 0, 2}, 4, 1},
+        {128, {4, 0, 0}, 4, 2},
+    };
+    for (int mode = 0; mode < 2; mode++)
+        for (unsigned i = 0; i < 3; i++) {
+            gf_gpu g = make_gpu(70, 1, 0, 0);
+            g.dram_fetch_bytes = c[i].bytes;
+            gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
+            static const uint64_t off[3] = {0, 32, 64}; /* sectors 0, 1, 2 of one line */
+            for (unsigned k = 0; k < 3; k++) {
+                gf_access_outcome o;
+                one(h, k, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, 0x7f0000000000ull + off[k], &o);
+                assert_int_equal(o.dram_sectors, c[i].dram[k]);
+            }
+            double v[GF_C_COUNT];
+            gf_hier_end_kernel(h, v);
+            assert_true(v[GF_C_DRAM_SECTORS_READ] == c[i].total);
+            assert_true(v[GF_C_L2_READ_SECTOR_HITS] == c[i].hits);
+            gf_hier_free(h);
+        }
+}
+
 static void torture_hier_l2_write_policy_fig5(void **state)
 {
     (void)state;
@@ -401,6 +432,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_hier_stride_benchmark),
+        cmocka_unit_test(torture_hier_dram_fetch_group),
         cmocka_unit_test(torture_hier_l2_write_policy_fig5),
         cmocka_unit_test(torture_hier_pascal_and_local),
         cmocka_unit_test(torture_hier_memcpy_warms_l2),
