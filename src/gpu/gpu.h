@@ -86,6 +86,12 @@ typedef struct gf_gpu {
     double dram_data_rate;         /* transfers per second per pin */
     double dram_bandwidth;         /* peak bytes/s, whole GPU */
     unsigned dram_latency;         /* cycles (core), unloaded, beyond L2 */
+    /* Atomics: the home slice's ALU applies this many atomic/reduction sectors per L2
+     * cycle (0 = no such limit), and a slice is home to l2_slice_interleave bytes of
+     * consecutive addresses (0 in a model file = 128, a line). Only the atomic units
+     * use the interleave; the cache model places lines by line (hierarchy.c). */
+    double l2_atomic_sectors_per_cycle;
+    unsigned l2_slice_interleave;
     /* Bytes an L2 read miss fetches from DRAM, aligned: 32 (the missing sector) or 64
      * (its aligned sector pair, H100). 0 in a model file means 32. */
     unsigned dram_fetch_bytes;

@@ -111,6 +111,8 @@ static const key_def keys[] = {
     {"l2.latency", K_UINT, OFF(l2.latency), 0, 1, 100000, NULL, 0, "L2 hit latency seen by the SM, core cycles"},
     {"l2.mshrs", K_UINT, OFF(l2.mshrs), 0, 1, 1u << 20, NULL, 0, "outstanding misses per slice"},
     {"l2.bytes_per_cycle", K_DOUBLE, OFF(l2.bytes_per_cycle), 0, 1, 1e6, NULL, 0, "bandwidth per slice, bytes per core cycle"},
+    {"l2.atomic_sectors_per_cycle", K_DOUBLE, OFF(l2_atomic_sectors_per_cycle), 0, 0, 1e6, NULL, 1, "atomic/reduction sectors a slice's ALU applies per L2 cycle (absent or 0 = unlimited)"},
+    {"l2.slice_interleave", K_SIZE32, OFF(l2_slice_interleave), 0, 0, 1u << 30, NULL, 1, "bytes of consecutive addresses homed on one slice, for the atomic units (absent = 128)"},
     {"l2.hash", K_ENUM, OFF(l2_hash), 0, 0, 0, hash_names, 0, "slice index: linear | xor"},
     {"l2.write_policy", K_ENUM, OFF(l2_write_back), 0, 0, 0, wp_names, 0, "writeback | writethrough"},
     {"noc.bytes_per_cycle", K_DOUBLE, OFF(noc_bytes_per_cycle), 0, 1, 1e7, NULL, 0, "SM<->L2 crossbar, whole GPU, bytes per core cycle"},
@@ -748,6 +750,13 @@ static gf_status validate(load_state *st, gf_error *err)
     if (g->dram_channels > g->dram_bus_bits)
         return invalid(st, "dram.bus_bits,dram.channels", err, "dram.channels = %u wider than dram.bus_bits = %u",
                        g->dram_channels, g->dram_bus_bits);
+    if (g->l2_slice_interleave == 0)
+        g->l2_slice_interleave = 128;
+    if (!is_pow2(g->l2_slice_interleave) || g->l2_slice_interleave < 128)
+        return invalid(st, "l2.slice_interleave", err,
+                       "l2.slice_interleave = %u: expected a power of two of at least 128 "
+                       "(whole lines)",
+                       g->l2_slice_interleave);
     if (g->dram_fetch_bytes == 0)
         g->dram_fetch_bytes = 32;
     if (g->dram_fetch_bytes != 32 && g->dram_fetch_bytes != 64 && g->dram_fetch_bytes != 128)

@@ -68,6 +68,8 @@ struct gf_hier {
     unsigned *sm_used;
     /* The same for the L2 side, per slice, so slices can run on different threads. */
     struct l2part *slp;
+    uint64_t *atom_home;       /* per slice: atomic sectors it is home to (this kernel) */
+    unsigned interleave_shift; /* log2(l2.slice_interleave / 128) */
 };
 
 static void free_l1(gf_hier *h)
@@ -105,6 +107,7 @@ void gf_hier_free(gf_hier *h)
     free(h->sm_nomem);
     free(h->sm_used);
     free(h->slp);
+    free(h->atom_home);
     free(h->l2_ex);
     free(h);
 }
@@ -167,13 +170,16 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     h->l1_ex = gf_calloc(h->nsm, sizeof *h->l1_ex);
     h->smp = gf_calloc(gpu->num_sms, sizeof *h->smp);
     h->slp = gf_calloc(slices, sizeof *h->slp);
+    h->atom_home = gf_calloc(slices, sizeof *h->atom_home);
+    for (unsigned b = gpu->l2_slice_interleave; b > GF_LINE_BYTES; b >>= 1)
+        h->interleave_shift++;
     h->sm_nomem = gf_calloc(gpu->num_sms, sizeof *h->sm_nomem);
     h->sm_used = gf_calloc(gpu->num_sms, sizeof *h->sm_used);
     h->l2_rd = gf_calloc(slices, sizeof *h->l2_rd);
     h->l2_ids = gf_calloc(slices, sizeof *h->l2_ids);
     h->l2_ex = gf_calloc(slices, sizeof *h->l2_ex);
     if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex || !h->l2_ids || !h->smp ||
-        !h->sm_nomem || !h->sm_used || !h->slp) {
+        !h->sm_nomem || !h->sm_used || !h->slp || !h->atom_home) {
         gf_hier_free(h);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
     }
@@ -287,6 +293,7 @@ static void reset_profile(gf_hier *h)
     h->prof.l2_lines = h->l2_lines;
     h->prof.l2_ways = h->l2_ways;
     h->prof.l2_slices = h->nslices;
+    memset(h->atom_home, 0, h->nslices * sizeof *h->atom_home);
 }
 
 gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
@@ -430,6 +437,9 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         return 0;
     unsigned n = gf_popcount4(smask);
     p->l2_sectors[cls] += n;
+    if (cls == GF_HIER_L2_ATOM) /* slices run on several threads: an atomic add */
+        __atomic_fetch_add(&h->atom_home[gf_hier_slice_of(h, line >> h->interleave_shift)], n,
+                           __ATOMIC_RELAXED);
     if (!(p->used >> cls & 1u)) {
         p->used |= 1u << cls;
         prefault_hists(&p->l2_tag[cls], &p->l2_sector[cls]);
@@ -633,6 +643,11 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
 {
     move_partials(h, &h->prof);
     gf_hier_kernel_profile *p = &h->prof;
+    for (unsigned i = 0; i < h->nslices; i++) {
+        if (h->atom_home[i] > p->l2_atom_max_slice)
+            p->l2_atom_max_slice = h->atom_home[i];
+        h->atom_home[i] = 0;
+    }
     if (h->mode == GF_HIER_REUSE)
         for (unsigned i = 0; i < h->nslices; i++)
             p->dec_dram_write += gf_secreuse_flush_evicted(h->l2_rd[i]);

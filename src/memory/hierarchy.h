@@ -92,6 +92,9 @@ typedef struct gf_hier_kernel_profile {
     /* sectors a read miss brought in beside the missing ones (dram.fetch_bytes > 32):
      * DRAM reads the L2 histograms cannot see (decided at the profiled geometry) */
     uint64_t dram_group_fetches;
+    /* atomic/reduction sectors of the slice home to the most of them (l2.slice_interleave):
+     * what its ALU must apply one after another */
+    uint64_t l2_atom_max_slice;
     int mode;              /* gf_hier_mode used */
 } gf_hier_kernel_profile;
 

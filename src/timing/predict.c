@@ -41,6 +41,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     in.l2_sectors = l2r + l2w + l2a;
     in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];
     in.dram_write_sectors = isnan(m[GF_C_DRAM_SECTORS_WRITE]) ? 0 : m[GF_C_DRAM_SECTORS_WRITE];
+    in.atom_sectors_max_slice = (double)k->hp.l2_atom_max_slice;
     in.dram_row_hit_rate = ks->dram_row_accesses
                                ? (double)ks->dram_row_hits / (double)ks->dram_row_accesses
                                : 1.0;

@@ -73,6 +73,8 @@ static const dep_field deps[] = {
     DEP("l2.slices", l2_slices),
     DEP("l2.hash", l2_hash),
     DEP("dram.latency", dram_latency),
+    DEP("dram.fetch_bytes", dram_fetch_bytes),
+    DEP("l2.slice_interleave", l2_slice_interleave),
     DEP("launch.block_cycles", block_launch_cycles),
 };
 

@@ -123,7 +123,12 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     out->l2_bound = c.c2 > 0 ? in->l2_sectors * 32.0 / c.c2 : 0;
     out->dram_bound =
         c.cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / c.cd : 0;
+    out->atom_bound = g->l2_atomic_sectors_per_cycle > 0
+                          ? in->atom_sectors_max_slice / (g->l2_atomic_sectors_per_cycle * ratio)
+                          : 0;
     double floor = out->l2_bound > out->dram_bound ? out->l2_bound : out->dram_bound;
+    if (out->atom_bound > floor)
+        floor = out->atom_bound;
     double lo = floor * (1 + 1e-9) + 1e-9;
     if (lo < 1)
         lo = 1;
@@ -169,6 +174,8 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
      * The 80 % and 60 % thresholds are our reporting convention (what "bound by" means
      * in this output), not hardware numbers; they change no predicted value. */
     double rd = c.cd > 0 ? out->dram_bound / T : 0, r2 = out->l2_bound / T;
+    if (out->atom_bound / T > r2)
+        r2 = out->atom_bound / T; /* a slice's atomic unit is part of the L2 */
     if (rd >= 0.8 && rd >= r2)
         out->limiter = GF_LIM_DRAM;
     else if (r2 >= 0.8)

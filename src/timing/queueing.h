@@ -19,6 +19,9 @@
 
 #include "gpu/gpu.h"
 
+/* The time T also never falls below the busiest slice's atomic work: its ALU applies
+ * l2.atomic_sectors_per_cycle sectors per L2 cycle, one after another (atom_bound). */
+
 typedef enum gf_limiter {
     GF_LIM_ISSUE = 0, GF_LIM_LATENCY, GF_LIM_L1, GF_LIM_L2, GF_LIM_DRAM, GF_LIM_MSHR,
     GF_LIM_COUNT
@@ -34,6 +37,7 @@ typedef struct gf_queue_input {
     double l2_sectors;          /* all L2 sector accesses (read + write + atomic) */
     double dram_read_sectors, dram_write_sectors;
     double dram_row_hit_rate;   /* open-page row-buffer hit rate of the DRAM stream */
+    double atom_sectors_max_slice; /* atomic sectors of the busiest home slice */
 } gf_queue_input;
 
 typedef struct gf_queue_result {
@@ -42,6 +46,7 @@ typedef struct gf_queue_result {
     double l2_util, dram_util;  /* achieved utilisation of peak at the solution */
     double dram_efficiency;     /* fraction of peak DRAM bandwidth usable */
     double l2_bound, dram_bound, mshr_bound; /* cycles each resource alone needs */
+    double atom_bound;          /* cycles the busiest slice's atomic unit needs */
     gf_limiter limiter;
 } gf_queue_result;
 

@@ -128,6 +128,40 @@ static void torture_hier_dram_fetch_group(void **state)
         }
 }
 
+/* Atomics are charged to their home slice at l2.slice_interleave: 8 lines of atomics in
+ * one 1 KiB block sit on 8 slices at 128 B (busiest: one line's 4 sectors) and on at
+ * most 2 at 512 B (busiest: at least 4 lines' 16 sectors); both modes. */
+static void torture_hier_atomic_home_slices(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 2; mode++)
+        for (unsigned inter = 128; inter <= 512; inter *= 4) {
+            gf_gpu g = make_gpu(70, 1, 0, 0);
+            g.l2_slices = 16;
+            g.l2.size = 16 * 64 * 128;
+            g.l2_slice_interleave = inter;
+            gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
+            for (unsigned line = 0; line < 8; line++)
+                for (unsigned rep = 0; rep < 2; rep++) {
+                    uint64_t a[32];
+                    for (unsigned t = 0; t < 32; t++)
+                        a[t] = 0x7f0000000000ull + line * 128 + t * 4;
+                    gf_coalesced c;
+                    gf_coalesce(a, 0xFFFFFFFFu, 4, GF_COALESCE_SECTOR, &c);
+                    gf_access_outcome o;
+                    gf_hier_access(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_ATOMIC, 0, &c, &o);
+                }
+            double v[GF_C_COUNT];
+            gf_hier_end_kernel(h, v);
+            uint64_t busiest = gf_hier_profile(h)->l2_atom_max_slice;
+            if (inter == 128)
+                assert_int_equal(busiest, 8); /* 4 sectors, twice */
+            else
+                assert_true(busiest >= 32); /* 16 sectors, twice */
+            gf_hier_free(h);
+        }
+}
+
 static void torture_hier_l2_write_policy_fig5(void **state)
 {
     (void)state;
@@ -433,6 +467,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_hier_stride_benchmark),
         cmocka_unit_test(torture_hier_dram_fetch_group),
+        cmocka_unit_test(torture_hier_atomic_home_slices),
         cmocka_unit_test(torture_hier_l2_write_policy_fig5),
         cmocka_unit_test(torture_hier_pascal_and_local),
         cmocka_unit_test(torture_hier_memcpy_warms_l2),

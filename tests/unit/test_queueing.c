@@ -43,6 +43,26 @@ static void torture_no_memory_returns_t0(void **state)
     assert_true(r.queue_delay == 0);
 }
 
+/* The busiest home slice's atomic unit: 4e5 sectors at 1 a cycle, L2 at half the core
+ * clock = 8e5 core cycles, whatever the aggregate L2 bandwidth says; no rate, no bound. */
+static void torture_atomic_slice_floor(void **state)
+{
+    (void)state;
+    gf_gpu g = toy();
+    g.l2_clock_hz = 0.5e9;
+    g.l2_atomic_sectors_per_cycle = 1;
+    gf_queue_input in = {.t0 = 1000, .mean_miss_latency = 300, .l2_sectors = 8e5,
+                         .atom_sectors_max_slice = 4e5, .dram_row_hit_rate = 1};
+    gf_queue_result r;
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(fabs(r.atom_bound - 8e5) < 1);
+    assert_true(r.cycles >= 8e5 - 1 && r.cycles < 8e5 * 1.001);
+    assert_int_equal(r.limiter, GF_LIM_L2);
+    g.l2_atomic_sectors_per_cycle = 0;
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(r.atom_bound == 0 && r.cycles < 8e5 * 0.6); /* the L2 bandwidth floor, 4e5 */
+}
+
 static void torture_dram_floor(void **state)
 {
     (void)state;
@@ -113,6 +133,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_no_memory_returns_t0),
         cmocka_unit_test(torture_dram_floor),
+        cmocka_unit_test(torture_atomic_slice_floor),
         cmocka_unit_test(torture_queueing_grows_with_exposure),
         cmocka_unit_test(torture_mshr_cap_slows),
         cmocka_unit_test(torture_dram_efficiency_rules),
