@@ -17,6 +17,8 @@ static const char help[] =
     "  -s, --set KEY=VALUE      override a model key, e.g. l1.ways=0 (repeatable)\n"
     "      --exact              counters from the exact sectored set-associative LRU\n"
     "                           simulators (the oracle) instead of the reuse-distance model\n"
+    "      --cold               empty caches before every kernel, as Nsight Compute's\n"
+    "                           default --cache-control all (MemcpyHtoD warms nothing)\n"
     "  -f, --format FMT         table (default), csv or json\n"
     "  -o, --output FILE        write there (atomically) instead of stdout\n"
     "      --scheduler gto|lrr  warp scheduler, which sets the interleaving (default:\n"

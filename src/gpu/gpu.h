@@ -86,6 +86,10 @@ typedef struct gf_gpu {
     double dram_data_rate;         /* transfers per second per pin */
     double dram_bandwidth;         /* peak bytes/s, whole GPU */
     unsigned dram_latency;         /* cycles (core), unloaded, beyond L2 */
+    /* Parts of the L2 and DRAM latencies that take nanoseconds, not SM cycles (the L2,
+     * crossbar and DRAM run in clock domains of their own): added to l2.latency and
+     * dram.latency at the SM clock (gf_gpu_l2_latency, gf_gpu_dram_latency). 0 = none. */
+    double l2_latency_ns, dram_latency_ns;
     /* Atomics: the home slice's ALU applies this many atomic/reduction sectors per L2
      * cycle (0 = no such limit), and a slice is home to l2_slice_interleave bytes of
      * consecutive addresses (0 in a model file = 128, a line). Only the atomic units
@@ -124,6 +128,11 @@ const char *gf_gpu_key_name(size_t i);
 const char *gf_gpu_key_help(size_t i);
 /* Formats key i of g as text with its unit ("6291456 B (6 MiB)"); returns buf. */
 const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n);
+
+/* Unloaded latencies in SM cycles at the model's clock: l2.latency + l2.latency_ns, and
+ * beyond L2 dram.latency + dram.latency_ns (rounded to whole cycles). */
+unsigned gf_gpu_l2_latency(const gf_gpu *g);
+unsigned gf_gpu_dram_latency(const gf_gpu *g);
 
 /* Unit parsers (used for model files and --set; exposed for tests and the CLI).
  * Sizes: 4096, 32KiB, 6MiB, 1GiB (binary), 1.5MB, 900KB (decimal), optional 'B'.

@@ -109,6 +109,7 @@ static const key_def keys[] = {
     {"l2.sector", K_SIZE32, OFF(l2.sector), 0, 1, 65536, NULL, 0, "L2 sector"},
     {"l2.ways", K_UINT, OFF(l2.ways), 0, 0, 65536, NULL, 0, "L2 associativity (0 = fully associative)"},
     {"l2.latency", K_UINT, OFF(l2.latency), 0, 1, 100000, NULL, 0, "L2 hit latency seen by the SM, core cycles"},
+    {"l2.latency_ns", K_DOUBLE, OFF(l2_latency_ns), 0, 0, 1e5, NULL, 1, "L2 hit latency in nanoseconds (L2/crossbar clock domains), added to l2.latency (absent = 0)"},
     {"l2.mshrs", K_UINT, OFF(l2.mshrs), 0, 1, 1u << 20, NULL, 0, "outstanding misses per slice"},
     {"l2.bytes_per_cycle", K_DOUBLE, OFF(l2.bytes_per_cycle), 0, 1, 1e6, NULL, 0, "bandwidth per slice, bytes per core cycle"},
     {"l2.atomic_sectors_per_cycle", K_DOUBLE, OFF(l2_atomic_sectors_per_cycle), 0, 0, 1e6, NULL, 1, "atomic/reduction sectors a slice's ALU applies per L2 cycle (absent or 0 = unlimited)"},
@@ -122,7 +123,8 @@ static const key_def keys[] = {
     {"dram.bus_bits", K_UINT, OFF(dram_bus_bits), 0, 8, 1u << 16, NULL, 0, "whole-GPU memory bus width, bits"},
     {"dram.data_rate", K_XFER, OFF(dram_data_rate), 0, 1e6, 1e12, NULL, 0, "transfers per second per pin"},
     {"dram.bandwidth", K_BW, OFF(dram_bandwidth), 0, 1e6, 1e15, NULL, 0, "peak bandwidth, whole GPU"},
-    {"dram.latency", K_UINT, OFF(dram_latency), 0, 1, 100000, NULL, 0, "unloaded latency beyond L2, core cycles"},
+    {"dram.latency", K_UINT, OFF(dram_latency), 0, 0, 100000, NULL, 0, "unloaded latency beyond L2, core cycles"},
+    {"dram.latency_ns", K_DOUBLE, OFF(dram_latency_ns), 0, 0, 1e5, NULL, 1, "unloaded latency beyond L2 in nanoseconds, added to dram.latency (absent = 0)"},
     {"dram.fetch_bytes", K_SIZE32, OFF(dram_fetch_bytes), 0, 0, 128, NULL, 1, "DRAM read per L2 read miss: 32 (the sector) or 64 (the aligned sector pair); absent = 32"},
     {"dram.row_bytes", K_SIZE32, OFF(dram_row_bytes), 0, 32, 1 << 20, NULL, 0, "row (page) size per bank"},
     {"dram.tRCD", K_UINT, OFF(tRCD), 0, 1, 1000, NULL, 0, "activate to read, DRAM cycles"},
@@ -588,6 +590,16 @@ static gf_status parse_file(load_state *st, const char *path)
 }
 
 /* ------------------------------------------------------------------ validation */
+
+unsigned gf_gpu_l2_latency(const gf_gpu *g)
+{
+    return g->l2.latency + (unsigned)lround(g->l2_latency_ns * g->core_clock_hz * 1e-9);
+}
+
+unsigned gf_gpu_dram_latency(const gf_gpu *g)
+{
+    return g->dram_latency + (unsigned)lround(g->dram_latency_ns * g->core_clock_hz * 1e-9);
+}
 
 static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
 

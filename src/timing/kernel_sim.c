@@ -235,7 +235,7 @@ typedef struct ssm {
     uint64_t *wake;        /* per sub-core: no warp can issue before this cycle (step) */
     uint64_t first_issue, last_done;
     int started;
-    uint64_t mem_stall, miss_sectors, lsu_cycles;
+    uint64_t mem_stall, miss_sectors, load_miss_sectors, lsu_cycles;
     uint64_t stall_to;     /* mem_stall counts through this cycle, maybe past now's epoch
                               (step); taken back if an outcome wakes the SM earlier */
     uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */
@@ -279,6 +279,7 @@ typedef struct pend {
     uint32_t sect0;      /* its sectors in the SM's psect[] (for DRAM row locality) */
     uint16_t nsect;
     uint8_t ndst;
+    uint8_t load;        /* not a store: holds an L1 MSHR until its data returns */
     uint16_t dst[GF_MAX_DST]; /* its destination register slots */
 } pend;
 
@@ -403,8 +404,8 @@ typedef struct sim {
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
     uint64_t next_uid;
     gf_ksim_result *res;
-    double miss_latency_sum;
-    uint64_t miss_accesses;
+    double miss_latency_sum, load_latency_sum;
+    uint64_t miss_accesses, load_accesses;
     uint8_t warned[GF_OPCODE_MAX];
     /* Decoded instructions of resident blocks: bytes held, and where blocks go that
      * would take it past opt->hold_bytes (opened on first need). */
@@ -1719,10 +1720,10 @@ static unsigned level_latency(const gf_gpu *g, gf_level lv)
 {
     switch (lv) {
     case GF_LEVEL_L1: return g->l1.latency;
-    case GF_LEVEL_L2: return g->l2.latency;
-    case GF_LEVEL_DRAM: return g->l2.latency + g->dram_latency;
+    case GF_LEVEL_L2: return gf_gpu_l2_latency(g);
+    case GF_LEVEL_DRAM: return gf_gpu_l2_latency(g) + gf_gpu_dram_latency(g);
     }
-    return g->l2.latency;
+    return gf_gpu_l2_latency(g);
 }
 
 /* w's next instruction changed (an L2 outcome, a barrier release): its sub-core's wake
@@ -1806,6 +1807,8 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     sm->lsu_cycles += stage;
     unsigned past_l1 = o.sectors - o.l1_hits;
     sm->miss_sectors += past_l1;
+    if (m->dir != GF_DIR_STORE)
+        sm->load_miss_sectors += past_l1;
     sm->mem_insts++;
     uint64_t done = t + stage + g->l1.latency;
     if (nr) {
@@ -1838,6 +1841,7 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
             sm->npsect += c.nsectors;
             const uint16_t *dregs = in->regs;
             pq->ndst = in->ndst;
+            pq->load = m->dir != GF_DIR_STORE;
             for (unsigned k = 0; k < in->ndst; k++)
                 pq->dst[k] = dregs[k];
             memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);
@@ -2498,6 +2502,10 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         }
         s->miss_latency_sum += lat;
         s->miss_accesses++;
+        if (pq->load) {
+            s->load_latency_sum += lat;
+            s->load_accesses++;
+        }
         w->block->pending--;
     }
     for (unsigned i = 0; i < g->num_sms; i++)
@@ -2890,7 +2898,8 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
      * end of its epoch, can never be needed inside it (seeds/parallel-gpu-simulation-
      * workgroup.txt: SMs interact only through the memory system). 64 cycles or less
      * keeps the delay of blocks handed out at epoch ends small. */
-    s->epoch = gpu->l2.latency < 64 ? (gpu->l2.latency ? gpu->l2.latency : 1) : 64;
+    unsigned l2_lat = gf_gpu_l2_latency(gpu);
+    s->epoch = l2_lat < 64 ? (l2_lat ? l2_lat : 1) : 64;
     if ((st = run_epochs(s, t0, err)) != GF_OK)
         goto fail;
     /* Summaries. */
@@ -2913,12 +2922,17 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         }
         if (sm->miss_sectors > out->max_l1_miss_sectors_sm)
             out->max_l1_miss_sectors_sm = sm->miss_sectors;
+        if (sm->load_miss_sectors > out->max_l1_load_miss_sectors_sm)
+            out->max_l1_load_miss_sectors_sm = sm->load_miss_sectors;
         if (sm->lsu_cycles > out->max_lsu_cycles_sm)
             out->max_lsu_cycles_sm = sm->lsu_cycles;
     }
     out->sm_cycles_avg = out->sms_used ? sum / out->sms_used : 0;
     out->mean_miss_latency = s->miss_accesses ? s->miss_latency_sum / (double)s->miss_accesses
-                                              : (double)gpu->l2.latency;
+                                              : (double)gf_gpu_l2_latency(gpu);
+    out->mean_load_miss_latency = s->load_accesses
+                                      ? s->load_latency_sum / (double)s->load_accesses
+                                      : out->mean_miss_latency;
     sim_free(s);
     free(s);
     return GF_OK;

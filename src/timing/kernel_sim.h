@@ -82,7 +82,12 @@ typedef struct gf_ksim_result {
     uint64_t crit_mem_stall_cycles;     /* slowest SM: cycles no warp could issue while one
                                            waited for a memory result */
     uint64_t crit_l1_miss_sectors;      /* slowest SM: sectors that went past L1 */
-    uint64_t max_l1_miss_sectors_sm;    /* most sectors past L1 on any SM (MSHR bound) */
+    uint64_t max_l1_miss_sectors_sm;    /* most sectors past L1 on any SM */
+    /* The same for loads and atomics alone, which hold an L1 MSHR until their data
+     * returns (MSHR bound); write-through stores are posted and hold none (refdata
+     * h100-gfbench stream_copy_sms2/4: reads alone account for the in-flight limit). */
+    uint64_t max_l1_load_miss_sectors_sm;
+    double mean_load_miss_latency;      /* unloaded latency of those loads, cycles */
     uint64_t max_lsu_cycles_sm;         /* most L1/shared pipeline cycles on any SM */
     double mean_miss_latency;           /* unloaded latency of accesses past L1, cycles */
     double warp_cycles_resident;        /* sum over SMs of resident warps x cycles */

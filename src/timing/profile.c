@@ -73,6 +73,8 @@ static const dep_field deps[] = {
     DEP("l2.slices", l2_slices),
     DEP("l2.hash", l2_hash),
     DEP("dram.latency", dram_latency),
+    DEP("dram.latency_ns", dram_latency_ns),
+    DEP("l2.latency_ns", l2_latency_ns),
     DEP("dram.fetch_bytes", dram_fetch_bytes),
     DEP("l2.slice_interleave", l2_slice_interleave),
     DEP("launch.block_cycles", block_launch_cycles),
@@ -193,7 +195,7 @@ static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu
     gf_ksim_result *ks = &k->ks;
     double past_l1 = (double)ks->l2_sectors;
     if (past_l1 > 0 && ks->mean_miss_latency > 0) {
-        double d_lat = d_dram / past_l1 * gpu->dram_latency;
+        double d_lat = d_dram / past_l1 * gf_gpu_dram_latency(gpu);
         double exposed = (double)ks->crit_mem_stall_cycles / ks->mean_miss_latency;
         double t = (double)ks->sm_cycles_max + exposed * d_lat;
         double scale = ks->sm_cycles_max ? fmax(t, 1) / (double)ks->sm_cycles_max : 1;
@@ -203,6 +205,11 @@ static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu
         ks->crit_mem_stall_cycles = (uint64_t)fmax(0, (double)ks->crit_mem_stall_cycles +
                                                           exposed * d_lat);
         ks->mean_miss_latency = fmax(1, ks->mean_miss_latency + d_lat);
+        /* DRAM reads are loads: their latency moves by d_lat over the load share */
+        double ld = ks->max_l1_miss_sectors_sm
+                        ? (double)ks->max_l1_load_miss_sectors_sm / (double)ks->max_l1_miss_sectors_sm
+                        : 1;
+        ks->mean_load_miss_latency = fmax(1, ks->mean_load_miss_latency + (ld > 0 ? d_lat / ld : 0));
     }
 }
 

@@ -78,12 +78,12 @@ static double F(double T, qctx *c)
                           : 0;
     double w2 = md1_wait(r2, c->s2), wd = md1_wait(rd, c->sd);
     c->q = w2 + c->fdram * wd;
-    double lat = in->mean_miss_latency + c->q;
     c->t_lat = in->t0 + c->S * c->q;
     unsigned m1 = c->g->l1.mshrs, m2 = c->g->l2.mshrs;
-    c->t_m1 = m1 ? in->miss_sectors_max_sm * lat / m1 : 0;
+    /* stores are posted (write-through): only loads and atomics wait in L1 MSHRs */
+    c->t_m1 = m1 ? in->load_miss_sectors_max_sm * (in->mean_load_miss_latency + c->q) / m1 : 0;
     unsigned slices = c->g->l2_slices ? c->g->l2_slices : 1;
-    double dram_lat = c->g->dram_latency + wd;
+    double dram_lat = gf_gpu_dram_latency(c->g) + wd;
     c->t_m2 = m2 ? (in->dram_read_sectors / slices) * dram_lat / m2 : 0;
     double f = c->t_lat;
     if (c->t_m1 > f)

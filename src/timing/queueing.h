@@ -3,7 +3,7 @@
  * predicted cycles by solving the fixed point time <-> utilisation <-> latency.
  *
  *   T = max( T0 + S * Q(T),                          latency path, S exposed misses
- *            Lmiss-bound of the L1 MSHRs (Little),   per SM
+ *            Lmiss-bound of the L1 MSHRs (Little),   per SM, loads only
  *            Lmiss-bound of the L2 MSHRs (Little) )  per slice
  *   Q(T) = W_L2(rho_L2(T)) + f_dram * W_DRAM(rho_DRAM(T)),  M/D/1 waits per slice/channel
  *   rho_X(T) = bytes_X / (T * capacity_X)
@@ -34,6 +34,8 @@ typedef struct gf_queue_input {
     double issue_util;          /* warp insts / (SMs x sub-cores x t0) */
     double lsu_cycles_max_sm;   /* L1/shared pipeline cycles of the busiest SM */
     double miss_sectors_max_sm; /* sectors past L1 on the busiest SM */
+    double load_miss_sectors_max_sm; /* of them loads/atomics (they hold L1 MSHRs) */
+    double mean_load_miss_latency;   /* their unloaded latency */
     double l2_sectors;          /* all L2 sector accesses (read + write + atomic) */
     double dram_read_sectors, dram_write_sectors;
     double dram_row_hit_rate;   /* open-page row-buffer hit rate of the DRAM stream */

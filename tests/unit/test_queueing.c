@@ -102,6 +102,7 @@ static void torture_mshr_cap_slows(void **state)
     gf_gpu g = toy();
     gf_queue_input in = {.t0 = 10000, .mean_miss_latency = 400, .l2_sectors = 1e5,
                          .dram_read_sectors = 1e5, .miss_sectors_max_sm = 25000,
+                         .load_miss_sectors_max_sm = 25000, .mean_load_miss_latency = 400,
                          .dram_row_hit_rate = 1};
     gf_queue_result big, small;
     g.l1.mshrs = 4096;
@@ -112,6 +113,10 @@ static void torture_mshr_cap_slows(void **state)
     assert_true(small.cycles >= 312500);
     assert_true(small.cycles > 3 * big.cycles);
     assert_int_equal(small.limiter, GF_LIM_MSHR);
+    /* the same sectors as posted stores hold no MSHR: no such bound */
+    in.load_miss_sectors_max_sm = 0;
+    assert_int_equal(gf_queue_solve(&g, &in, &small, NULL), GF_OK);
+    assert_true(small.cycles < 312500 / 3);
 }
 
 static void torture_dram_efficiency_rules(void **state)
