@@ -1,0 +1,713 @@
+#!/usr/bin/env python3
+"""H100 measurement loop: predict every case of the h100-gfbench reference set and compare
+with Nsight Compute.
+
+For each case folder of REFDIR (sorted): read ncu.csv, take the SM clock of its first launch
+(gpc__cycles_elapsed.avg.per_second, converted with the units row), run
+
+    gpuforecast predict CASE --gpu h100 --cold --set clock.core=<MHz>MHz
+                         --set clock.l2=<MHz>MHz --format csv -q -j N
+
+and compare with `gpuforecast validate PRED.csv CASE/ncu.csv --format csv`, which matches
+kernels and converts units; this script only aggregates. A second view predicts without
+--cold at the clock of ncu-warm.csv and compares cycles with ncu-warm.csv and the predicted
+time with times.txt. Writes a Markdown page (-o), prints the summary; --check FILE compares
+the figures with committed thresholds (exit 1 when one is worse by more than 0.05).
+
+Environment: GF_BIN (binary), GF_H100_EXTRA_ARGS (appended to every predict, e.g.
+"--set launch.kernel_cycles=0"; for mutation checks), GF_H100_CASES (comma-separated
+subset of cases, e.g. under sanitizers). Standard library only.
+"""
+import argparse
+import concurrent.futures
+import csv
+import datetime
+import io
+import json
+import math
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+MICRO = ["vecadd", "stream_copy", "stream_copy_sms132", "stream_copy_sms4", "stream_copy_sms2",
+         "stride1", "stride2", "stride4", "stride16", "stride32", "pchase_l1", "pchase_dram",
+         "ffma"]
+APP = ["reduce", "transpose_naive", "transpose_shared", "hist_global_atomics", "sgemm_tiled",
+       "wmma_gemm", "local_array", "cublas_sgemm512"]
+GROUPS = [("all", "all"), ("micro", "micro"), ("app", "application")]
+
+# (key, Nsight Compute counter, kind, label). kind: cycles/count -> MAPE (per-case sums),
+# rate -> MAE in percentage points (per launch), dram -> MAPE over cases moving > 1 MB.
+COUNTERS = [
+    ("cycles", "gpc__cycles_elapsed.max", "cycles", "cycles"),
+    ("l2_hit", "lts__t_sector_hit_rate.pct", "rate", "L2 hit %"),
+    ("l1_hit", "l1tex__t_sector_hit_rate.pct", "rate", "L1 hit %"),
+    ("dram_read", "dram__bytes_read.sum", "dram", "DRAM read"),
+    ("dram_write", "dram__bytes_write.sum", "dram", "DRAM write"),
+    ("inst", "smsp__inst_executed.sum", "count", "warp inst"),
+    ("ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "count", "global ld sectors"),
+    ("st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "count", "global st sectors"),
+]
+DRAM_MIN_BYTES = 1e6          # DRAM MAPE only over cases whose measured bytes exceed 1 MB
+CHECK_TOLERANCE = 0.05        # percentage points of slack in --check
+THRESHOLD_KEYS = ["cycles_mape_all", "cycles_mape_micro", "cycles_mape_app", "l2_hit_mae_all",
+                  "l1_hit_mae_all", "dram_read_mape_all", "dram_write_mape_all",
+                  "inst_mape_all", "ld_sectors_mape_all", "st_sectors_mape_all"]
+THRESHOLD_HEADER = """\
+# H100 validation thresholds (scripts/validate-h100.sh --check; tests/e2e/validate_h100.sh).
+# These are the figures committed with the model: MAPE in %, MAE in percentage points, over
+# the h100-gfbench cases (see docs/validation-h100.md for how each is computed). They must
+# only go down: when the model improves, lower them (scripts/validate-h100.sh
+# --update-thresholds FILE rewrites the values); never raise one to make the check pass.
+# The check fails when a current figure exceeds its value here by more than 0.05.
+"""
+CLOCK_COL = "gpc__cycles_elapsed.avg.per_second"
+TO_MHZ = {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3, "thz": 1e6}
+
+
+class CaseError(Exception):
+    pass
+
+
+def num(s):
+    s = (s or "").strip().replace(",", "")
+    if s in ("", "n/a", "N/A", "nan"):
+        return None
+    try:
+        return float(s)
+    except ValueError:
+        return None
+
+
+def read_ncu(path):
+    """Header, units and launch rows of an `ncu --csv --page raw` file."""
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    if len(rows) < 3:
+        raise CaseError("%s: expected a header, a units row and launches" % path)
+    return rows[0], rows[1], rows[2:]
+
+
+def launch_clocks_mhz(path):
+    head, units, launches = read_ncu(path)
+    if CLOCK_COL not in head:
+        raise CaseError("%s: no column %s" % (path, CLOCK_COL))
+    j = head.index(CLOCK_COL)
+    unit = units[j].strip().lower()
+    if unit not in TO_MHZ:
+        raise CaseError("%s: unit '%s' of %s is not a frequency" % (path, units[j], CLOCK_COL))
+    out = []
+    for r in launches:
+        v = num(r[j]) if j < len(r) else None
+        if v is None:
+            raise CaseError("%s: launch without a clock" % path)
+        out.append(v * TO_MHZ[unit])
+    return out
+
+
+def run(cmd, what):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    except OSError as e:
+        raise CaseError("%s: cannot run %s: %s" % (what, cmd[0], e.strerror))
+    if p.returncode != 0:
+        msg = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+        raise CaseError("%s failed (exit %d): %s" % (what, p.returncode, msg))
+    return p.stdout
+
+
+def predict(args, trace, mhz, cold, out):
+    cmd = [args.bin, "predict", trace, "--gpu", "h100"]
+    if cold:
+        cmd.append("--cold")
+    cmd += ["--set", "clock.core=%.3fMHz" % mhz, "--set", "clock.l2=%.3fMHz" % mhz,
+            "--format", "csv", "-q", "-j", str(args.jobs), "-o", out] + args.extra
+    run(cmd, "predict")
+    with open(out, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r.get("kernel_id") != "total"]
+    return {int(r["kernel_id"]): r for r in rows}
+
+
+def validate(args, pred, hw):
+    """Kernel rows of `gpuforecast validate`: {kernel_id: {counter: row}}, unmatched list."""
+    text = run([args.bin, "validate", pred, hw, "--format", "csv"], "validate")
+    kernels, unmatched = {}, []
+    for r in csv.DictReader(io.StringIO(text)):
+        if r["section"] == "kernel":
+            k = kernels.setdefault(int(r["kernel_id"]), {"name": r["kernel_name"]})
+            k[r["counter"]] = {"unit": r["unit"], "kind": r["kind"],
+                               "pred": num(r["predicted"]), "hw": num(r["hardware_mean"])}
+        elif r["section"] == "unmatched":
+            unmatched.append("%s %s (%s)" % (r["kernel_id"], r["kernel_name"], r["source"]))
+    return kernels, unmatched
+
+
+def parse_times(path):
+    times = {}
+    if not os.path.exists(path):
+        return times
+    for line in open(path):
+        p = line.split()
+        if len(p) >= 4 and p[0] == "TIME" and p[2] == "median_us":
+            times[p[1]] = float(p[3])
+    return times
+
+
+def pct_err(p, h):
+    if p is None or h is None or h == 0:
+        return None
+    return (p - h) / h * 100.0
+
+
+def pearson(xs, ys):
+    n = len(xs)
+    if n < 2:
+        return None
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    syy = sum((y - my) ** 2 for y in ys)
+    if sxx == 0 or syy == 0:
+        return None
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / math.sqrt(sxx * syy)
+
+
+def group_of(case):
+    return "micro" if case in MICRO else "app" if case in APP else "other"
+
+
+def samples(cases, key, kind, source="cold"):
+    """(case, group, pred, hw) samples for one counter: one per case (sum over launches) for
+    counts and cycles, one per launch for rates."""
+    out = []
+    for c in cases:
+        if c.get("error") or not c.get(source):
+            continue
+        vals = [k.get(key) for k in c[source]["kernels"].values()]
+        vals = [v for v in vals if v and v["pred"] is not None and v["hw"] is not None]
+        if not vals:
+            continue
+        if kind == "rate":
+            out += [(c["name"], c["group"], v["pred"], v["hw"]) for v in vals]
+        else:
+            out.append((c["name"], c["group"], sum(v["pred"] for v in vals),
+                        sum(v["hw"] for v in vals)))
+    return out
+
+
+def stats(smp, kind):
+    """error (MAPE % or MAE pp), Pearson r and the number of samples used."""
+    if kind == "dram":
+        smp = [s for s in smp if s[3] > DRAM_MIN_BYTES]
+    if kind == "rate":
+        errs = [abs(p - h) for _, _, p, h in smp]
+    else:
+        smp = [s for s in smp if s[3] != 0]
+        errs = [abs(pct_err(p, h)) for _, _, p, h in smp]
+    if not errs:
+        return None, None, 0
+    return statistics.fmean(errs), pearson([s[2] for s in smp], [s[3] for s in smp]), len(errs)
+
+
+def figures(cases):
+    fig = {}
+    for key, counter, kind, _ in COUNTERS:
+        smp = samples(cases, counter, kind)
+        metric = "mae" if kind == "rate" else "mape"
+        for g, _ in GROUPS:
+            sub = [s for s in smp if g == "all" or s[1] == g]
+            e, r, n = stats(sub, kind)
+            fig["%s_%s_%s" % (key, metric, g)] = e
+            fig["%s_r_%s" % (key, g)] = r
+            fig["%s_n_%s" % (key, g)] = n
+    smp = samples(cases, "gpc__cycles_elapsed.max", "cycles", "warm")
+    tsmp = [(c["name"], c["group"], c["time_pred_us"], c["time_meas_us"]) for c in cases
+            if c.get("time_pred_us") is not None and c.get("time_meas_us")]
+    for g, _ in GROUPS:
+        e, r, n = stats([s for s in smp if g == "all" or s[1] == g], "cycles")
+        fig["warm_cycles_mape_%s" % g], fig["warm_cycles_r_%s" % g] = e, r
+        fig["warm_cycles_n_%s" % g] = n
+        e, r, n = stats([s for s in tsmp if g == "all" or s[1] == g], "cycles")
+        fig["time_mape_%s" % g], fig["time_r_%s" % g], fig["time_n_%s" % g] = e, r, n
+    return fig
+
+
+# ---------------------------------------------------------------- formatting
+
+def f_err(e, pp=False):
+    if e is None:
+        return "n/a"
+    return ("%+.2f pp" % e) if pp else ("%+.1f%%" % e)
+
+
+def f_val(v, kind):
+    if v is None:
+        return "—"
+    if kind == "rate":
+        return "%.1f" % v
+    if kind == "dram":
+        return "%.3f" % (v / 1e6)
+    if abs(v - round(v)) < 1e-6 or abs(v) >= 100:
+        return "{:,}".format(int(round(v)))
+    return "%.4g" % v
+
+
+def f_fig(e, metric):
+    if e is None:
+        return "n/a"
+    return ("%.2f pp" % e) if metric == "mae" else ("%.1f%%" % e)
+
+
+def f_r(r):
+    return "n/a" if r is None else "%.3f" % r
+
+
+def launch_label(c, kid, nlaunch):
+    return c["name"] if nlaunch == 1 else "%s #%d" % (c["name"], kid)
+
+
+def counter_table(cases, cols):
+    """Markdown table, one row per launch; cols = [(counter, kind, label)]."""
+    head = "| case | " + " | ".join("%s pred | meas | err" % lab for _, _, lab in cols) + " |"
+    lines = [head, "|---|" + "---:|" * (3 * len(cols))]
+    for c in cases:
+        if c.get("error"):
+            lines.append("| %s | %s |" % (c["name"], " | ".join(["—"] * 3 * len(cols))))
+            continue
+        ks = c["cold"]["kernels"]
+        for kid in sorted(ks):
+            cells = [launch_label(c, kid, len(ks))]
+            for counter, kind, _ in cols:
+                v = ks[kid].get(counter)
+                if not v:
+                    cells += ["—", "—", "—"]
+                    continue
+                e = (v["pred"] - v["hw"]) if kind == "rate" and v["pred"] is not None and \
+                    v["hw"] is not None else pct_err(v["pred"], v["hw"])
+                cells += [f_val(v["pred"], kind), f_val(v["hw"], kind), f_err(e, kind == "rate")]
+            lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def write_doc(path, args, cases, fig, meta):
+    L = []
+    w = L.append
+    w("# Validation on the H100: gpuforecast against Nsight Compute (h100-gfbench)")
+    w("")
+    w("Generated by `scripts/validate-h100.sh` (`scripts/validate_h100.py`); do not edit by "
+      "hand, rerun the command below.")
+    w("")
+    if not meta["cold"]:
+        w("> **PROVISIONAL**: this binary's `predict` has no `--cold`, so the predictions below "
+          "keep the MemcpyHtoD warming of L2 and caches are not flushed between kernels, "
+          "unlike Nsight Compute's `--cache-control all`. Cold-cache counters (L2 hit rate, "
+          "DRAM bytes) and memory-bound cycles are not comparable yet.")
+        w("")
+    if meta["subset"]:
+        w("> **Subset**: only %d of the cases were run (GF_H100_CASES / --cases); the figures "
+          "are not those of the whole set." % len(cases))
+        w("")
+    w("- command: `%s`" % meta["command"])
+    w("- gpuforecast commit `%s`%s, %s; date %s (UTC)" % (
+        meta["commit"], " (the working tree had uncommitted changes under src/, include/ or models/)"
+        if meta["dirty"] else "", meta["version"], meta["date"]))
+    w("- reference: `%s` (H100 80GB HBM3 SXM, 132 SMs; see its README.md). `ncu.csv`: Nsight "
+      "Compute `--set full`, caches flushed before each kernel, SM clock locked near 1.60 GHz." %
+      os.path.relpath(meta["refdir"], meta["repo"]))
+    if meta["binary"] != meta["default_binary"]:
+        w("- binary: `%s` (GF_BIN)" % meta["binary"])
+    if meta["traces"] != meta["refdir"]:
+        w("- traces read from `%s` instead of the reference folders (development copy)." %
+          meta["traces"])
+    w("- per case: `gpuforecast predict CASE --gpu h100%s --set clock.core=<MHz>MHz "
+      "--set clock.l2=<MHz>MHz --format csv -q -j %d%s`, where MHz is "
+      "`gpc__cycles_elapsed.avg.per_second` of the case's **first** launch in `ncu.csv` "
+      "(converted with the units row); then `gpuforecast validate PRED.csv CASE/ncu.csv "
+      "--format csv`, which matches the kernels and converts the units. The script only "
+      "aggregates its rows." % (" --cold" if meta["cold"] else "", args.jobs,
+                                (" " + " ".join(args.extra)) if args.extra else ""))
+    if args.extra:
+        w("- **extra predict arguments** (GF_H100_EXTRA_ARGS): `%s`" % " ".join(args.extra))
+    w("- micro: %s. application: %s." % (", ".join(MICRO), ", ".join(APP)))
+    w("")
+    w("## Summary (cold caches, clock as measured; reference `ncu.csv`)")
+    w("")
+    w("Counts and cycles: mean absolute percentage error over cases, each case's launches "
+      "summed (cublas_sgemm512: main kernel + split-K reduction). Rates: mean absolute error "
+      "in percentage points over launches (22). DRAM bytes: only cases whose measured bytes "
+      "exceed 1 MB. Cases whose measured value is 0 are left out of a MAPE. r: Pearson "
+      "correlation of predicted and measured values over the same samples.")
+    w("")
+    w("| counter | metric | all | micro | application | r all | r micro | r app | n all |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+    for key, counter, kind, label in COUNTERS:
+        m = "mae" if kind == "rate" else "mape"
+        w("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            counter, "MAE" if m == "mae" else "MAPE",
+            *[f_fig(fig["%s_%s_%s" % (key, m, g)], m) for g, _ in GROUPS],
+            *[f_r(fig["%s_r_%s" % (key, g)]) for g, _ in GROUPS], fig["%s_n_all" % key]))
+    w("")
+    w("## Per case: cycles, instructions, limiter")
+    w("")
+    w("| case | group | clock MHz | limiter | cycles pred | meas | err | warp inst pred | "
+      "meas | err |")
+    w("|---|---|---:|---|---:|---:|---:|---:|---:|---:|")
+    for c in cases:
+        if c.get("error"):
+            w("| %s | %s | | **failed**: %s | | | | | | |" % (c["name"], c["group"],
+                                                            c["error"].replace("|", "\\|")))
+            continue
+        ks = c["cold"]["kernels"]
+        for kid in sorted(ks):
+            cells = [launch_label(c, kid, len(ks)), c["group"], "%.1f" % c["mhz_launch"][
+                min(kid, len(c["mhz_launch"])) - 1], c["cold"]["limiter"].get(kid, "") or "—"]
+            for counter in ("gpc__cycles_elapsed.max", "smsp__inst_executed.sum"):
+                v = ks[kid].get(counter)
+                if v:
+                    cells += [f_val(v["pred"], "count"), f_val(v["hw"], "count"),
+                              f_err(pct_err(v["pred"], v["hw"]))]
+                else:
+                    cells += ["—"] * 3
+            w("| " + " | ".join(cells) + " |")
+    w("")
+    w("Clock: the measured clock of each launch is shown; a case is predicted at its first "
+      "launch's clock.%s" % ("".join(
+          " %s: launches at %s MHz." % (c["name"], ", ".join("%.1f" % m for m in c["mhz_launch"]))
+          for c in cases if len(c.get("mhz_launch", [])) > 1)))
+    w("")
+    w("## Per case: cache hit rates (%, error in pp)")
+    w("")
+    L += counter_table(cases, [("lts__t_sector_hit_rate.pct", "rate", "L2 hit"),
+                               ("l1tex__t_sector_hit_rate.pct", "rate", "L1 hit")])
+    w("")
+    w("## Per case: DRAM bytes (MB = 10^6 bytes)")
+    w("")
+    L += counter_table(cases, [("dram__bytes_read.sum", "dram", "read MB"),
+                               ("dram__bytes_write.sum", "dram", "write MB")])
+    w("")
+    w("## Per case: global load / store sectors")
+    w("")
+    L += counter_table(cases, [("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "count",
+                                "ld sectors"),
+                               ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "count",
+                                "st sectors")])
+    w("")
+    w("## Counted sector and request counts that are not exact")
+    w("")
+    w("Counters `gpuforecast counters` marks as counted (exact from the trace) whose value "
+      "differs from Nsight Compute's, launch by launch (sector and request units).")
+    w("")
+    rows = []
+    for c in cases:
+        if c.get("error"):
+            continue
+        ks = c["cold"]["kernels"]
+        for kid in sorted(ks):
+            for counter, v in sorted(ks[kid].items()):
+                if counter == "name" or v["kind"] != "counted" or \
+                        v["unit"] not in ("sector", "request"):
+                    continue
+                if v["pred"] is None or v["hw"] is None or abs(v["pred"] - v["hw"]) < 0.5:
+                    continue
+                rows.append("| %s | `%s` | %s | %s | %s | %s |" % (
+                    launch_label(c, kid, len(ks)), counter, f_val(v["pred"], "count"),
+                    f_val(v["hw"], "count"), f_err(pct_err(v["pred"], v["hw"])),
+                    v.get("note", "")))
+    if rows:
+        w("| case | counter | predicted | measured | err | note |")
+        w("|---|---|---:|---:|---:|---|")
+        L += rows
+    else:
+        w("All are exact.")
+    w("")
+    w("## Second view: warm caches at the boost clock (`ncu-warm.csv`, `times.txt`)")
+    w("")
+    w("Predicted again **without** `--cold` (the MemcpyHtoD lines warm L2, as the warm run's "
+      "caches are) at the clock `ncu-warm.csv` reports for the first launch (~1.98 GHz "
+      "boost). `ncu-warm.csv` is noisier (3 replay passes, see the reference README). Time: "
+      "predicted `gpu__time_duration.sum` of the same warm prediction, summed over the "
+      "case's launches, against the cudaEvent median of `times.txt` (20 launches, warm, "
+      "including launch overhead); indicative only.")
+    w("")
+    w("| view | all | micro | application | r all | n all |")
+    w("|---|---:|---:|---:|---:|---:|")
+    w("| cycles vs ncu-warm.csv (MAPE) | %s | %s | %s | %s | %d |" % (
+        *[f_fig(fig["warm_cycles_mape_%s" % g], "mape") for g, _ in GROUPS],
+        f_r(fig["warm_cycles_r_all"]), fig["warm_cycles_n_all"]))
+    w("| time vs times.txt median (MAPE) | %s | %s | %s | %s | %d |" % (
+        *[f_fig(fig["time_mape_%s" % g], "mape") for g, _ in GROUPS],
+        f_r(fig["time_r_all"]), fig["time_n_all"]))
+    w("")
+    w("| case | clock MHz | cycles pred | meas | err | time pred µs | times.txt median µs | err |")
+    w("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for c in cases:
+        wm = c.get("warm")
+        if c.get("error") or not wm:
+            w("| %s | | %s | | | | | |" % (c["name"], c.get("warm_error") or c.get("error") or
+                                          "—"))
+            continue
+        vals = [k.get("gpc__cycles_elapsed.max") for k in wm["kernels"].values()]
+        vals = [v for v in vals if v and v["pred"] is not None and v["hw"] is not None]
+        p = sum(v["pred"] for v in vals) if vals else None
+        h = sum(v["hw"] for v in vals) if vals else None
+        tp, tm = c.get("time_pred_us"), c.get("time_meas_us")
+        w("| %s | %.1f | %s | %s | %s | %s | %s | %s |" % (
+            c["name"], c["warm_mhz"], f_val(p, "count"), f_val(h, "count"),
+            f_err(pct_err(p, h)), "—" if tp is None else "%.2f" % tp,
+            "—" if tm is None else "%.2f" % tm, f_err(pct_err(tp, tm))))
+    notes = []
+    for c in cases:
+        for u in c.get("unmatched", []):
+            notes.append("- %s: unmatched kernel %s" % (c["name"], u))
+        for u in c.get("warm_unmatched", []):
+            notes.append("- %s (warm): unmatched kernel %s" % (c["name"], u))
+        if c.get("error"):
+            notes.append("- %s: %s" % (c["name"], c["error"]))
+    if notes:
+        w("")
+        w("## Notes")
+        w("")
+        L += notes
+    w("")
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("\n".join(L))
+    os.replace(tmp, path)
+
+
+# ---------------------------------------------------------------- main
+
+def git(args_, repo):
+    try:
+        return subprocess.run(["git", "-C", repo] + args_, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL, text=True).stdout.strip()
+    except OSError:
+        return ""
+
+
+def read_thresholds(path):
+    th = {}
+    for n, line in enumerate(open(path), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if "=" not in line:
+            sys.exit("%s:%d: expected key = value" % (path, n))
+        k, v = (x.strip() for x in line.split("=", 1))
+        try:
+            th[k] = float(v)
+        except ValueError:
+            sys.exit("%s:%d: '%s' is not a number" % (path, n, v))
+    return th
+
+
+def red_note(hw, pos, counter):
+    """Nsight counts global reductions (RED) under op_red, not op_atom: the measured op_red
+    count of the pos-th launch of hw, for the table of inexact counts."""
+    if "_op_atom" not in counter:
+        return ""
+    try:
+        head, _, launches = read_ncu(hw)
+    except (OSError, CaseError):
+        return ""
+    row = launches[pos] if pos < len(launches) else None
+    col = counter.replace("_op_atom", "_op_red")
+    if row is None or col not in head:
+        return ""
+    red = num(row[head.index(col)])
+    return "" if not red else "Nsight `%s` = %s" % (col.split("__", 1)[1], f_val(red, "count"))
+
+
+def has_cold(binary):
+    """Whether predict takes --cold: listed in its help, or not refused as an unknown option
+    (probed on a path that does not exist, so nothing is predicted)."""
+    h = subprocess.run([binary, "predict", "--help"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True).stdout
+    if "--cold" in h:
+        return True
+    p = subprocess.run([binary, "predict", os.path.join(tempfile.gettempdir(),
+                        "gf-h100-no-such-trace"), "--gpu", "h100", "--cold", "-q"],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    return "unknown option" not in p
+
+
+def run_case(args, name, refdir, traces, tmp, cold, times):
+    c = {"name": name, "group": group_of(name)}
+    hw = os.path.join(refdir, name, "ncu.csv")
+    tr = os.path.join(traces, name)
+    t1 = time.time()
+    try:
+        c["mhz_launch"] = launch_clocks_mhz(hw)
+        c["mhz"] = c["mhz_launch"][0]
+        pred = os.path.join(tmp, name + ".cold.csv")
+        prows = predict(args, tr, c["mhz"], cold, pred)
+        kernels, c["unmatched"] = validate(args, pred, hw)
+        c["cold"] = {"kernels": kernels,
+                     "limiter": {k: r.get("limiter", "") for k, r in prows.items()}}
+        for pos, kid in enumerate(sorted(kernels)):
+            for counter, v in kernels[kid].items():
+                if counter != "name":
+                    v["note"] = red_note(hw, pos, counter) if v["kind"] == "counted" and \
+                        v["hw"] == 0 and v["pred"] else ""
+    except CaseError as e:
+        c["error"] = str(e)
+    warm = os.path.join(refdir, name, "ncu-warm.csv")
+    if not args.no_warm and not c.get("error") and os.path.exists(warm):
+        try:
+            c["warm_mhz"] = launch_clocks_mhz(warm)[0]
+            pred = os.path.join(tmp, name + ".warm.csv")
+            prows = predict(args, tr, c["warm_mhz"], False, pred)
+            kernels, c["warm_unmatched"] = validate(args, pred, warm)
+            c["warm"] = {"kernels": kernels}
+            ts = [num(r.get("gpu__time_duration.sum")) for r in prows.values()]
+            if ts and None not in ts:
+                c["time_pred_us"] = sum(ts) / 1000.0
+            c["time_meas_us"] = times.get(name)
+        except CaseError as e:
+            c["warm_error"] = str(e)
+    print("validate_h100: %-20s %5.1fs %s" % (name, time.time() - t1, c.get("error", "")),
+          file=sys.stderr)
+    return c
+
+
+def main():
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("refdir", nargs="?",
+                    default=os.path.join(repo, "..", "shared", "refdata", "h100-gfbench"))
+    ap.add_argument("-o", "--output", default=os.path.join(repo, "docs", "validation-h100.md"))
+    ap.add_argument("--bin", default=os.environ.get("GF_BIN") or
+                    os.path.join(repo, "build", "gpuforecast"))
+    ap.add_argument("-j", "--jobs", type=int, default=1, help="predict -j (default 1)")
+    ap.add_argument("-P", "--parallel", type=int, default=2,
+                    help="cases predicted at once (default 2)")
+    ap.add_argument("--cases", default=os.environ.get("GF_H100_CASES", ""),
+                    help="comma-separated subset (default: every case; env GF_H100_CASES)")
+    ap.add_argument("--traces", help="read each case's trace from TRACES/CASE instead "
+                    "(development copies); ncu files still come from REFDIR")
+    ap.add_argument("--no-warm", action="store_true", help="skip the warm-cache view")
+    ap.add_argument("--check", metavar="FILE", help="exit 1 if a figure is worse than its "
+                    "threshold in FILE plus %.2f" % CHECK_TOLERANCE)
+    ap.add_argument("--update-thresholds", metavar="FILE", help="write the current figures "
+                    "into FILE (its keys, or the default set when FILE does not exist)")
+    ap.add_argument("--json", metavar="FILE", help="also write the figures as JSON")
+    ap.add_argument("--command", help=argparse.SUPPRESS)  # as typed, for the page
+    args = ap.parse_args()
+    args.extra = shlex.split(os.environ.get("GF_H100_EXTRA_ARGS", ""))
+    refdir = os.path.normpath(args.refdir)
+    traces = os.path.normpath(args.traces) if args.traces else refdir
+    if not os.path.isdir(refdir):
+        sys.exit("validate_h100: %s not found" % refdir)
+    if not os.access(args.bin, os.X_OK):
+        sys.exit("validate_h100: no binary at %s (build it or set GF_BIN)" % args.bin)
+    cold = has_cold(args.bin)
+    if not cold:
+        print("validate_h100: predict has no --cold yet: running without it (PROVISIONAL)",
+              file=sys.stderr)
+
+    names = sorted(d for d in os.listdir(refdir)
+                   if os.path.isfile(os.path.join(refdir, d, "ncu.csv")))
+    if args.cases:
+        want = [c.strip() for c in args.cases.split(",") if c.strip()]
+        bad = [c for c in want if c not in names]
+        if bad:
+            sys.exit("validate_h100: unknown case(s): %s" % ", ".join(bad))
+        names = [n for n in names if n in want]
+    times = parse_times(os.path.join(refdir, "times.txt"))
+
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix="gf-h100-") as tmp:
+        work = lambda name: run_case(args, name, refdir, traces, tmp, cold, times)
+        if args.parallel > 1:
+            with concurrent.futures.ThreadPoolExecutor(args.parallel) as ex:
+                cases = list(ex.map(work, names))
+        else:
+            cases = [work(n) for n in names]
+    order = {n: i for i, n in enumerate(MICRO + APP)}
+    cases.sort(key=lambda c: (order.get(c["name"], len(order)), c["name"]))
+    elapsed = time.time() - t0
+    fig = figures(cases)
+    failed = [c["name"] for c in cases if c.get("error")]
+
+    meta = {
+        "cold": cold, "subset": bool(args.cases), "refdir": refdir, "traces": traces,
+        "commit": git(["rev-parse", "--short", "HEAD"], repo) or "unknown",
+        "dirty": bool(git(["status", "--porcelain", "--untracked-files=no", "--", "src",
+                           "include", "models", "CMakeLists.txt"], repo)),
+        "version": subprocess.run([args.bin, "--version"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True).stdout.strip(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
+        "repo": repo, "binary": args.bin, "default_binary": os.path.join(repo, "build", "gpuforecast"),
+        "command": args.command or " ".join(shlex.quote(a) for a in sys.argv),
+    }
+    write_doc(args.output, args, cases, fig, meta)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"meta": meta, "figures": fig, "failed": failed,
+                       "seconds": round(elapsed, 1)}, f, indent=1, sort_keys=True)
+
+    def show(k, m):
+        return f_fig(fig.get(k), m)
+    print("h100 cycles MAPE: all %s, micro %s, application %s (%d cases%s, %.0fs)" % (
+        show("cycles_mape_all", "mape"), show("cycles_mape_micro", "mape"),
+        show("cycles_mape_app", "mape"), fig["cycles_n_all"],
+        "" if cold else ", PROVISIONAL: no --cold", elapsed))
+    print("h100 L2 hit MAE %s, L1 hit MAE %s, DRAM read MAPE %s, DRAM write MAPE %s; "
+          "warm cycles MAPE %s" % (show("l2_hit_mae_all", "mae"), show("l1_hit_mae_all", "mae"),
+                                   show("dram_read_mape_all", "mape"),
+                                   show("dram_write_mape_all", "mape"),
+                                   show("warm_cycles_mape_all", "mape")))
+    print("wrote %s" % args.output)
+    if failed:
+        print("validate_h100: prediction failed for: %s" % ", ".join(failed), file=sys.stderr)
+
+    if args.update_thresholds:
+        keys = list(read_thresholds(args.update_thresholds)) if os.path.exists(
+            args.update_thresholds) else THRESHOLD_KEYS
+        if failed or args.cases or args.extra or not cold:
+            print("validate_h100: not updating %s: %s" % (args.update_thresholds,
+                  "failed cases" if failed else "a subset" if args.cases else
+                  "GF_H100_EXTRA_ARGS is set" if args.extra else "no --cold"), file=sys.stderr)
+            return 1
+        with open(args.update_thresholds, "w") as f:
+            f.write(THRESHOLD_HEADER)
+            f.write("# Values measured at commit %s%s on %s.\n" % (
+                meta["commit"], " (+ uncommitted changes)" if meta["dirty"] else "",
+                meta["date"][:10]))
+            for k in keys:
+                f.write("%s = %s\n" % (k, "n/a" if fig.get(k) is None else
+                                       "%.2f" % fig[k]))
+        print("wrote %s" % args.update_thresholds)
+
+    if args.check:
+        th = read_thresholds(args.check)
+        worse = []
+        for k, limit in sorted(th.items()):
+            if k not in fig:
+                sys.exit("validate_h100: %s: unknown figure '%s' (known: %s)" % (
+                    args.check, k, ", ".join(sorted(x for x in fig if "_r_" not in x and
+                                                    "_n_" not in x))))
+            v = fig[k]
+            if v is None or not v <= limit + CHECK_TOLERANCE:
+                worse.append("%s = %s, threshold %g (+%.2f)" % (
+                    k, "n/a" if v is None else "%.4f" % v, limit, CHECK_TOLERANCE))
+        if failed:
+            worse.append("predictions failed: %s" % ", ".join(failed))
+        if args.cases:
+            print("validate_h100: --check on a subset (%s): thresholds are for the whole "
+                  "set, only failures are checked" % args.cases, file=sys.stderr)
+            worse = [x for x in worse if x.startswith("predictions failed")]
+        if worse:
+            for x in worse:
+                print("WORSE: " + x)
+            return 1
+        print("check: all %d figures within %s (+%.2f)" % (len(th), args.check,
+                                                           CHECK_TOLERANCE))
+    return 2 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# End-to-end: the H100 measurement loop (scripts/validate-h100.sh) on the real H100 traces
+# and Nsight Compute files of ../shared/refdata/h100-gfbench; fails when a figure (cycles
+# MAPE all/micro/application, L2/L1 hit MAE, DRAM MAPE, counted sectors) is worse than
+# tests/e2e/fixtures/h100-mape.txt by more than 0.05, or a case fails to predict. The page is
+# written to a scratch directory (docs/ is never touched). Skips (77) when the reference set
+# is absent. $1 = binary, $2 = source dir.
+# GF_H100_CASES=a,b runs a subset (only prediction failures are then checked);
+# GF_H100_EXTRA_ARGS is appended to every predict (mutation checks).
+set -u
+bin=$1
+src=$2
+ref=$src/../shared/refdata/h100-gfbench
+[ -d "$ref" ] || { echo "skip: $ref not found"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+GF_BIN=$bin bash "$src/scripts/validate-h100.sh" "$ref" -o "$tmp/validation-h100.md" \
+    --json "$tmp/figures.json" --check "$src/tests/e2e/fixtures/h100-mape.txt" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+cat "$tmp/out"
+[ $rc -eq 0 ] || { cat "$tmp/err" >&2; fail "validate-h100.sh exited $rc"; }
+grep -q '^check: all' "$tmp/out" || [ -n "${GF_H100_CASES:-}" ] || fail "no check line"
+grep -q '^## Summary' "$tmp/validation-h100.md" || fail "page lacks the summary"
+grep -q '^| `gpc__cycles_elapsed.max` | MAPE |' "$tmp/validation-h100.md" || fail "page lacks cycles MAPE"
+if [ -z "${GF_H100_CASES:-}" ]; then
+    grep -q '^| cublas_sgemm512 #2 |' "$tmp/validation-h100.md" || fail "cublas split-K launch missing"
+    grep -q '^| wmma_gemm |' "$tmp/validation-h100.md" || fail "wmma_gemm missing"
+fi
+echo ok
