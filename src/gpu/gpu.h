@@ -95,6 +95,10 @@ typedef struct gf_gpu {
      * consecutive addresses (0 in a model file = 128, a line). Only the atomic units
      * use the interleave; the cache model places lines by line (hierarchy.c). */
     double l2_atomic_sectors_per_cycle;
+    /* 1: the profiler counts every L2 write and atomic sector as a lookup hit (H100
+     * Nsight: write-validate, sector-masked); 0: a write hits only where its line was
+     * present (Volta, seeds/accelsim-volta-memory-system.txt Fig. 5). Counters only. */
+    int l2_writes_hit;
     unsigned l2_slice_interleave;
     /* Bytes an L2 read miss fetches from DRAM, aligned: 32 (the missing sector) or 64
      * (its aligned sector pair, H100). 0 in a model file means 32. */

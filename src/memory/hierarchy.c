@@ -700,6 +700,18 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     v[GF_C_L2_WRITE_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_WRITE] + bad;
     v[GF_C_L2_ATOM_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_ATOM] + bad;
     v[GF_C_L2_READ_SECTOR_HITS] = l2hit[GF_HIER_L2_READ] + bad;
+    /* With l2.writes_hit (H100), Nsight's lookup hits: a write or an atomic never
+     * misses in a write-validate, sector-masked L2 (refdata h100-gfbench ncu.csv:
+     * lts__t_sector_op_write_hit_rate ~100 % after a cache flush, 3,000,297 of
+     * hist_global_atomics' 3,000,320 RED sectors hit), so lts__t_sector_hit_rate =
+     * (read hits + writes + atomics) / all: stream_copy 50.0 % (measured 51.2), vecadd
+     * 33.3 (35.4), stride16 11.1 (10.9). Without it a write hits where its line was
+     * present (Volta, Fig. 5 of the seed paper). What the model decides for writes
+     * (allocation, dirty sectors) is the same either way. */
+    if (h->gpu.l2_writes_hit) {
+        l2hit[GF_HIER_L2_WRITE] = (double)p->l2_sectors[GF_HIER_L2_WRITE];
+        l2hit[GF_HIER_L2_ATOM] = (double)p->l2_sectors[GF_HIER_L2_ATOM];
+    }
     v[GF_C_L2_WRITE_SECTOR_HITS] = l2hit[GF_HIER_L2_WRITE] + bad;
     double l2n = (double)(p->l2_sectors[0] + p->l2_sectors[1] + p->l2_sectors[2]);
     v[GF_C_L2_SECTOR_HIT_RATE] = pct(l2hit[0] + l2hit[1] + l2hit[2], l2n) + bad;

@@ -77,6 +77,7 @@ static const dep_field deps[] = {
     DEP("l2.latency_ns", l2_latency_ns),
     DEP("dram.fetch_bytes", dram_fetch_bytes),
     DEP("l2.slice_interleave", l2_slice_interleave),
+    DEP("l2.writes_hit", l2_writes_hit),
     DEP("launch.block_cycles", block_launch_cycles),
 };
 
@@ -174,8 +175,9 @@ static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu
         m[GF_C_DRAM_BYTES_READ] = 32.0 * m[GF_C_DRAM_SECTORS_READ];
     }
     double dr = now.l2_hits[GF_HIER_L2_READ] - was.l2_hits[GF_HIER_L2_READ];
-    double dw = now.l2_hits[GF_HIER_L2_WRITE] - was.l2_hits[GF_HIER_L2_WRITE];
-    double da = now.l2_hits[GF_HIER_L2_ATOM] - was.l2_hits[GF_HIER_L2_ATOM];
+    /* with l2.writes_hit writes and atomics are lookup hits whatever the size */
+    double dw = gpu->l2_writes_hit ? 0 : now.l2_hits[GF_HIER_L2_WRITE] - was.l2_hits[GF_HIER_L2_WRITE];
+    double da = gpu->l2_writes_hit ? 0 : now.l2_hits[GF_HIER_L2_ATOM] - was.l2_hits[GF_HIER_L2_ATOM];
     double reads = m[GF_C_L2_READ_SECTORS], writes = m[GF_C_L2_WRITE_SECTORS];
     double atoms = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];
     double all = reads + writes + atoms;

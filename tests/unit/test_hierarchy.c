@@ -201,6 +201,31 @@ static void torture_hier_l2_write_policy_fig5(void **state)
     }
 }
 
+/* l2.writes_hit (H100 Nsight): every write and atomic sector is a lookup hit in the
+ * counters; reads are as before, and so is DRAM (both modes). */
+static void torture_hier_writes_count_as_hits(void **state)
+{
+    (void)state;
+    const uint64_t A = 0x7F0000000000ull, C = 0x7F4000000000ull;
+    for (int mode = 0; mode < 2; mode++)
+        for (int whit = 0; whit < 2; whit++) {
+            gf_gpu g = make_gpu(70, 1, 4, 16);
+            g.l2_writes_hit = whit;
+            gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
+            gf_access_outcome o;
+            one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, A, &o);  /* read miss */
+            one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, C, &o); /* write, line absent */
+            one(h, 1, 2, GF_SPACE_GLOBAL, GF_DIR_ATOMIC, 0, C + 64, &o);
+            double v[GF_C_COUNT];
+            gf_hier_end_kernel(h, v);
+            assert_true(v[GF_C_L2_WRITE_SECTOR_HITS] == (whit ? 1.0 : 0.0));
+            assert_true(v[GF_C_L2_READ_SECTOR_HITS] == 0.0);
+            assert_true(fabs(v[GF_C_L2_SECTOR_HIT_RATE] - (whit ? 200.0 / 3 : 0.0)) < 1e-9);
+            assert_true(v[GF_C_DRAM_SECTORS_READ] == 2.0); /* the read and the atomic */
+            gf_hier_free(h);
+        }
+}
+
 static void torture_hier_pascal_and_local(void **state)
 {
     (void)state;
@@ -467,6 +492,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_hier_stride_benchmark),
         cmocka_unit_test(torture_hier_dram_fetch_group),
+        cmocka_unit_test(torture_hier_writes_count_as_hits),
         cmocka_unit_test(torture_hier_atomic_home_slices),
         cmocka_unit_test(torture_hier_l2_write_policy_fig5),
         cmocka_unit_test(torture_hier_pascal_and_local),
