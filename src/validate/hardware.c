@@ -55,6 +55,15 @@ static const struct alias {
     {"sass__inst_executed_global_stores", GF_C_GST_INST, 0, 0},
     {"sass__inst_executed_shared_loads", GF_C_SHMEM_LD_REQUESTS, 0, 0},
     {"sass__inst_executed_shared_stores", GF_C_SHMEM_ST_REQUESTS, 0, 0},
+    /* Our atomic counters hold atomics and reductions together; Nsight files RED (no
+     * return value) under op_red and ATOM under op_atom (refdata h100-gfbench
+     * hist_global_atomics: 3,000,320 op_red sectors, 0 op_atom) */
+    {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", GF_C_L1_ATOM_REQUESTS, 0, 1},
+    {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", GF_C_L1_ATOM_REQUESTS, 0, 1},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", GF_C_L1_ATOM_SECTORS, 0, 1},
+    {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", GF_C_L1_ATOM_SECTORS, 0, 1},
+    {"lts__t_sectors_srcunit_tex_op_atom.sum", GF_C_L2_ATOM_SECTORS, 0, 1},
+    {"lts__t_sectors_srcunit_tex_op_red.sum", GF_C_L2_ATOM_SECTORS, 0, 1},
     /* Nsight Compute spelling of the instruction-class counts */
     {"smsp__sass_inst_executed_op_global_ld.sum", GF_C_GLD_INST, 0, 0},
     {"smsp__sass_inst_executed_op_global_st.sum", GF_C_GST_INST, 0, 0},

@@ -284,6 +284,28 @@ static void torture_ncu_units(void **state)
     gf_hardware_free(&f);
 }
 
+/* Our atomic counters are atomics plus reductions: Nsight's op_atom and op_red columns
+ * add up into them (a RED-only kernel has op_atom 0). */
+static void torture_ncu_atom_plus_red(void **state)
+{
+    (void)state;
+    const char *csv =
+        "\"ID\",\"Kernel Name\",\"lts__t_sectors_srcunit_tex_op_atom.sum\","
+        "\"lts__t_sectors_srcunit_tex_op_red.sum\","
+        "\"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum\"\n"
+        "\"\",\"\",\"sector\",\"sector\",\"\"\n"
+        "\"0\",\"k\",\"0\",\"3,000,320\",\"131,072\"\n"
+        "\"1\",\"k\",\"5\",\"7\",\"2\"\n";
+    const char *p = gf_test_write_file("atomred.csv", csv, strlen(csv));
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    NEAR(f.rows.rows[0].v[GF_C_L2_ATOM_SECTORS], 3000320.0);
+    NEAR(f.rows.rows[0].v[GF_C_L1_ATOM_REQUESTS], 131072.0);
+    NEAR(f.rows.rows[1].v[GF_C_L2_ATOM_SECTORS], 12.0);
+    gf_hardware_free(&f);
+}
+
 /* ncu --page details: one row per metric, grouped by launch ID */
 static void torture_ncu_details_page(void **state)
 {
@@ -540,6 +562,7 @@ int main(void)
         cmocka_unit_test(torture_accelsim_refdata),
         cmocka_unit_test(torture_accelsim_cumulative),
         cmocka_unit_test(torture_ncu_units),
+        cmocka_unit_test(torture_ncu_atom_plus_red),
         cmocka_unit_test(torture_ncu_details_page),
         cmocka_unit_test(torture_errors_name_file_and_line),
         cmocka_unit_test(torture_nvprof_summary_format),
