@@ -3,10 +3,11 @@
 with Nsight Compute.
 
 For each case folder of REFDIR (sorted): read ncu.csv, take the SM clock of its first launch
-(gpc__cycles_elapsed.avg.per_second, converted with the units row), run
+(gpc__cycles_elapsed.avg.per_second, converted with the units row) and its L2 clock
+(lts__cycles_elapsed.avg.per_second; the SM clock where a file lacks it), run
 
     gpuforecast predict CASE --gpu h100 --cold --set clock.core=<MHz>MHz
-                         --set clock.l2=<MHz>MHz --format csv -q -j N
+                         --set clock.l2=<L2 MHz>MHz --format csv -q -j N
 
 and compare with `gpuforecast validate PRED.csv CASE/ncu.csv --format csv`, which matches
 kernels and converts units; this script only aggregates. A second view predicts without
@@ -66,6 +67,7 @@ THRESHOLD_HEADER = """\
 # The check fails when a current figure exceeds its value here by more than 0.05.
 """
 CLOCK_COL = "gpc__cycles_elapsed.avg.per_second"
+L2_CLOCK_COL = "lts__cycles_elapsed.avg.per_second"  # Nsight locks the L2 at ~1.71 GHz
 TO_MHZ = {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3, "thz": 1e6}
 
 
@@ -92,14 +94,14 @@ def read_ncu(path):
     return rows[0], rows[1], rows[2:]
 
 
-def launch_clocks_mhz(path):
+def launch_clocks_mhz(path, col=CLOCK_COL):
     head, units, launches = read_ncu(path)
-    if CLOCK_COL not in head:
-        raise CaseError("%s: no column %s" % (path, CLOCK_COL))
-    j = head.index(CLOCK_COL)
+    if col not in head:
+        raise CaseError("%s: no column %s" % (path, col))
+    j = head.index(col)
     unit = units[j].strip().lower()
     if unit not in TO_MHZ:
-        raise CaseError("%s: unit '%s' of %s is not a frequency" % (path, units[j], CLOCK_COL))
+        raise CaseError("%s: unit '%s' of %s is not a frequency" % (path, units[j], col))
     out = []
     for r in launches:
         v = num(r[j]) if j < len(r) else None
@@ -120,11 +122,11 @@ def run(cmd, what):
     return p.stdout
 
 
-def predict(args, trace, mhz, cold, out):
+def predict(args, trace, mhz, l2mhz, cold, out):
     cmd = [args.bin, "predict", trace, "--gpu", "h100"]
     if cold:
         cmd.append("--cold")
-    cmd += ["--set", "clock.core=%.3fMHz" % mhz, "--set", "clock.l2=%.3fMHz" % mhz,
+    cmd += ["--set", "clock.core=%.3fMHz" % mhz, "--set", "clock.l2=%.3fMHz" % l2mhz,
             "--format", "csv", "-q", "-j", str(args.jobs), "-o", out] + args.extra
     run(cmd, "predict")
     with open(out, newline="") as f:
@@ -323,8 +325,9 @@ def write_doc(path, args, cases, fig, meta):
         w("- traces read from `%s` instead of the reference folders (development copy)." %
           meta["traces"])
     w("- per case: `gpuforecast predict CASE --gpu h100%s --set clock.core=<MHz>MHz "
-      "--set clock.l2=<MHz>MHz --format csv -q -j %d%s`, where MHz is "
-      "`gpc__cycles_elapsed.avg.per_second` of the case's **first** launch in `ncu.csv` "
+      "--set clock.l2=<L2 MHz>MHz --format csv -q -j %d%s`, where MHz is "
+      "`gpc__cycles_elapsed.avg.per_second` and L2 MHz `lts__cycles_elapsed.avg.per_second` "
+      "(~1.71 GHz: Nsight locks the L2 clock apart) of the case's **first** launch in `ncu.csv` "
       "(converted with the units row); then `gpuforecast validate PRED.csv CASE/ncu.csv "
       "--format csv`, which matches the kernels and converts the units. The script only "
       "aggregates its rows." % (" --cold" if meta["cold"] else "", args.jobs,
@@ -542,8 +545,12 @@ def run_case(args, name, refdir, traces, tmp, cold, times):
     try:
         c["mhz_launch"] = launch_clocks_mhz(hw)
         c["mhz"] = c["mhz_launch"][0]
+        try:
+            c["l2mhz"] = launch_clocks_mhz(hw, L2_CLOCK_COL)[0]
+        except CaseError:
+            c["l2mhz"] = c["mhz"]
         pred = os.path.join(tmp, name + ".cold.csv")
-        prows = predict(args, tr, c["mhz"], cold, pred)
+        prows = predict(args, tr, c["mhz"], c["l2mhz"], cold, pred)
         kernels, c["unmatched"] = validate(args, pred, hw)
         c["cold"] = {"kernels": kernels,
                      "limiter": {k: r.get("limiter", "") for k, r in prows.items()}}
@@ -559,7 +566,7 @@ def run_case(args, name, refdir, traces, tmp, cold, times):
         try:
             c["warm_mhz"] = launch_clocks_mhz(warm)[0]
             pred = os.path.join(tmp, name + ".warm.csv")
-            prows = predict(args, tr, c["warm_mhz"], False, pred)
+            prows = predict(args, tr, c["warm_mhz"], c["warm_mhz"], False, pred)
             kernels, c["warm_unmatched"] = validate(args, pred, warm)
             c["warm"] = {"kernels": kernels}
             ts = [num(r.get("gpu__time_duration.sum")) for r in prows.values()]

@@ -109,6 +109,7 @@ typedef struct gf_gpu {
     gf_dram_scheduler dram_scheduler;
 
     unsigned kernel_launch_cycles, block_launch_cycles;
+    double kernel_launch_ns;       /* part of the launch overhead in ns (front end, not SM) */
 } gf_gpu;
 
 /* Loads models/<name>.ini or a path to an .ini. models_dir may be NULL (then the
@@ -137,6 +138,8 @@ const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n);
  * beyond L2 dram.latency + dram.latency_ns (rounded to whole cycles). */
 unsigned gf_gpu_l2_latency(const gf_gpu *g);
 unsigned gf_gpu_dram_latency(const gf_gpu *g);
+/* Kernel launch overhead in SM cycles: launch.kernel_cycles + launch.kernel_ns. */
+double gf_gpu_launch_cycles(const gf_gpu *g);
 
 /* Unit parsers (used for model files and --set; exposed for tests and the CLI).
  * Sizes: 4096, 32KiB, 6MiB, 1GiB (binary), 1.5MB, 900KB (decimal), optional 'B'.

@@ -135,6 +135,7 @@ static const key_def keys[] = {
     {"dram.page_policy", K_ENUM, OFF(dram_page_policy), 0, 0, 0, page_names, 0, "open | closed"},
     {"dram.scheduler", K_ENUM, OFF(dram_scheduler), 0, 0, 0, dsched_names, 0, "frfcfs | fcfs"},
     {"launch.kernel_cycles", K_UINT, OFF(kernel_launch_cycles), 0, 0, 1e9, NULL, 0, "kernel launch overhead, core cycles"},
+    {"launch.kernel_ns", K_DOUBLE, OFF(kernel_launch_ns), 0, 0, 1e9, NULL, 1, "kernel launch overhead in nanoseconds, added to launch.kernel_cycles (absent = 0)"},
     {"launch.block_cycles", K_UINT, OFF(block_launch_cycles), 0, 0, 1e9, NULL, 0, "block launch overhead, core cycles"},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -595,6 +596,11 @@ static gf_status parse_file(load_state *st, const char *path)
 unsigned gf_gpu_l2_latency(const gf_gpu *g)
 {
     return g->l2.latency + (unsigned)lround(g->l2_latency_ns * g->core_clock_hz * 1e-9);
+}
+
+double gf_gpu_launch_cycles(const gf_gpu *g)
+{
+    return g->kernel_launch_cycles + g->kernel_launch_ns * g->core_clock_hz * 1e-9;
 }
 
 unsigned gf_gpu_dram_latency(const gf_gpu *g)

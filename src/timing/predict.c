@@ -56,7 +56,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     double T = ks->sm_cycles_max ? q.cycles : 0;
     double scale = in.t0 > 0 ? T / in.t0 : 1.0;
     double active_sum = ks->sm_cycles_avg * ks->sms_used * scale; /* sum over SMs */
-    double elapsed = T + g->kernel_launch_cycles;
+    double elapsed = T + gf_gpu_launch_cycles(g);
     row->v[GF_C_GPC_CYCLES_ELAPSED] = elapsed;
     row->v[GF_C_SM_CYCLES_ACTIVE] = g->num_sms ? active_sum / g->num_sms : NAN;
     row->v[GF_C_TIME_NS] = g->core_clock_hz > 0 ? elapsed / g->core_clock_hz * 1e9 : NAN;
