@@ -110,6 +110,9 @@ typedef struct gf_gpu {
 
     unsigned kernel_launch_cycles, block_launch_cycles;
     double kernel_launch_ns;       /* part of the launch overhead in ns (front end, not SM) */
+    /* Banks of 4 B the L1 data array reads a global/local access through, one wavefront
+     * per conflicting address as for shared memory (0 = not modelled: sectors alone) */
+    unsigned l1_data_banks;
 } gf_gpu;
 
 /* Loads models/<name>.ini or a path to an .ini. models_dir may be NULL (then the

@@ -30,6 +30,9 @@ typedef struct gf_coalesced {
     uint32_t bytes[GF_COALESCE_MAX_LISTED];  /* touched-byte mask within that sector */
     unsigned nlines;                          /* distinct 128 B lines */
     unsigned requests;                        /* 1 if any lane active, else 0 */
+    /* L1 data-array wavefronts (kernel_sim sets it where l1.data_banks is modelled;
+     * gf_coalesce leaves it 0) */
+    unsigned wavefronts;
 } gf_coalesced;
 
 /* Coalesces one warp instruction. addr[l] is lane l's byte address (read only for

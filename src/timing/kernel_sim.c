@@ -104,7 +104,8 @@ _Static_assert(_Alignof(shape) >= 2, "shapes are at least 2-byte aligned");
 /* Memory record in the warp's pool, followed by nsectors uint64 sectors then uint32
  * byte masks (memrec_bytes in all, 8-byte aligned). */
 typedef struct memrec {
-    uint8_t space, dir, bypass, pad;
+    uint8_t space, dir, bypass;
+    uint8_t wavefronts; /* L1 data-array wavefronts (l1.data_banks), 0 = not modelled */
     uint16_t nsectors, nlines;
 } memrec;
 
@@ -338,7 +339,7 @@ typedef struct shpat_memo {
 #define COAL_MEMO_SECTORS 16u
 typedef struct coal_memo {
     pat_key key;                    /* phase: the base & 127 */
-    uint16_t nsectors, nlines;
+    uint16_t nsectors, nlines, wavefronts;
     int32_t rel[COAL_MEMO_SECTORS]; /* sector minus the first sector of the base's line */
     uint32_t bytes[COAL_MEMO_SECTORS];
 } coal_memo;
@@ -839,6 +840,23 @@ static uint32_t shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, uns
     return (wf ? wf : 1) | conflicts << 12 | (e->dir == GF_DIR_STORE ? 1u << 24 : 0u);
 }
 
+/* Wavefronts of a global/local access through the L1 data array: its banks serve one
+ * 4-byte word each per wavefront, as for shared memory (gf_shmem_wavefronts), so lanes
+ * that hit one bank at different addresses serialise. refdata h100-gfbench ncu.csv,
+ * l1tex__data_pipe_lsu_wavefronts per global access: wmma_gemm 8.0 (its LDG.E.128 rows
+ * are 2048 B apart: one bank group), sgemm_tiled 2, stride16 16.2, stride32 32.4,
+ * transpose_naive's scattered stores 32, stream_copy's LDG.128 4; the rule gives 8, 2,
+ * 16, 32, 32, 4. 0 when l1.data_banks is 0 (then sectors alone set the stage). Depends
+ * only on the lanes' offsets and the base's place in its 128 B line, like the sectors. */
+static unsigned l1_wavefronts(const sim *s, const uint64_t *addr, uint32_t mask, unsigned width)
+{
+    unsigned banks = s->gpu->l1_data_banks;
+    if (!banks || !mask)
+        return 0;
+    unsigned wf = gf_shmem_wavefronts(addr, mask, width, banks, NULL);
+    return wf > 255 ? 255 : wf;
+}
+
 /* gf_coalesce of a non-local access through s->coal_memo (see coal_memo), when the
  * reader gave its address pattern; returns 0 (nothing done) when it cannot be used. */
 static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced *c)
@@ -854,13 +872,16 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
         c->nsectors = m->nsectors;
         c->nlines = m->nlines;
         c->requests = 1;
+        c->wavefronts = m->wavefronts;
         for (unsigned i = 0; i < m->nsectors; i++) {
             c->sector[i] = first + (uint64_t)(int64_t)m->rel[i];
             c->bytes[i] = m->bytes[i];
         }
         return 1;
     }
-    gf_coalesce(inst_addrs(s, in), in->mask, width, s->gpu->coalescer, c);
+    const uint64_t *addr = inst_addrs(s, in);
+    gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
+    c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
     if (c->nsectors > COAL_MEMO_SECTORS)
         return 1;
     for (unsigned i = 0; i < c->nsectors; i++) {
@@ -875,6 +896,7 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
     m->key = key;
     m->nsectors = (uint16_t)c->nsectors;
     m->nlines = (uint16_t)c->nlines;
+    m->wavefronts = (uint16_t)c->wavefronts;
     return 1;
 }
 
@@ -893,6 +915,7 @@ static void mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned 
         addr = inst_addrs(s, in);
     }
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
+    c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
 }
 
 /* Appends shape id `id` of instruction in to w's stream (warp_reserve made room) and
@@ -944,7 +967,7 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
             m->space = (uint8_t)mspace;
             m->dir = (uint8_t)e->dir;
             m->bypass = (uint8_t)e->bypass_l1;
-            m->pad = 0;
+            m->wavefronts = (uint8_t)c->wavefronts;
             m->nsectors = (uint16_t)c->nsectors;
             m->nlines = (uint16_t)c->nlines;
             uint8_t *q = (uint8_t *)(m + 1);
@@ -1801,6 +1824,8 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
     double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
     uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);
+    if (stage < m->wavefronts) /* bank conflicts in the data array (l1_wavefronts) */
+        stage = m->wavefronts;
     if (stage < 1)
         stage = 1;
     sm->lsu_free = t + stage;

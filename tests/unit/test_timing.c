@@ -145,6 +145,30 @@ static double chase_cycles_per_load(const gf_gpu *g, uint64_t footprint, unsigne
     return (double)k.ks.sm_cycles_max / (double)loads;
 }
 
+/* l1.data_banks: a global load whose 32 lanes are 128 B apart hits one 4-byte bank 32
+ * times, so the L1 data stage takes 32 wavefronts, not the 8 cycles its 32 sectors need
+ * at 128 B a cycle; a unit-stride load takes 1 either way (refdata h100-gfbench:
+ * stride32 measures 32.4 data-pipe wavefronts a request). */
+static void torture_l1_bank_conflicts_set_the_stage(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
+        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+        "0000 ffffffff 1 R2 LDG.E 1 R4 4 1 0x7f0000000000 128 \n"
+        "0010 ffffffff 1 R3 LDG.E 1 R4 4 1 0x7f0000010000 4 \n"
+        "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    const char *p = gf_test_write_file("banks.traceg", text, sizeof text - 1);
+    gf_gpu g = load_gpu("h100");
+    assert_int_equal(g.l1_data_banks, 32);
+    gf_kernel_summary k = predict1(p, &g, NULL);
+    assert_int_equal(k.ks.max_lsu_cycles_sm, 32 + 1);
+    g.l1_data_banks = 0;
+    k = predict1(p, &g, NULL);
+    assert_int_equal(k.ks.max_lsu_cycles_sm, 8 + 1);
+}
+
 static void torture_pointer_chase_shows_latencies(void **state)
 {
     (void)state;
@@ -532,6 +556,7 @@ int main(void)
         cmocka_unit_test(torture_ffma_reaches_fp32_peak),
         cmocka_unit_test(torture_subcore_imbalance),
         cmocka_unit_test(torture_pointer_chase_shows_latencies),
+        cmocka_unit_test(torture_l1_bank_conflicts_set_the_stage),
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
