@@ -99,6 +99,9 @@ typedef struct gf_gpu {
      * Nsight: write-validate, sector-masked); 0: a write hits only where its line was
      * present (Volta, seeds/accelsim-volta-memory-system.txt Fig. 5). Counters only. */
     int l2_writes_hit;
+    /* Slice input cycles a partially written sector takes (absent = 1, a full one's):
+     * H100 merges it into the stored sector in two passes (see h100.ini) */
+    unsigned l2_partial_write_cycles;
     unsigned l2_slice_interleave;
     /* Bytes an L2 read miss fetches from DRAM, aligned: 32 (the missing sector) or 64
      * (its aligned sector pair, H100). 0 in a model file means 32. */

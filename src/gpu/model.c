@@ -116,6 +116,7 @@ static const key_def keys[] = {
     {"l2.atomic_sectors_per_cycle", K_DOUBLE, OFF(l2_atomic_sectors_per_cycle), 0, 0, 1e6, NULL, 1, "atomic/reduction sectors a slice's ALU applies per L2 cycle (absent or 0 = unlimited)"},
     {"l2.slice_interleave", K_SIZE32, OFF(l2_slice_interleave), 0, 0, 1u << 30, NULL, 1, "bytes of consecutive addresses homed on one slice, for the atomic units (absent = 128)"},
     {"l2.writes_hit", K_UINT, OFF(l2_writes_hit), 0, 0, 1, NULL, 1, "1: every write/atomic sector counts as an L2 lookup hit, as Nsight does on H100 (absent = 0: where the line is present)"},
+    {"l2.partial_write_cycles", K_UINT, OFF(l2_partial_write_cycles), 0, 0, 64, NULL, 1, "slice input cycles of a partially written sector (absent = 1, as a full one)"},
     {"l2.hash", K_ENUM, OFF(l2_hash), 0, 0, 0, hash_names, 0, "slice index: linear | xor"},
     {"l2.write_policy", K_ENUM, OFF(l2_write_back), 0, 0, 0, wp_names, 0, "writeback | writethrough"},
     {"noc.bytes_per_cycle", K_DOUBLE, OFF(noc_bytes_per_cycle), 0, 1, 1e7, NULL, 0, "SM<->L2 crossbar, whole GPU, bytes per core cycle"},

@@ -236,7 +236,7 @@ typedef struct ssm {
     uint64_t *wake;        /* per sub-core: no warp can issue before this cycle (step) */
     uint64_t first_issue, last_done;
     int started;
-    uint64_t mem_stall, miss_sectors, load_miss_sectors, lsu_cycles;
+    uint64_t mem_stall, miss_sectors, load_miss_sectors, lsu_cycles, partial_stores;
     uint64_t stall_to;     /* mem_stall counts through this cycle, maybe past now's epoch
                               (step); taken back if an outcome wakes the SM earlier */
     uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */
@@ -1834,6 +1834,9 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     sm->miss_sectors += past_l1;
     if (m->dir != GF_DIR_STORE)
         sm->load_miss_sectors += past_l1;
+    else /* (write-through: every stored sector goes on to L2) */
+        for (unsigned i = 0; i < c.nsectors; i++)
+            sm->partial_stores += c.bytes[i] != 0xffffffffu;
     sm->mem_insts++;
     uint64_t done = t + stage + g->l1.latency;
     if (nr) {
@@ -2949,6 +2952,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
             out->max_l1_miss_sectors_sm = sm->miss_sectors;
         if (sm->load_miss_sectors > out->max_l1_load_miss_sectors_sm)
             out->max_l1_load_miss_sectors_sm = sm->load_miss_sectors;
+        out->partial_store_sectors += sm->partial_stores;
         if (sm->lsu_cycles > out->max_lsu_cycles_sm)
             out->max_lsu_cycles_sm = sm->lsu_cycles;
     }

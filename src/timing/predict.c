@@ -41,6 +41,8 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     double l2w = isnan(m[GF_C_L2_WRITE_SECTORS]) ? 0 : m[GF_C_L2_WRITE_SECTORS];
     double l2a = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];
     in.l2_sectors = l2r + l2w + l2a;
+    if (g->l2_partial_write_cycles > 1)
+        in.l2_extra_slots = (double)ks->partial_store_sectors * (g->l2_partial_write_cycles - 1);
     in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];
     in.dram_write_sectors = isnan(m[GF_C_DRAM_SECTORS_WRITE]) ? 0 : m[GF_C_DRAM_SECTORS_WRITE];
     in.atom_sectors_max_slice = (double)k->hp.l2_atom_max_slice;

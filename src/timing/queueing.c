@@ -73,7 +73,7 @@ static double md1_wait(double rho, double s)
 static double F(double T, qctx *c)
 {
     const gf_queue_input *in = c->in;
-    double r2 = c->c2 > 0 ? in->l2_sectors * 32.0 / (T * c->c2) : 0;
+    double r2 = c->c2 > 0 ? (in->l2_sectors + in->l2_extra_slots) * 32.0 / (T * c->c2) : 0;
     double rd = c->cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * c->cd)
                           : 0;
     double w2 = md1_wait(r2, c->s2), wd = md1_wait(rd, c->sd);
@@ -120,7 +120,7 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     if (c.fdram > 1)
         c.fdram = 1;
 
-    out->l2_bound = c.c2 > 0 ? in->l2_sectors * 32.0 / c.c2 : 0;
+    out->l2_bound = c.c2 > 0 ? (in->l2_sectors + in->l2_extra_slots) * 32.0 / c.c2 : 0;
     out->dram_bound =
         c.cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / c.cd : 0;
     out->atom_bound = g->l2_atomic_sectors_per_cycle > 0
@@ -166,7 +166,7 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     out->cycles = T;
     out->queue_delay = c.q;
     out->mshr_bound = c.t_m1 > c.t_m2 ? c.t_m1 : c.t_m2;
-    out->l2_util = c.c2 > 0 ? in->l2_sectors * 32.0 / (T * c.c2) : 0;
+    out->l2_util = c.c2 > 0 ? (in->l2_sectors + in->l2_extra_slots) * 32.0 / (T * c.c2) : 0;
     double peak = g->core_clock_hz > 0 ? g->dram_bandwidth / g->core_clock_hz : 0;
     out->dram_util =
         peak > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * peak) : 0;

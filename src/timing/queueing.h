@@ -37,6 +37,7 @@ typedef struct gf_queue_input {
     double load_miss_sectors_max_sm; /* of them loads/atomics (they hold L1 MSHRs) */
     double mean_load_miss_latency;   /* their unloaded latency */
     double l2_sectors;          /* all L2 sector accesses (read + write + atomic) */
+    double l2_extra_slots;      /* further slice input slots (partial writes' second pass) */
     double dram_read_sectors, dram_write_sectors;
     double dram_row_hit_rate;   /* open-page row-buffer hit rate of the DRAM stream */
     double atom_sectors_max_slice; /* atomic sectors of the busiest home slice */

@@ -63,6 +63,24 @@ static void torture_atomic_slice_floor(void **state)
     assert_true(r.atom_bound == 0 && r.cycles < 8e5 * 0.6); /* the L2 bandwidth floor, 4e5 */
 }
 
+/* Partial writes' second slice pass (l2.partial_write_cycles, predict.c): extra input
+ * slots raise the L2 floor as sectors do. 4 slices x 32 B a cycle: 8e5 sectors = 2e5
+ * cycles, 8e5 more slots = 4e5. */
+static void torture_l2_extra_slots(void **state)
+{
+    (void)state;
+    gf_gpu g = toy();
+    gf_queue_input in = {.t0 = 1000, .mean_miss_latency = 300, .l2_sectors = 8e5,
+                         .dram_row_hit_rate = 1};
+    gf_queue_result r;
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(fabs(r.l2_bound - 2e5) < 1);
+    in.l2_extra_slots = 8e5;
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(fabs(r.l2_bound - 4e5) < 1);
+    assert_true(r.cycles >= 4e5 - 1);
+}
+
 static void torture_dram_floor(void **state)
 {
     (void)state;
@@ -138,6 +156,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_no_memory_returns_t0),
         cmocka_unit_test(torture_dram_floor),
+        cmocka_unit_test(torture_l2_extra_slots),
         cmocka_unit_test(torture_atomic_slice_floor),
         cmocka_unit_test(torture_queueing_grows_with_exposure),
         cmocka_unit_test(torture_mshr_cap_slows),
