@@ -66,7 +66,8 @@ typedef struct shape {
     uint8_t unit, kind, ndst, nsrc;
     uint16_t latency, interval;
     uint32_t aux;      /* K_SHARED: wavefronts (bits 0-11), bank conflicts (12-23), store
-                          flag (24); 0 otherwise */
+                          flag (24), no active lane (25: occupies the pipe, counts as no
+                          request); 0 otherwise */
     uint16_t regs[];   /* ndst + nsrc register slots (dst then src); RZ and registers past
                           GF_REG_COUNT are left out */
 } shape;
@@ -831,6 +832,8 @@ static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsi
  * to the issuing thread). */
 static uint32_t shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsigned width)
 {
+    if (!in->mask) /* predicated off: one wavefront, no request (see decode_inst) */
+        return 1u | 1u << 25;
     unsigned conflicts = 0;
     unsigned wf = shmem_wavefronts(s, in, width, &conflicts);
     if (wf > 0xfff)
@@ -1228,7 +1231,13 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
         si.kind = K_EXIT;
     else if (e->is_barrier && in->mask)
         si.kind = K_BAR;
-    else if (e->space != GF_SPACE_NONE && e->space != GF_SPACE_CONST && in->mem_width &&
+    else if ((e->space == GF_SPACE_SHARED || e->space == GF_SPACE_SHARED_ATOMIC) && !in->mask) {
+        /* Predicated off, it still takes a wavefront of the shared-memory pipe: refdata
+         * h100-gfbench reduce, l1tex__data_pipe_lsu_wavefronts_mem_shared 1,789,934 of
+         * which 374,417 carry lanes and 1,277,952 are its masked-off LDS/STS. */
+        si.kind = K_SHARED;
+        si.aux = shared_aux(s, e, in, 0);
+    } else if (e->space != GF_SPACE_NONE && e->space != GF_SPACE_CONST && in->mem_width &&
              in->mask) {
         gf_mem_space space = e->space;
         if (space == GF_SPACE_GENERIC)
@@ -1909,8 +1918,9 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         from_mem = 1;
     } else if (in->kind == K_SHARED) {
         uint64_t stage = in->aux & 0xfff;
-        gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
-                          (int)(in->aux >> 24 & 1));
+        if (!(in->aux >> 25 & 1))
+            gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
+                              (int)(in->aux >> 24 & 1));
         sm->lsu_free = t + stage;
         sm->lsu_cycles += stage;
         done = t + stage + g->shmem_latency;

@@ -169,6 +169,29 @@ static void torture_l1_bank_conflicts_set_the_stage(void **state)
     assert_int_equal(k.ks.max_lsu_cycles_sm, 8 + 1);
 }
 
+/* A shared access with no active lane still takes a wavefront of the shared pipe but is
+ * no request (refdata h100-gfbench reduce: 1,277,952 masked-off LDS/STS wavefronts). */
+static void torture_masked_off_shared_takes_the_pipe(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 1024\n"
+        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
+        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+        "0000 00000000 1 R3 LDS 1 R7 4 1 0x0 0 \n"
+        "0010 00000000 0 STS 2 R7 R4 4 1 0x0 0 \n"
+        "0020 ffffffff 1 R2 LDS 1 R7 4 1 0x400 4 \n"
+        "0030 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    const char *p = gf_test_write_file("masked.traceg", text, sizeof text - 1);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row row;
+    gf_kernel_summary k = predict1(p, &g, &row);
+    assert_int_equal(k.ks.max_lsu_cycles_sm, 3);
+    assert_true(row.v[GF_C_SHMEM_LD_REQUESTS] == 1);
+    assert_true(row.v[GF_C_SHMEM_ST_REQUESTS] == 0);
+    assert_true(row.v[GF_C_SHMEM_WAVEFRONTS] == 1);
+}
+
 static void torture_pointer_chase_shows_latencies(void **state)
 {
     (void)state;
@@ -557,6 +580,7 @@ int main(void)
         cmocka_unit_test(torture_subcore_imbalance),
         cmocka_unit_test(torture_pointer_chase_shows_latencies),
         cmocka_unit_test(torture_l1_bank_conflicts_set_the_stage),
+        cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
