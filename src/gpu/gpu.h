@@ -106,6 +106,9 @@ typedef struct gf_gpu {
     /* Bytes an L2 read miss fetches from DRAM, aligned: 32 (the missing sector) or 64
      * (its aligned sector pair, H100). 0 in a model file means 32. */
     unsigned dram_fetch_bytes;
+    /* The most of peak DRAM bandwidth a stream sustains (refresh, bus turnarounds),
+     * capping the row-buffer efficiency (absent or 0 in a model file = 1) */
+    double dram_max_efficiency;
     unsigned dram_row_bytes;
     unsigned tRCD, tRP, tCL, tRAS; /* DRAM clock cycles */
     gf_dram_page_policy dram_page_policy;

@@ -47,7 +47,9 @@ double gf_queue_dram_efficiency(const gf_gpu *g, double row_hit_rate)
     }
     double overlap = g->dram_scheduler == GF_SCHED_FCFS ? 1.0
                                                         : (g->dram_banks ? g->dram_banks : 1);
-    return t_burst / (t_burst + miss * t_miss / overlap);
+    double eff = t_burst / (t_burst + miss * t_miss / overlap);
+    double cap = g->dram_max_efficiency > 0 ? g->dram_max_efficiency : 1.0;
+    return eff < cap ? eff : cap;
 }
 
 typedef struct qctx {

@@ -56,7 +56,7 @@ typedef struct gf_queue_result {
 gf_status gf_queue_solve(const gf_gpu *gpu, const gf_queue_input *in, gf_queue_result *out,
                          gf_error *err);
 /* Fraction of peak DRAM bandwidth usable at a row-buffer hit rate (page policy and
- * scheduler of the model). */
+ * scheduler of the model), at most dram.max_efficiency. */
 double gf_queue_dram_efficiency(const gf_gpu *gpu, double row_hit_rate);
 const char *gf_limiter_name(gf_limiter l);
 

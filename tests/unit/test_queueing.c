@@ -149,6 +149,10 @@ static void torture_dram_efficiency_rules(void **state)
     /* per channel 32 GB/s: 1 ns per sector; miss 20 ns; FCFS: 1 / (1 + 20) */
     assert_true(fabs(fcfs - 1.0 / 21.0) < 1e-9);
     assert_true(fabs(frfcfs - 1.0 / (1.0 + 20.0 / 16.0)) < 1e-9);
+    /* dram.max_efficiency caps it; a lower row-buffer efficiency stays as it is */
+    g.dram_max_efficiency = 0.84;
+    assert_true(fabs(gf_queue_dram_efficiency(&g, 1.0) - 0.84) < 1e-12);
+    assert_true(fabs(gf_queue_dram_efficiency(&g, 0.0) - 1.0 / 21.0) < 1e-9);
 }
 
 int main(void)
