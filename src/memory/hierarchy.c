@@ -36,7 +36,7 @@
 struct l2part {
     uint64_t l2_sectors[GF_HIER_NL2];
     gf_hist l2_tag[GF_HIER_NL2], l2_sector[GF_HIER_NL2];
-    uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write, group_fetches;
+    uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write, group_fetches, atom_extra;
     int nomem;
     unsigned used; /* bit c: histograms of class c may be nonzero */
 };
@@ -274,10 +274,11 @@ static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
             p->dec_dram_read += q->dec_dram_read;
             p->dec_dram_write += q->dec_dram_write;
             p->dram_group_fetches += q->group_fetches;
+            p->l2_atom_extra += q->atom_extra;
             if (q->nomem)
                 h->nomem = 1;
         }
-        q->dec_dram_read = q->dec_dram_write = q->group_fetches = 0;
+        q->dec_dram_read = q->dec_dram_write = q->group_fetches = q->atom_extra = 0;
         q->nomem = 0;
         q->used = 0;
     }
@@ -529,13 +530,17 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
 
     for (unsigned i = 0; i < c->nsectors;) {
         uint64_t line = c->sector[i] >> 2;
-        unsigned smask = 0;
+        unsigned smask = 0, extra = 0;
         uint32_t bytes[4] = {0, 0, 0, 0};
         for (; i < c->nsectors && (c->sector[i] >> 2) == line; i++) {
             unsigned k = (unsigned)(c->sector[i] & 3u);
             smask |= 1u << k;
             bytes[k] |= c->bytes[i];
+            if (atomic && c->passes && c->passes[i] > 1)
+                extra += c->passes[i] - 1u;
         }
+        p->l1_sectors[cls] += extra;
+        out->sectors += extra;
         if (local)
             line = local_line(warp_uid, line);
         unsigned nsec = gf_popcount4(smask);
@@ -571,9 +576,21 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
             q->line = line;
             q->smask = (uint8_t)to_l2;
             q->op = (uint8_t)op;
+            q->extra = (uint16_t)extra;
             memcpy(q->bytes, bytes, sizeof q->bytes);
         }
     }
+}
+
+/* An atomic request's passes beyond one per sector: more sectors for its class and more
+ * work for its home slice's atomic unit (the cache state is the same). */
+static void atom_extra(gf_hier *h, unsigned slice, const gf_l2_req *r)
+{
+    if (!r->extra || r->op != GF_LRU_ATOMIC)
+        return;
+    h->slp[slice].atom_extra += r->extra;
+    __atomic_fetch_add(&h->atom_home[gf_hier_slice_of(h, r->line >> h->interleave_shift)],
+                       r->extra, __ATOMIC_RELAXED);
 }
 
 void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *hits,
@@ -581,15 +598,17 @@ void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *h
 {
     *dram = 0;
     *hits = l2_line(h, slice, r->line, r->smask, r->bytes, (gf_lru_op)r->op, 1, dram);
+    atom_extra(h, slice, r);
 }
 
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out)
 {
     unsigned l2_sent = 0;
     for (unsigned i = 0; i < nreqs; i++) {
-        unsigned dram = 0;
-        out->l2_hits += l2_line(h, gf_hier_slice_of(h, reqs[i].line), reqs[i].line,
-                                reqs[i].smask, reqs[i].bytes, (gf_lru_op)reqs[i].op, 1, &dram);
+        unsigned dram = 0, sl = gf_hier_slice_of(h, reqs[i].line);
+        out->l2_hits += l2_line(h, sl, reqs[i].line, reqs[i].smask, reqs[i].bytes,
+                                (gf_lru_op)reqs[i].op, 1, &dram);
+        atom_extra(h, sl, &reqs[i]);
         out->dram_sectors += dram;
         l2_sent += gf_popcount4(reqs[i].smask);
     }
@@ -604,7 +623,7 @@ void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space spa
 {
     gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
     unsigned n;
-    gf_sector_list l = {c->nsectors, c->requests, c->sector, c->bytes};
+    gf_sector_list l = {c->nsectors, c->requests, c->sector, c->bytes, NULL};
     gf_hier_access_l1(h, sm, warp_uid, space, dir, bypass_l1, &l, out, reqs, &n);
     gf_hier_access_l2(h, reqs, n, out);
 }
@@ -698,7 +717,8 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     v[GF_C_SHMEM_BANK_CONFLICTS] = (double)p->shmem_conflicts;
     v[GF_C_L2_READ_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_READ] + bad;
     v[GF_C_L2_WRITE_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_WRITE] + bad;
-    v[GF_C_L2_ATOM_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_ATOM] + bad;
+    double atoms = (double)(p->l2_sectors[GF_HIER_L2_ATOM] + p->l2_atom_extra);
+    v[GF_C_L2_ATOM_SECTORS] = atoms + bad;
     v[GF_C_L2_READ_SECTOR_HITS] = l2hit[GF_HIER_L2_READ] + bad;
     /* With l2.writes_hit (H100), Nsight's lookup hits: a write or an atomic never
      * misses in a write-validate, sector-masked L2 (refdata h100-gfbench ncu.csv:
@@ -710,10 +730,11 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
      * (allocation, dirty sectors) is the same either way. */
     if (h->gpu.l2_writes_hit) {
         l2hit[GF_HIER_L2_WRITE] = (double)p->l2_sectors[GF_HIER_L2_WRITE];
-        l2hit[GF_HIER_L2_ATOM] = (double)p->l2_sectors[GF_HIER_L2_ATOM];
+        l2hit[GF_HIER_L2_ATOM] = atoms;
     }
     v[GF_C_L2_WRITE_SECTOR_HITS] = l2hit[GF_HIER_L2_WRITE] + bad;
-    double l2n = (double)(p->l2_sectors[0] + p->l2_sectors[1] + p->l2_sectors[2]);
+    double l2n = (double)(p->l2_sectors[0] + p->l2_sectors[1] + p->l2_sectors[2] +
+                          p->l2_atom_extra);
     v[GF_C_L2_SECTOR_HIT_RATE] = pct(l2hit[0] + l2hit[1] + l2hit[2], l2n) + bad;
     v[GF_C_L2_READ_HIT_RATE] = pct(l2hit[GF_HIER_L2_READ], (double)p->l2_sectors[GF_HIER_L2_READ]) + bad;
     v[GF_C_DRAM_SECTORS_READ] = dram_read + bad;

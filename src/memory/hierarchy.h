@@ -95,6 +95,9 @@ typedef struct gf_hier_kernel_profile {
     /* atomic/reduction sectors of the slice home to the most of them (l2.slice_interleave):
      * what its ALU must apply one after another */
     uint64_t l2_atom_max_slice;
+    /* atomic passes beyond one per sector (gf_sector_list.passes): L2 atomic sectors the
+     * histograms do not hold; they fetch nothing */
+    uint64_t l2_atom_extra;
     int mode;              /* gf_hier_mode used */
 } gf_hier_kernel_profile;
 
@@ -144,6 +147,7 @@ typedef struct gf_l2_req {
     uint64_t line;
     uint32_t bytes[4];
     uint8_t smask, op;
+    uint16_t extra; /* atomics: passes beyond one per sector (gf_sector_list.passes) */
 } gf_l2_req;
 /* A coalesced access's sectors where they already are: a gf_coalesced's arrays or the
  * issue model's decoded records (so it need not copy them into a gf_coalesced). */
@@ -151,6 +155,10 @@ typedef struct gf_sector_list {
     unsigned nsectors, requests;
     const uint64_t *sector; /* as gf_coalesced.sector */
     const uint32_t *bytes;  /* as gf_coalesced.bytes */
+    /* atomics: the passes each sector needs at L2, the most lanes on one of its words
+     * (NULL: one each); the extra passes count as further sectors, at L1 and L2, as
+     * Nsight counts them, and load the home slice's atomic unit */
+    const uint8_t *passes;
 } gf_sector_list;
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
                        gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,

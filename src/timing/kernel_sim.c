@@ -102,17 +102,20 @@ _Static_assert(_Alignof(shape) >= 2, "shapes are at least 2-byte aligned");
  * inline (the table's lookups and growth then cost time and memory for nothing). */
 #define SHAPE_GIVE_UP 65536u
 
-/* Memory record in the warp's pool, followed by nsectors uint64 sectors then uint32
- * byte masks (memrec_bytes in all, 8-byte aligned). */
+/* Memory record in the warp's pool, followed by nsectors uint64 sectors, uint32 byte
+ * masks and, for an atomic with passes (bypass bit 1), uint8 passes (memrec_bytes in all,
+ * 8-byte aligned). */
 typedef struct memrec {
-    uint8_t space, dir, bypass;
+    uint8_t space, dir;
+    uint8_t bypass; /* bit 0: bypasses L1; bit 1: per-sector atomic passes follow */
     uint8_t wavefronts; /* L1 data-array wavefronts (l1.data_banks), 0 = not modelled */
     uint16_t nsectors, nlines;
 } memrec;
 
-static size_t memrec_bytes(size_t nsectors)
+static size_t memrec_bytes(size_t nsectors, int passes)
 {
-    return (sizeof(memrec) + nsectors * (sizeof(uint64_t) + sizeof(uint32_t)) + 7) & ~(size_t)7;
+    return (sizeof(memrec) + nsectors * (sizeof(uint64_t) + sizeof(uint32_t) + (passes ? 1 : 0)) +
+            7) & ~(size_t)7;
 }
 
 enum warp_state { W_RUN = 0, W_BAR, W_DONE };
@@ -942,6 +945,39 @@ static inline void block_note_line(sblock *b, uint64_t line)
         b->pf_line[b->npf++] = line;
 }
 
+/* The passes an atomic's sectors need at the L2 atomic unit: per sector, the most active
+ * lanes on one of its addresses, since one pass updates each word once. refdata
+ * h100-gfbench hist_global_atomics: 3,000,320 RED sectors at L1 and L2 for 131,072 warp
+ * REDs into 256 bins (22.89 a warp); distinct sectors are 20.55 a warp, this rule 22.48
+ * (research note in docs/validation-h100.md). Returns 0 when every sector needs one. */
+static int atomic_passes(sim *s, const gf_inst *in, const gf_coalesced *c, uint8_t *passes)
+{
+    const uint64_t *a = inst_addrs(s, in);
+    int any = 0;
+    memset(passes, 1, c->nsectors);
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
+        if (!(in->mask >> l & 1u))
+            continue;
+        unsigned same = 0, first = 1;
+        for (unsigned k = 0; k < GF_WARP_SIZE; k++)
+            if (in->mask >> k & 1u && a[k] == a[l]) {
+                same++;
+                first &= k >= l; /* counted at its lowest lane only */
+            }
+        if (!first || same < 2)
+            continue;
+        uint64_t sec = a[l] >> 5;
+        for (unsigned i = 0; i < c->nsectors; i++)
+            if (c->sector[i] == sec) {
+                if (same > passes[i])
+                    passes[i] = (uint8_t)same;
+                any = 1;
+                break;
+            }
+    }
+    return any;
+}
+
 /* Appends to w an instruction of shape (si, regs), interned as id: the shape inline in
  * the pool when id is SHAPE_INLINE, then for K_MEM its memory record (c, mspace), then
  * its id. w->ids has room (warp_reserve). */
@@ -951,8 +987,13 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
 {
     size_t nr = (size_t)si->ndst + si->nsrc;
     size_t need = id == SHAPE_INLINE ? SHAPE_POOL_BYTES(nr) : 0, shape_need = need;
+    uint8_t passes[GF_COALESCE_MAX_LISTED];
+    int has_passes = si->kind == K_MEM && e->dir == GF_DIR_ATOMIC &&
+                     (mspace == GF_SPACE_GLOBAL || mspace == GF_SPACE_ATOMIC) &&
+                     s->gpu->l2_atomic_sectors_per_cycle > 0 &&
+                     atomic_passes(s, in, c, passes);
     if (si->kind == K_MEM)
-        need += memrec_bytes(c->nsectors);
+        need += memrec_bytes(c->nsectors, has_passes);
     if (need) {
         gf_status st = warp_reserve_pool(w, need, err, s);
         if (st != GF_OK)
@@ -969,13 +1010,16 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
             memrec *m = (memrec *)(w->pool + w->poollen + shape_need);
             m->space = (uint8_t)mspace;
             m->dir = (uint8_t)e->dir;
-            m->bypass = (uint8_t)e->bypass_l1;
+            m->bypass = (uint8_t)((e->bypass_l1 ? 1 : 0) | (has_passes ? 2 : 0));
             m->wavefronts = (uint8_t)c->wavefronts;
             m->nsectors = (uint16_t)c->nsectors;
             m->nlines = (uint16_t)c->nlines;
             uint8_t *q = (uint8_t *)(m + 1);
             memcpy(q, c->sector, c->nsectors * sizeof(uint64_t));
             memcpy(q + c->nsectors * sizeof(uint64_t), c->bytes, c->nsectors * sizeof(uint32_t));
+            if (has_passes)
+                memcpy(q + c->nsectors * (sizeof(uint64_t) + sizeof(uint32_t)), passes,
+                       c->nsectors);
             if (mspace == GF_SPACE_GLOBAL && c->nsectors)
                 block_note_line(b, c->sector[0] >> 2);
         }
@@ -1281,7 +1325,7 @@ static size_t pool_rec_bytes(const shape *sh, const uint8_t *p)
         return 0;
     memrec m;
     memcpy(&m, p, sizeof m);
-    return memrec_bytes(m.nsectors);
+    return memrec_bytes(m.nsectors, m.bypass & 2);
 }
 
 static void block_reset(sblock *b)
@@ -1824,12 +1868,14 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     const uint8_t *q = (const uint8_t *)(m + 1);
     /* (read in place: the record is 8-byte aligned, its byte masks 4-byte) */
     gf_sector_list c = {m->nsectors, 1, (const uint64_t *)(const void *)q,
-                        (const uint32_t *)(const void *)(q + m->nsectors * sizeof(uint64_t))};
+                        (const uint32_t *)(const void *)(q + m->nsectors * sizeof(uint64_t)),
+                        m->bypass & 2 ? q + m->nsectors * (sizeof(uint64_t) + sizeof(uint32_t))
+                                      : NULL};
     gf_access_outcome o;
     gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
     unsigned nr = 0;
     gf_hier_access_l1(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
-                      m->bypass, &c, &o, reqs, &nr);
+                      m->bypass & 1, &c, &o, reqs, &nr);
     /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
     double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
     uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);

@@ -192,6 +192,32 @@ static void torture_masked_off_shared_takes_the_pipe(void **state)
     assert_true(row.v[GF_C_SHMEM_WAVEFRONTS] == 1);
 }
 
+/* Atomics on H100 (l2.atomic_sectors_per_cycle set): lanes on one word need a pass each
+ * at the L2 atomic unit, and Nsight counts each pass as a sector (refdata h100-gfbench
+ * hist_global_atomics). 32 lanes on one word: 32; on 32 words of 4 sectors: 4. DRAM
+ * reads stay one sector group. Without the atomic-unit model: distinct sectors. */
+static void torture_atomic_passes_per_word(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
+        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
+        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+        "0000 ffffffff 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 1 0x7f0000000000 0 \n"
+        "0010 ffffffff 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 1 0x7f0000010000 4 \n"
+        "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    const char *p = gf_test_write_file("passes.traceg", text, sizeof text - 1);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row row;
+    predict1(p, &g, &row);
+    assert_true(row.v[GF_C_L2_ATOM_SECTORS] == 32 + 4);
+    assert_true(row.v[GF_C_L1_ATOM_SECTORS] == 32 + 4);
+    assert_true(row.v[GF_C_DRAM_SECTORS_READ] == 2 + 4); /* 64 B fetch groups */
+    g.l2_atomic_sectors_per_cycle = 0;
+    predict1(p, &g, &row);
+    assert_true(row.v[GF_C_L2_ATOM_SECTORS] == 1 + 4);
+}
+
 static void torture_pointer_chase_shows_latencies(void **state)
 {
     (void)state;
@@ -581,6 +607,7 @@ int main(void)
         cmocka_unit_test(torture_pointer_chase_shows_latencies),
         cmocka_unit_test(torture_l1_bank_conflicts_set_the_stage),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
+        cmocka_unit_test(torture_atomic_passes_per_word),
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
