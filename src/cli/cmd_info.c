@@ -59,6 +59,11 @@ static gf_status scan_kernel(const char *path, kstats *k, uint64_t *counts, gf_e
         return st;
     memset(k, 0, sizeof *k);
     k->info = *gf_kreader_info(r);
+    if (k->info.suspect) { /* CUDA 13 headers: say what is shown instead */
+        char msg[768];
+        gf_kernel_info_describe_suspect(&k->info, msg, sizeof msg);
+        gf_cli_warn("%s: %s", path, msg);
+    }
     snprintf(k->path, sizeof k->path, "%s", path);
     gf_stream_detect(path, &k->comp, NULL);
     memset(counts, 0, GF_OPCODE_MAX * sizeof *counts);

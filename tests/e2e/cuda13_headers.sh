@@ -43,6 +43,12 @@ a, b = (list(csv.DictReader(open(p))) for p in sys.argv[1:3])
 assert a[0]["gpc__cycles_elapsed.max"] == b[0]["gpc__cycles_elapsed.max"], (a[0]["gpc__cycles_elapsed.max"], b[0]["gpc__cycles_elapsed.max"])
 PY
 
+# info says the same once, and shows the inferred values
+"$bin" info "$tmp/c13" --format json >"$tmp/info.json" 2>"$tmp/err" || fail "info c13"
+grep -qF -- "-nregs = 0" "$tmp/err" || { cat "$tmp/err"; fail "info does not warn"; }
+python3 -c "import json,sys; k=json.load(open('$tmp/info.json'))['kernels'][0]; assert k['nregs'] >= 16 and k['binary_version'] >= 75, k" \
+    || fail "info shows no inferred values"
+
 # --cold: MemcpyHtoD no longer warms L2, so the inputs come from DRAM
 "$bin" predict "$tmp/v4" --gpu h100 --cold --format csv -o "$tmp/cold.csv" || fail "predict --cold"
 python3 - "$tmp/a.csv" "$tmp/cold.csv" <<'PY' || fail "--cold does not read the inputs from DRAM"
