@@ -218,6 +218,28 @@ static void torture_atomic_passes_per_word(void **state)
     assert_true(row.v[GF_C_L2_ATOM_SECTORS] == 1 + 4);
 }
 
+/* Shared-memory atomics do not broadcast: 32 lanes on one word take 32 wavefronts (a
+ * load of that word takes 1), 32 lanes on 32 banks take 1. */
+static void torture_shared_atomics_serialise(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 1024\n"
+        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
+        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+        "0000 ffffffff 0 ATOMS.ADD 2 R7 R4 4 1 0x400 0 \n"
+        "0010 ffffffff 0 ATOMS.ADD 2 R7 R4 4 1 0x400 4 \n"
+        "0020 ffffffff 1 R2 LDS 1 R7 4 1 0x400 0 \n"
+        "0030 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    const char *p = gf_test_write_file("atoms.traceg", text, sizeof text - 1);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row row;
+    gf_kernel_summary k = predict1(p, &g, &row);
+    assert_true(row.v[GF_C_SHMEM_WAVEFRONTS] == 32 + 1 + 1);
+    assert_true(row.v[GF_C_SHMEM_BANK_CONFLICTS] == 31);
+    assert_int_equal(k.ks.max_lsu_cycles_sm, 34);
+}
+
 static void torture_pointer_chase_shows_latencies(void **state)
 {
     (void)state;
@@ -608,6 +630,7 @@ int main(void)
         cmocka_unit_test(torture_l1_bank_conflicts_set_the_stage),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
+        cmocka_unit_test(torture_shared_atomics_serialise),
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
