@@ -669,7 +669,8 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     }
     if (h->mode == GF_HIER_REUSE)
         for (unsigned i = 0; i < h->nslices; i++)
-            p->dec_dram_write += gf_secreuse_flush_evicted(h->l2_rd[i]);
+            p->dec_dram_write +=
+                (uint64_t)llround(gf_secreuse_flush_evicted_assoc(h->l2_rd[i], h->l2_ways));
 
     double l1hit[GF_HIER_NL1], l1tag[GF_HIER_NL1], l2hit[GF_HIER_NL2], dram_read;
     if (h->mode == GF_HIER_EXACT) {

@@ -610,6 +610,61 @@ static void visit_far(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1
     a->fn(a->ctx, key, time1 <= a->before, tag, payload);
 }
 
+struct near_item {
+    uint64_t key;
+    uint32_t time1;
+    uint16_t *tag;
+    void *payload;
+};
+
+struct near_walk {
+    size_t before; /* near: last time + 1 > before */
+    struct near_item *items;
+    size_t n;
+};
+
+static void visit_near(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
+                       void *payload)
+{
+    (void)r;
+    struct near_walk *a = arg;
+    if (time1 > a->before)
+        a->items[a->n++] = (struct near_item){key, time1, tag, payload};
+}
+
+static int later_first(const void *x, const void *y)
+{
+    const struct near_item *a = x, *b = y;
+    return a->time1 < b->time1 ? 1 : a->time1 > b->time1 ? -1 : 0;
+}
+
+int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
+                          void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                     void *payload),
+                          void *ctx)
+{
+    if (d == 0 || r->count == 0)
+        return 0;
+    size_t n = d > r->count ? r->count : (size_t)d;
+    struct near_walk a = {d > r->count ? 0 : kth_latest_time(r, d), malloc(n * sizeof *a.items), 0};
+    if (!a.items)
+        return -1;
+    walk_keys(r, visit_near, &a);
+    qsort(a.items, a.n, sizeof *a.items, later_first);
+    /* distance = live times after the key's own (time1 - 1), as visit_dist */
+    size_t wcur = r->now ? ((r->now - 1) >> 6) + 1 : 0;
+    uint64_t above = 0; /* live times in words [wcur, top) */
+    for (size_t i = 0; i < a.n; i++) {
+        size_t t0 = a.items[i].time1 - 1, w = t0 >> 6;
+        while (wcur > w + 1)
+            above += popc(r->bits[--wcur]);
+        uint64_t part = popc(r->bits[w] & ~((UINT64_C(2) << (t0 & 63u)) - 1));
+        fn(ctx, a.items[i].key, above + part, a.items[i].tag, a.items[i].payload);
+    }
+    free(a.items);
+    return 0;
+}
+
 void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
                           void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
                                      void *payload),

@@ -84,6 +84,14 @@ void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
                           void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
                                      void *payload),
                           void *ctx);
+/* Calls fn for every key whose current distance is below d, with that distance (as
+ * gf_reuse_foreach), its tag and payload: the keys are found as by gf_reuse_foreach_far
+ * and their distances counted in one walk down the time axis (at most d keys). Returns
+ * -1, calling nothing, when it cannot allocate its list of them. */
+int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
+                          void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                     void *payload),
+                          void *ctx);
 /* Bytes held by the engine (hash + tree), for benchmarks. */
 size_t gf_reuse_bytes(const gf_reuse *r);
 

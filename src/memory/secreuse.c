@@ -13,6 +13,7 @@
  * the line's access recorded but its sector update lost; the hierarchy then reports
  * its counters as NAN. */
 #include "memory/secreuse.h"
+#include "memory/cachemodel.h"
 
 #include <string.h>
 
@@ -354,6 +355,48 @@ uint64_t gf_secreuse_flush_evicted(gf_secreuse *t)
     flush_ctx f = {0, 1};
     gf_reuse_foreach_far(t->r, t->cap, flush_one, &f);
     return f.n;
+}
+
+typedef struct assoc_ctx {
+    double n;
+    uint64_t lines;
+    unsigned ways;
+} assoc_ctx;
+
+static void flush_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)key;
+    assoc_ctx *a = ctx;
+    line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
+    unsigned dirty = p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu);
+    if (dirty)
+        a->n += gf_popcount4(dirty) * (1.0 - gf_cachemodel_hit_prob(dist, a->lines, a->ways));
+}
+
+static void count_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
+{
+    (void)key;
+    line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
+    if (far)
+        *(double *)ctx += gf_popcount4(p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu));
+}
+
+double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways)
+{
+    if (ways == 0 || t->cap == 0 || t->cap / ways <= 1)
+        return (double)gf_secreuse_flush_evicted(t);
+    /* Past dhi a line's set has surely (chance > 1 - 1e-9) seen `ways` newer lines:
+     * those count whole; below it each by its chance, from its exact distance. */
+    uint64_t dhi = t->cap;
+    while (dhi < (UINT64_C(1) << 40) && gf_cachemodel_hit_prob(dhi, t->cap, ways) > 1e-9)
+        dhi *= 2;
+    assoc_ctx a = {0, t->cap, ways};
+    if (gf_reuse_foreach_near(t->r, dhi, flush_near, &a) != 0)
+        return (double)gf_secreuse_flush_evicted(t); /* (no memory: fully associative) */
+    double far = 0;
+    gf_reuse_foreach_far(t->r, dhi, count_far, &far);
+    (void)gf_secreuse_flush_evicted(t); /* the state: lines past the capacity are clean */
+    return a.n + far;
 }
 
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)

@@ -70,6 +70,13 @@ void gf_secreuse_prefetch(const gf_secreuse *t, uint64_t line);
 /* Dirty sectors of lines that a fully associative cache of the configured capacity has
  * evicted by now: counted as written back, and cleared. Kernel-end accounting. */
 uint64_t gf_secreuse_flush_evicted(gf_secreuse *t);
+/* As gf_secreuse_flush_evicted for a set-associative cache of `ways` ways at the
+ * configured capacity (the binomial model of cachemodel.h): every dirty line counts with
+ * the chance that its set has evicted it by now, 1 - P[hit] at its distance (whole where
+ * that chance is within 1e-9 of 1). The expected number. The state is
+ * gf_secreuse_flush_evicted's (lines past the capacity left clean), as the per-access
+ * decisions are the fully associative ones; ways 0 gives its count. */
+double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways);
 /* Dirty sectors still resident at the configured capacity. */
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
 uint64_t gf_secreuse_capacity(const gf_secreuse *t);

@@ -126,6 +126,51 @@ static void agree_fa(size_t n, uint64_t cap, uint64_t other_cap)
     gf_lru_free(l2);
 }
 
+/* Dirty lines written once and never read back (a kernel's output): the sectors a
+ * set-associative cache has written back by the end. The reuse side's fully associative
+ * sweep counts only the lines past the capacity; gf_secreuse_flush_evicted_assoc adds
+ * the conflict evictions of the binomial model, which the oracle (random lines, LRU sets)
+ * matches within 1.5 % (4,731 against 4,756 sectors; the sweep alone: 4,608); with
+ * ways 0 it is the sweep. */
+static void torture_memoracle_writeback_assoc(void **state)
+{
+    (void)state;
+    enum { CAP = 256, WAYS = 8, LINES = 400, SEEDS = 8 };
+    double model = 0, fa = 0, oracle = 0;
+    uint64_t x = 99;
+    for (int seed = 0; seed < SEEDS; seed++) {
+        gf_secreuse *t, *u;
+        gf_lru *l;
+        gf_error e;
+        assert_int_equal(gf_secreuse_create(CAP, GF_LRU_WRITE_ALLOCATE, 1, &t, &e), GF_OK);
+        assert_int_equal(gf_secreuse_create(CAP, GF_LRU_WRITE_ALLOCATE, 1, &u, &e), GF_OK);
+        gf_lru_config c = {CAP, WAYS, GF_LRU_INDEX_LINEAR, 1, GF_LRU_WRITE_ALLOCATE, 1};
+        assert_int_equal(gf_lru_create(&c, &l, &e), GF_OK);
+        uint64_t wb_o = 0;
+        for (unsigned i = 0; i < LINES; i++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint64_t line = x >> 11; /* random sets; distinct but for a 2^-40 chance */
+            gf_secreuse_result r;
+            gf_lru_result o;
+            assert_int_equal(gf_secreuse_access(t, line, 0xF, NULL, GF_LRU_WRITE, &r), GF_OK);
+            assert_int_equal(gf_secreuse_access(u, line, 0xF, NULL, GF_LRU_WRITE, &r), GF_OK);
+            gf_lru_access(l, line, 0xF, NULL, GF_LRU_WRITE, &o);
+            wb_o += o.writebacks;
+        }
+        model += gf_secreuse_flush_evicted_assoc(t, WAYS);
+        fa += gf_secreuse_flush_evicted_assoc(u, 0);
+        oracle += (double)wb_o;
+        gf_secreuse_free(t);
+        gf_secreuse_free(u);
+        gf_lru_free(l);
+    }
+    assert_true(fa == (double)SEEDS * (LINES - CAP) * 4);
+    if (!(oracle > fa * 1.02)) /* conflicts evict before the capacity is reached */
+        fail_msg("oracle %.1f, fully associative %.1f, model %.1f", oracle, fa, model);
+    if (!(fabs(model - oracle) < 0.015 * oracle))
+        fail_msg("written back: model %.1f, oracle %.1f, fully associative %.1f", model, oracle, fa);
+}
+
 static void torture_memoracle_fully_associative_random(void **state)
 {
     (void)state;
@@ -341,6 +386,7 @@ int main(void)
         cmocka_unit_test(torture_memoracle_tags_match_payloads),
         cmocka_unit_test(torture_memoracle_hierarchy_fa),
         cmocka_unit_test(torture_memoracle_set_associative_error),
+        cmocka_unit_test(torture_memoracle_writeback_assoc),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
