@@ -115,6 +115,9 @@ typedef struct gf_gpu {
     gf_dram_scheduler dram_scheduler;
 
     unsigned kernel_launch_cycles, block_launch_cycles;
+    /* 1: a block's slot frees only once its warps' stores are acknowledged by L2 (an L2
+     * latency after they leave the SM): Nsight's "drain" stall after EXIT */
+    unsigned store_drain;
     double kernel_launch_ns;       /* part of the launch overhead in ns (front end, not SM) */
     /* Banks of 4 B the L1 data array reads a global/local access through, one wavefront
      * per conflicting address as for shared memory (0 = not modelled: sectors alone) */

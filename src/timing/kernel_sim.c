@@ -201,7 +201,8 @@ typedef struct sblock {
     unsigned listed;               /* warps the trace lists */
     uint64_t warp_insts, thread_insts;
     struct sblock *next;           /* free list */
-    uint64_t start, done; /* placed at; its last warp's last issue */
+    uint64_t start, done; /* placed at; its last warp's last issue (or store drain) */
+    uint64_t drain;       /* launch.store_drain: when its last store is acknowledged */
     unsigned pending;     /* memory instructions waiting for their L2 outcome */
     size_t held;          /* bytes of decoded instructions it holds (sim.held) */
     gf_spill *spill;      /* where its spilled warps are, else NULL */
@@ -1711,6 +1712,7 @@ static void place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t
     for (unsigned k = 0; k < b->npf && sm->npf < SM_PF_LINES; k++)
         sm->pf[sm->npf++] = b->pf_line[k];
     b->start = b->done = t;
+    b->drain = 0;
     for (unsigned i = 0; i < b->nwarps; i++) {
         swarp *w = &b->warps[i];
         /* Warp slots are allocated per block slot, as gpgpu-sim does; warp slot
@@ -1915,6 +1917,12 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
         stage = 1;
     sm->lsu_free = t + stage;
     sm->lsu_cycles += stage;
+    if (g->store_drain && (m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst))) {
+        /* its slot waits for the acknowledgement (Nsight's "drain" after EXIT) */
+        uint64_t ack = t + stage + gf_gpu_l2_latency(g);
+        if (ack > w->block->drain)
+            w->block->drain = ack;
+    }
     unsigned past_l1 = o.sectors - o.l1_hits;
     sm->miss_sectors += past_l1;
     if (m->dir != GF_DIR_STORE)
@@ -2018,7 +2026,9 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         w->state = W_DONE;
         warp_mirror(w);
         b->live--;
-        b->done = t + 1;
+        b->done = t + 1 > b->drain ? t + 1 : b->drain;
+        if (b->done > sm->last_done)
+            sm->last_done = b->done;
         release_barrier(sm, b, t);
     } else if (kind == K_BAR) {
         w->state = W_BAR;

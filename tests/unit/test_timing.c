@@ -240,6 +240,37 @@ static void torture_shared_atomics_serialise(void **state)
     assert_int_equal(k.ks.max_lsu_cycles_sm, 34);
 }
 
+/* launch.store_drain: a block's slot waits for its stores' acknowledgement, an L2
+ * latency after they leave the SM (Nsight's "drain" stall). One SM holds 32 blocks; the
+ * 33rd starts in the first freed slot: an L2 latency later with the drain. */
+static void torture_store_drain_holds_the_slot(void **state)
+{
+    (void)state;
+    static char text[16384];
+    int n = snprintf(text, sizeof text,
+                     "-kernel name = k\n-grid dim = (33,1,1)\n-block dim = (32,1,1)\n"
+                     "-shmem = 0\n-nregs = 16\n-binary version = 90\n"
+                     "-accelsim tracer version = 4\n");
+    for (int b = 0; b < 33; b++)
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "#BEGIN_TB\nthread block = %d,0,0\nwarp = 0\ninsts = 2\n"
+                      "0000 ffffffff 0 STG.E 2 R4 R2 4 1 0x7f00000%02x000 4 \n"
+                      "0010 ffffffff 0 EXIT 0 0 \n#END_TB\n",
+                      b, b);
+    const char *p = gf_test_write_file("drain.traceg", text, (size_t)n);
+    gf_gpu g = load_gpu("h100");
+    assert_int_equal(g.store_drain, 1);
+    g.num_sms = 1;
+    gf_kernel_summary on = predict1(p, &g, NULL);
+    g.store_drain = 0;
+    gf_kernel_summary off = predict1(p, &g, NULL);
+    uint64_t l2 = gf_gpu_l2_latency(&g);
+    if (on.ks.sm_cycles_max + 64 < off.ks.sm_cycles_max + l2 ||
+        on.ks.sm_cycles_max > off.ks.sm_cycles_max + l2 + 64)
+        fail_msg("drain on %llu, off %llu, L2 %llu", (unsigned long long)on.ks.sm_cycles_max,
+                 (unsigned long long)off.ks.sm_cycles_max, (unsigned long long)l2);
+}
+
 static void torture_pointer_chase_shows_latencies(void **state)
 {
     (void)state;
@@ -631,6 +662,7 @@ int main(void)
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
         cmocka_unit_test(torture_shared_atomics_serialise),
+        cmocka_unit_test(torture_store_drain_holds_the_slot),
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
