@@ -329,12 +329,19 @@ typedef struct flush_ctx {
     int evicted_only;
 } flush_ctx;
 
+/* A line's dirty sectors, wherever its state lives (tag or payload). */
+static unsigned line_dirty(const uint16_t *tag, const void *payload)
+{
+    const line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
+    return p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu);
+}
+
 static void flush_one(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
 {
     (void)key;
     flush_ctx *f = ctx;
     line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
-    unsigned dirty = p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu);
+    unsigned dirty = line_dirty(tag, payload);
     if (!dirty)
         return;
     if (f->evicted_only) {
@@ -367,8 +374,7 @@ static void flush_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, vo
 {
     (void)key;
     assoc_ctx *a = ctx;
-    line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
-    unsigned dirty = p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu);
+    unsigned dirty = line_dirty(tag, payload);
     if (dirty)
         a->n += gf_popcount4(dirty) * (1.0 - gf_cachemodel_hit_prob(dist, a->lines, a->ways));
 }
@@ -376,9 +382,8 @@ static void flush_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, vo
 static void count_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
 {
     (void)key;
-    line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
     if (far)
-        *(double *)ctx += gf_popcount4(p ? p->dirty : (unsigned)(*tag >> 8 & 0xFu));
+        *(double *)ctx += gf_popcount4(line_dirty(tag, payload));
 }
 
 double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways)

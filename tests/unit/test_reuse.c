@@ -157,6 +157,19 @@ static void check_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *pay
     c->keys++;
 }
 
+/* gf_reuse_foreach_near: exactly the keys below d, with gf_reuse_foreach's distances. */
+static void check_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)tag;
+    (void)payload;
+    far_check *c = ctx;
+    uint64_t want = c->dist[key - 0x7f0000000000ull];
+    if (dist != want || dist >= c->d)
+        fail_msg("key %llx: distance %llu, want %llu (d %llu)", (unsigned long long)key,
+                 (unsigned long long)dist, (unsigned long long)want, (unsigned long long)c->d);
+    c->keys++;
+}
+
 static void torture_reuse_foreach_far(void **state)
 {
     (void)state;
@@ -177,45 +190,9 @@ static void torture_reuse_foreach_far(void **state)
             far_check c = {ds[k], 0, dist};
             gf_reuse_foreach_far(r, ds[k], check_far, &c);
             assert_int_equal(c.keys, n);
-        }
-    }
-    gf_reuse_free(r);
-    free(dist);
-}
-
-/* gf_reuse_foreach_near: exactly the keys below d, with gf_reuse_foreach's distances. */
-static void check_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
-{
-    (void)tag;
-    (void)payload;
-    far_check *c = ctx;
-    uint64_t want = c->dist[key - 0x7f0000000000ull];
-    if (dist != want || dist >= c->d)
-        fail_msg("key %llx: distance %llu, want %llu (d %llu)", (unsigned long long)key,
-                 (unsigned long long)dist, (unsigned long long)want, (unsigned long long)c->d);
-    c->keys++;
-}
-
-static void torture_reuse_foreach_near(void **state)
-{
-    (void)state;
-    enum { KEYS = 3000 };
-    uint64_t *dist = calloc(KEYS, sizeof *dist);
-    assert_non_null(dist);
-    gf_reuse *r = gf_reuse_create();
-    assert_non_null(r);
-    rng_state = 13;
-    for (size_t i = 1; i <= 20000; i++) {
-        gf_reuse_access(r, 0x7f0000000000ull + rnd() % KEYS);
-        if (i % 5000 && i != 700)
-            continue;
-        gf_reuse_foreach(r, note_dist, &(far_check){0, 0, dist});
-        size_t n = gf_reuse_distinct(r);
-        uint64_t ds[] = {0, 1, 2, 63, 64, 65, 500, n - 1, n, n + 1, UINT64_MAX};
-        for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
-            far_check c = {ds[k], 0, dist};
-            assert_int_equal(gf_reuse_foreach_near(r, ds[k], check_near, &c), 0);
-            assert_int_equal(c.keys, ds[k] < n ? ds[k] : n);
+            far_check near = {ds[k], 0, dist}; /* exactly the keys below d, same distances */
+            assert_int_equal(gf_reuse_foreach_near(r, ds[k], check_near, &near), 0);
+            assert_int_equal(near.keys, ds[k] < n ? ds[k] : n);
         }
     }
     gf_reuse_free(r);
@@ -407,7 +384,6 @@ int main(void)
         cmocka_unit_test(torture_reuse_matches_naive),
         cmocka_unit_test(torture_reuse_cold_stream_then_reuse),
         cmocka_unit_test(torture_reuse_foreach_far),
-        cmocka_unit_test(torture_reuse_foreach_near),
         cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),
         cmocka_unit_test(torture_reuse_tags_and_lazy_payloads),

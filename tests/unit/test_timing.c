@@ -145,6 +145,22 @@ static double chase_cycles_per_load(const gf_gpu *g, uint64_t footprint, unsigne
     return (double)k.ks.sm_cycles_max / (double)loads;
 }
 
+/* A one-block, one-warp kernel's header (sm_90; 1 KiB of shared memory), for traces
+ * written inline: ONE_WARP "insts = n\n" then the lines and "#END_TB\n". */
+#define ONE_WARP                                                                           \
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 1024\n"    \
+    "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"                   \
+    "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n"
+
+/* Predicts the kernel text (written to the test directory as name) on g. */
+static gf_kernel_summary predict_text(const char *name, const char *text, const gf_gpu *g,
+                                      gf_kernel_row *row)
+{
+    const char *p = gf_test_write_file(name, text, strlen(text));
+    assert_non_null(p);
+    return predict1(p, g, row);
+}
+
 /* l1.data_banks: a global load whose 32 lanes are 128 B apart hits one 4-byte bank 32
  * times, so the L1 data stage takes 32 wavefronts, not the 8 cycles its 32 sectors need
  * at 128 B a cycle; a unit-stride load takes 1 either way (refdata h100-gfbench:
@@ -153,19 +169,16 @@ static void torture_l1_bank_conflicts_set_the_stage(void **state)
 {
     (void)state;
     static const char text[] =
-        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
-        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+        ONE_WARP "insts = 3\n"
         "0000 ffffffff 1 R2 LDG.E 1 R4 4 1 0x7f0000000000 128 \n"
         "0010 ffffffff 1 R3 LDG.E 1 R4 4 1 0x7f0000010000 4 \n"
         "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
-    const char *p = gf_test_write_file("banks.traceg", text, sizeof text - 1);
     gf_gpu g = load_gpu("h100");
     assert_int_equal(g.l1_data_banks, 32);
-    gf_kernel_summary k = predict1(p, &g, NULL);
+    gf_kernel_summary k = predict_text("banks.traceg", text, &g, NULL);
     assert_int_equal(k.ks.max_lsu_cycles_sm, 32 + 1);
     g.l1_data_banks = 0;
-    k = predict1(p, &g, NULL);
+    k = predict_text("banks.traceg", text, &g, NULL);
     assert_int_equal(k.ks.max_lsu_cycles_sm, 8 + 1);
 }
 
@@ -175,17 +188,14 @@ static void torture_masked_off_shared_takes_the_pipe(void **state)
 {
     (void)state;
     static const char text[] =
-        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 1024\n"
-        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
-        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+        ONE_WARP "insts = 4\n"
         "0000 00000000 1 R3 LDS 1 R7 4 1 0x0 0 \n"
         "0010 00000000 0 STS 2 R7 R4 4 1 0x0 0 \n"
         "0020 ffffffff 1 R2 LDS 1 R7 4 1 0x400 4 \n"
         "0030 ffffffff 0 EXIT 0 0 \n#END_TB\n";
-    const char *p = gf_test_write_file("masked.traceg", text, sizeof text - 1);
     gf_gpu g = load_gpu("h100");
     gf_kernel_row row;
-    gf_kernel_summary k = predict1(p, &g, &row);
+    gf_kernel_summary k = predict_text("masked.traceg", text, &g, &row);
     assert_int_equal(k.ks.max_lsu_cycles_sm, 3);
     assert_true(row.v[GF_C_SHMEM_LD_REQUESTS] == 1);
     assert_true(row.v[GF_C_SHMEM_ST_REQUESTS] == 0);
@@ -200,21 +210,18 @@ static void torture_atomic_passes_per_word(void **state)
 {
     (void)state;
     static const char text[] =
-        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 0\n"
-        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
-        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 3\n"
+        ONE_WARP "insts = 3\n"
         "0000 ffffffff 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 1 0x7f0000000000 0 \n"
         "0010 ffffffff 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 1 0x7f0000010000 4 \n"
         "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
-    const char *p = gf_test_write_file("passes.traceg", text, sizeof text - 1);
     gf_gpu g = load_gpu("h100");
     gf_kernel_row row;
-    predict1(p, &g, &row);
+    predict_text("passes.traceg", text, &g, &row);
     assert_true(row.v[GF_C_L2_ATOM_SECTORS] == 32 + 4);
     assert_true(row.v[GF_C_L1_ATOM_SECTORS] == 32 + 4);
     assert_true(row.v[GF_C_DRAM_SECTORS_READ] == 2 + 4); /* 64 B fetch groups */
     g.l2_atomic_sectors_per_cycle = 0;
-    predict1(p, &g, &row);
+    predict_text("passes.traceg", text, &g, &row);
     assert_true(row.v[GF_C_L2_ATOM_SECTORS] == 1 + 4);
 }
 
@@ -224,17 +231,14 @@ static void torture_shared_atomics_serialise(void **state)
 {
     (void)state;
     static const char text[] =
-        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-shmem = 1024\n"
-        "-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
-        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+        ONE_WARP "insts = 4\n"
         "0000 ffffffff 0 ATOMS.ADD 2 R7 R4 4 1 0x400 0 \n"
         "0010 ffffffff 0 ATOMS.ADD 2 R7 R4 4 1 0x400 4 \n"
         "0020 ffffffff 1 R2 LDS 1 R7 4 1 0x400 0 \n"
         "0030 ffffffff 0 EXIT 0 0 \n#END_TB\n";
-    const char *p = gf_test_write_file("atoms.traceg", text, sizeof text - 1);
     gf_gpu g = load_gpu("h100");
     gf_kernel_row row;
-    gf_kernel_summary k = predict1(p, &g, &row);
+    gf_kernel_summary k = predict_text("atoms.traceg", text, &g, &row);
     assert_true(row.v[GF_C_SHMEM_WAVEFRONTS] == 32 + 1 + 1);
     assert_true(row.v[GF_C_SHMEM_BANK_CONFLICTS] == 31);
     assert_int_equal(k.ks.max_lsu_cycles_sm, 34);
