@@ -181,6 +181,9 @@ def group_of(case):
     return "micro" if case in MICRO else "app" if case in APP else "other"
 
 
+MISSING = set()  # "case counter (source)" measured but without a prediction
+
+
 def samples(cases, key, kind, source="cold"):
     """(case, group, pred, hw) samples for one counter: one per case (sum over launches) for
     counts and cycles, one per launch for rates."""
@@ -189,6 +192,9 @@ def samples(cases, key, kind, source="cold"):
         if c.get("error") or not c.get(source):
             continue
         vals = [k.get(key) for k in c[source]["kernels"].values()]
+        for v in vals: # measured but not predicted (NaN, empty): a failure, not a skip
+            if v and v["hw"] is not None and v["pred"] is None:
+                MISSING.add("%s %s (%s)" % (c["name"], key, source))
         vals = [v for v in vals if v and v["pred"] is not None and v["hw"] is not None]
         if not vals:
             continue
@@ -703,6 +709,9 @@ def main():
                     k, "n/a" if v is None else "%.4f" % v, limit, CHECK_TOLERANCE))
         if failed:
             worse.append("predictions failed: %s" % ", ".join(failed))
+        if MISSING:
+            worse.append("predictions failed: no predicted value for %s" %
+                         ", ".join(sorted(MISSING)))
         if args.cases:
             print("validate_h100: --check on a subset (%s): thresholds are for the whole "
                   "set, only failures are checked" % args.cases, file=sys.stderr)

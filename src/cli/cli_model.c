@@ -236,9 +236,10 @@ int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *
         rc = gf_cli_usage_error(argv[0], "%s is a saved profile; this command needs a trace",
                                 a->positional[0]);
     else if (rc < 0 && gf_profile_is_profile(a->positional[0]) &&
-             (a->popt.mode == GF_HIER_EXACT || a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
-        rc = gf_cli_usage_error(argv[0], "--exact and --unknown-opcode act when a trace is "
-                                         "profiled, not on a saved profile");
+             (a->popt.mode == GF_HIER_EXACT || a->popt.cold ||
+              a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
+        rc = gf_cli_usage_error(argv[0], "--exact, --cold and --unknown-opcode act when a "
+                                         "trace is profiled, not on a saved profile");
     if (rc < 0)
         rc = gf_model_args_load_gpu(a, gpu) ? 1 : -1;
     if (rc >= 0)

@@ -116,7 +116,7 @@ static const key_def keys[] = {
     {"l2.atomic_sectors_per_cycle", K_DOUBLE, OFF(l2_atomic_sectors_per_cycle), 0, 0, 1e6, NULL, 1, "atomic/reduction sectors a slice's ALU applies per L2 cycle (absent or 0 = unlimited)"},
     {"l2.slice_interleave", K_SIZE32, OFF(l2_slice_interleave), 0, 0, 1u << 30, NULL, 1, "bytes of consecutive addresses homed on one slice, for the atomic units (absent = 128)"},
     {"l2.writes_hit", K_UINT, OFF(l2_writes_hit), 0, 0, 1, NULL, 1, "1: every write/atomic sector counts as an L2 lookup hit, as Nsight does on H100 (absent = 0: where the line is present)"},
-    {"l2.partial_write_cycles", K_UINT, OFF(l2_partial_write_cycles), 0, 0, 64, NULL, 1, "slice input cycles of a partially written sector (absent = 1, as a full one)"},
+    {"l2.partial_write_cycles", K_UINT, OFF(l2_partial_write_cycles), 0, 1, 64, NULL, 1, "slice input cycles of a partially written sector (absent = 1, as a full one)"},
     {"l2.hash", K_ENUM, OFF(l2_hash), 0, 0, 0, hash_names, 0, "slice index: linear | xor"},
     {"l2.write_policy", K_ENUM, OFF(l2_write_back), 0, 0, 0, wp_names, 0, "writeback | writethrough"},
     {"noc.bytes_per_cycle", K_DOUBLE, OFF(noc_bytes_per_cycle), 0, 1, 1e7, NULL, 0, "SM<->L2 crossbar, whole GPU, bytes per core cycle"},
@@ -129,7 +129,7 @@ static const key_def keys[] = {
     {"dram.latency", K_UINT, OFF(dram_latency), 0, 0, 100000, NULL, 0, "unloaded latency beyond L2, core cycles"},
     {"dram.latency_ns", K_DOUBLE, OFF(dram_latency_ns), 0, 0, 1e5, NULL, 1, "unloaded latency beyond L2 in nanoseconds, added to dram.latency (absent = 0)"},
     {"dram.fetch_bytes", K_SIZE32, OFF(dram_fetch_bytes), 0, 0, 128, NULL, 1, "DRAM read per L2 read miss: 32 (the sector) or 64 (the aligned sector pair); absent = 32"},
-    {"dram.max_efficiency", K_DOUBLE, OFF(dram_max_efficiency), 0, 0, 1, NULL, 1, "the most of peak bandwidth a stream sustains, capping the row-buffer efficiency (absent = 1)"},
+    {"dram.max_efficiency", K_DOUBLE, OFF(dram_max_efficiency), 0, 0.05, 1, NULL, 1, "the most of peak bandwidth a stream sustains, capping the row-buffer efficiency (absent = 1)"},
     {"dram.row_bytes", K_SIZE32, OFF(dram_row_bytes), 0, 32, 1 << 20, NULL, 0, "row (page) size per bank"},
     {"dram.tRCD", K_UINT, OFF(tRCD), 0, 1, 1000, NULL, 0, "activate to read, DRAM cycles"},
     {"dram.tRP", K_UINT, OFF(tRP), 0, 1, 1000, NULL, 0, "precharge, DRAM cycles"},
@@ -780,6 +780,13 @@ static gf_status validate(load_state *st, gf_error *err)
                        "l2.slice_interleave = %u: expected a power of two of at least 128 "
                        "(whole lines)",
                        g->l2_slice_interleave);
+    if (g->l2_atomic_sectors_per_cycle > 0 && g->l2_atomic_sectors_per_cycle < 0.01)
+        return invalid(st, "l2.atomic_sectors_per_cycle", err,
+                       "l2.atomic_sectors_per_cycle = %g: expected 0 (no limit) or at least "
+                       "0.01 sectors per L2 cycle",
+                       g->l2_atomic_sectors_per_cycle);
+    if (g->l2_partial_write_cycles == 0) /* absent: as a full sector */
+        g->l2_partial_write_cycles = 1;
     if (g->dram_max_efficiency == 0)
         g->dram_max_efficiency = 1;
     if (g->dram_fetch_bytes == 0)

@@ -69,6 +69,7 @@ struct gf_hier {
     /* The same for the L2 side, per slice, so slices can run on different threads. */
     struct l2part *slp;
     uint64_t *atom_home;       /* per slice: atomic sectors it is home to (this kernel) */
+    int final;                 /* gf_hier_set_final */
     unsigned interleave_shift; /* log2(l2.slice_interleave / 128) */
 };
 
@@ -169,6 +170,7 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     h->l1_rd = gf_calloc(h->nsm, sizeof *h->l1_rd);
     h->l1_ex = gf_calloc(h->nsm, sizeof *h->l1_ex);
     h->smp = gf_calloc(gpu->num_sms, sizeof *h->smp);
+    h->final = 1;
     h->slp = gf_calloc(slices, sizeof *h->slp);
     h->atom_home = gf_calloc(slices, sizeof *h->atom_home);
     for (unsigned b = gpu->l2_slice_interleave; b > GF_LINE_BYTES; b >>= 1)
@@ -539,8 +541,7 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
             if (atomic && c->passes && c->passes[i] > 1)
                 extra += c->passes[i] - 1u;
         }
-        p->l1_sectors[cls] += extra;
-        out->sectors += extra;
+        p->l1_sectors[cls] += extra; /* (the counter; the L1 holds the sector once) */
         if (local)
             line = local_line(warp_uid, line);
         unsigned nsec = gf_popcount4(smask);
@@ -670,7 +671,8 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     if (h->mode == GF_HIER_REUSE)
         for (unsigned i = 0; i < h->nslices; i++)
             p->dec_dram_write +=
-                (uint64_t)llround(gf_secreuse_flush_evicted_assoc(h->l2_rd[i], h->l2_ways));
+                h->final ? (uint64_t)llround(gf_secreuse_flush_evicted_assoc(h->l2_rd[i], h->l2_ways))
+                         : gf_secreuse_flush_evicted(h->l2_rd[i]);
 
     double l1hit[GF_HIER_NL1], l1tag[GF_HIER_NL1], l2hit[GF_HIER_NL2], dram_read;
     if (h->mode == GF_HIER_EXACT) {
@@ -742,6 +744,11 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     v[GF_C_DRAM_SECTORS_WRITE] = (double)p->dec_dram_write + bad;
     v[GF_C_DRAM_BYTES_READ] = 32.0 * dram_read + bad;
     v[GF_C_DRAM_BYTES_WRITE] = 32.0 * (double)p->dec_dram_write + bad;
+}
+
+void gf_hier_set_final(gf_hier *h, int final)
+{
+    h->final = final;
 }
 
 const gf_hier_kernel_profile *gf_hier_profile(const gf_hier *h)

@@ -184,6 +184,12 @@ void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *h
  * tracker ran out of memory during the kernel, the counters are NAN. In REUSE mode this
  * walks every L2 line seen so far (dirty lines evicted by now): O(distinct L2 lines). */
 void gf_hier_end_kernel(gf_hier *h, double *v);
+/* Whether the kernel ending next is the last this hierarchy sees (default 1). The dirty
+ * lines still resident at the end of the last one count as written back with their set's
+ * chance of having evicted them (the binomial model); after an earlier kernel only those
+ * past the capacity do, so that no line's write-back is counted twice, once in part at
+ * one kernel's end and again later (the per-access decisions are fully associative). */
+void gf_hier_set_final(gf_hier *h, int final);
 /* The profile of the kernel in progress or just ended (valid until the next
  * gf_hier_begin_kernel; owned by h). */
 const gf_hier_kernel_profile *gf_hier_profile(const gf_hier *h);

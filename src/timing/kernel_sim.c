@@ -1917,7 +1917,9 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
         stage = 1;
     sm->lsu_free = t + stage;
     sm->lsu_cycles += stage;
-    if (g->store_drain && (m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst))) {
+    /* stores and atomics without a return value (RED) are posted: no MSHR, no result */
+    int posted = m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst);
+    if (g->store_drain && posted) {
         /* its slot waits for the acknowledgement (Nsight's "drain" after EXIT) */
         uint64_t ack = t + stage + gf_gpu_l2_latency(g);
         if (ack > w->block->drain)
@@ -1925,9 +1927,9 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     }
     unsigned past_l1 = o.sectors - o.l1_hits;
     sm->miss_sectors += past_l1;
-    if (m->dir != GF_DIR_STORE)
+    if (!posted)
         sm->load_miss_sectors += past_l1;
-    else /* (write-through: every stored sector goes on to L2) */
+    else if (m->dir == GF_DIR_STORE) /* (write-through: every stored sector goes to L2) */
         for (unsigned i = 0; i < c.nsectors; i++)
             sm->partial_stores += c.bytes[i] != 0xffffffffu;
     sm->mem_insts++;
@@ -1962,7 +1964,7 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
             sm->npsect += c.nsectors;
             const uint16_t *dregs = in->regs;
             pq->ndst = in->ndst;
-            pq->load = m->dir != GF_DIR_STORE;
+            pq->load = !posted;
             for (unsigned k = 0; k < in->ndst; k++)
                 pq->dst[k] = dregs[k];
             memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);

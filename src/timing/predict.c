@@ -174,6 +174,10 @@ gf_status gf_predict_trace(const char *path, const gf_gpu *gpu, const gf_predict
         }
         if (!hier && (st = gf_hier_create(gpu, opt->mode, &hier, err)) != GF_OK)
             goto done;
+        int last = 1; /* does this hierarchy see another kernel? */
+        for (size_t j = i + 1; j < gf_trace_command_count(t) && !opt->cold; j++)
+            last &= gf_trace_command(t, j)->kind != GF_CMD_KERNEL;
+        gf_hier_set_final(hier, last);
         kernels++;
         st = run_kernel(c->path, gpu, &isa, hier, opt, out, summaries ? &sv : NULL, err);
         if (st != GF_OK)

@@ -79,6 +79,8 @@ static const dep_field deps[] = {
     DEP("l2.slice_interleave", l2_slice_interleave),
     DEP("l2.writes_hit", l2_writes_hit),
     DEP("launch.block_cycles", block_launch_cycles),
+    DEP("launch.store_drain", store_drain),
+    DEP("l1.data_banks", l1_data_banks),
 };
 
 gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err)
@@ -99,6 +101,23 @@ gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err
                                 deps[i].key, vb, va);
         }
     }
+    /* Latencies given partly in ns become cycles at the SM clock when the issue model
+     * runs, so the clock matters once they are (h100.ini); and the atomic units' model
+     * being on or off changes the atomic passes the profile counted. */
+    if (gf_gpu_l2_latency(&p->gpu) != gf_gpu_l2_latency(gpu) ||
+        gf_gpu_dram_latency(&p->gpu) != gf_gpu_dram_latency(gpu))
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "the profile was made with L2 / DRAM latencies of %u / %u cycles, "
+                            "the model has %u / %u (clock.core with l2.latency_ns or "
+                            "dram.latency_ns): profile the trace again for this model",
+                            gf_gpu_l2_latency(&p->gpu), gf_gpu_dram_latency(&p->gpu),
+                            gf_gpu_l2_latency(gpu), gf_gpu_dram_latency(gpu));
+    if ((p->gpu.l2_atomic_sectors_per_cycle > 0) != (gpu->l2_atomic_sectors_per_cycle > 0))
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "the profile was made with l2.atomic_sectors_per_cycle %s, the "
+                            "model %s: profile the trace again for this model",
+                            p->gpu.l2_atomic_sectors_per_cycle > 0 ? "set" : "unset",
+                            gpu->l2_atomic_sectors_per_cycle > 0 ? "sets it" : "does not");
     return GF_OK;
 }
 

@@ -226,6 +226,37 @@ static void torture_hier_writes_count_as_hits(void **state)
         }
 }
 
+/* gf_hier_set_final: a warm run's dirty lines are counted once. Kernel 1 (not the last)
+ * leaves 200 dirty lines resident: none counted; kernel 2 reads 1,000 others past them:
+ * counted whole then, 800 sectors in all (counting kernel 1's resident lines in part at its
+ * end as well would count some twice). */
+static void torture_hier_writebacks_counted_once(void **state)
+{
+    (void)state;
+    gf_gpu g = make_gpu(70, 1, 4, 16);
+    gf_hier *h = make(&g, GF_HIER_REUSE, 32 * 1024);
+    gf_access_outcome o;
+    double v[GF_C_COUNT], total = 0;
+    for (unsigned i = 0; i < 200; i++)
+        one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, 0x7F0000000000ull + i * 128, &o);
+    /* (a store of one lane dirties one sector: four lanes' worth per line below) */
+    for (unsigned i = 0; i < 200; i++)
+        for (unsigned k = 1; k < 4; k++)
+            one(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, 0x7F0000000000ull + i * 128 + k * 32, &o);
+    gf_hier_set_final(h, 0);
+    gf_hier_end_kernel(h, v);
+    assert_true(v[GF_C_DRAM_SECTORS_WRITE] == 0);
+    gf_error e;
+    assert_int_equal(gf_hier_begin_kernel(h, 32 * 1024, &e), GF_OK);
+    for (unsigned i = 0; i < 1000; i++)
+        one(h, 1, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, 0x7F4000000000ull + i * 128, &o);
+    gf_hier_set_final(h, 1);
+    gf_hier_end_kernel(h, v);
+    total = v[GF_C_DRAM_SECTORS_WRITE];
+    assert_true(total <= 800 && total >= 790);
+    gf_hier_free(h);
+}
+
 static void torture_hier_pascal_and_local(void **state)
 {
     (void)state;
@@ -493,6 +524,7 @@ int main(void)
         cmocka_unit_test(torture_hier_stride_benchmark),
         cmocka_unit_test(torture_hier_dram_fetch_group),
         cmocka_unit_test(torture_hier_writes_count_as_hits),
+        cmocka_unit_test(torture_hier_writebacks_counted_once),
         cmocka_unit_test(torture_hier_atomic_home_slices),
         cmocka_unit_test(torture_hier_l2_write_policy_fig5),
         cmocka_unit_test(torture_hier_pascal_and_local),

@@ -447,6 +447,45 @@ static void torture_unrepeated_shapes_predict_the_same(void **state)
 
 /* A profile saved and loaded evaluates to the prediction made from the trace, and a
  * model that changes what the profile depends on is refused. */
+/* What a profile holds depends on the H100 model's new keys: each change is refused by
+ * name (the latencies partly in ns tie it to the SM clock); DRAM bandwidth stays free. */
+static void torture_profile_refuses_h100_keys(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_VECADD);
+    p.sm = 90;
+    p.n = 20000;
+    const char *d = gen(&p, "vecadd90");
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    gf_profile *pr;
+    gf_error e;
+    assert_int_equal(gf_profile_build(d, &g, &opt, &pr, &e), GF_OK);
+    static const struct { const char *set, *says; } refused[] = {
+        {"clock.core=1000MHz", "latencies"},
+        {"launch.store_drain=0", "launch.store_drain"},
+        {"l1.data_banks=0", "l1.data_banks"},
+        {"l2.atomic_sectors_per_cycle=0", "l2.atomic_sectors_per_cycle"},
+        {"dram.fetch_bytes=32", "dram.fetch_bytes"},
+        {"l2.writes_hit=0", "l2.writes_hit"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const char *ov[1] = {refused[i].set};
+        gf_gpu other;
+        assert_int_equal(gf_gpu_load("h100", NULL, ov, 1, &other, &e), GF_OK);
+        assert_int_equal(gf_profile_check(pr, &other, &e), GF_ERR_INVALID);
+        if (!strstr(e.message, refused[i].says))
+            fail_msg("%s: %s", refused[i].set, e.message);
+    }
+    const char *ok[1] = {"dram.bandwidth=3000GB/s"};
+    gf_gpu other;
+    assert_int_equal(gf_gpu_load("h100", NULL, ok, 1, &other, &e), GF_OK);
+    assert_int_equal(gf_profile_check(pr, &other, &e), GF_OK);
+    gf_profile_free(pr);
+}
+
 static void torture_profile_roundtrip(void **state)
 {
     (void)state;
@@ -670,6 +709,7 @@ int main(void)
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
+        cmocka_unit_test(torture_profile_refuses_h100_keys),
         cmocka_unit_test(torture_shared_conflicts_through_memo),
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
