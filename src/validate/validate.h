@@ -12,8 +12,11 @@
  * Hardware kernels left over, and predicted kernels with no hardware at all, are
  * listed as unmatched.
  *
- * Several hardware files may give the same kernel (e.g. three nvprof runs): the
- * prediction is compared with their mean; min, max and the sample count are reported.
+ * Several hardware files may give the same kernel (e.g. three nvprof runs), and one file
+ * may hold more launches of a name than the prediction (the program run again): its j-th
+ * launch of the name is a further sample of the prediction's (j mod k)-th of k kernels of
+ * that name. The prediction is compared with the samples' mean; min, max and the sample
+ * count are reported, and the table says when the prediction lies within min..max.
  *
  * Errors: rates (percentages, ratios) by absolute error in their own unit (percentage
  * points for %), MAE over kernels; counts and cycles by percentage error

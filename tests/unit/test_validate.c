@@ -452,6 +452,53 @@ static void hw_add(gf_hw_file *f, long id, const char *name, double cycles)
     r->v[GF_C_GPC_CYCLES_ELAPSED] = cycles;
 }
 
+/* A file with more launches of a name than the prediction holds repeated runs: the
+ * j-th launch of the name samples the prediction's (j mod k)-th kernel of that name;
+ * the table says when the prediction lies within the runs' spread. */
+static void torture_repeated_launches(void **state)
+{
+    (void)state;
+    gf_report pred;
+    gf_report_init(&pred);
+    gf_report_add(&pred, "k", 1, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 105;
+    gf_report_add(&pred, "k", 2, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 500;
+    gf_hw_file hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.path, sizeof hw.path, "runs.csv");
+    hw_add(&hw, 10, "k", 100); /* run 1: launches 1 and 2 (ids match none) */
+    hw_add(&hw, 11, "k", 200);
+    hw_add(&hw, 12, "k", 110); /* run 2 */
+    hw_add(&hw, 13, "k", 220);
+    hw_add(&hw, 14, "k", 90);  /* run 3 */
+    hw_add(&hw, 15, "k", 210);
+    gf_validation *v;
+    gf_error e;
+    assert_int_equal(gf_validate_run(&pred, &hw, 1, &v, &e), GF_OK);
+    assert_int_equal(v->nkernels, 2);
+    assert_int_equal(v->nunmatched, 0);
+    const gf_vvalue *a = &v->kernels[0].v[GF_C_GPC_CYCLES_ELAPSED];
+    const gf_vvalue *b = &v->kernels[1].v[GF_C_GPC_CYCLES_ELAPSED];
+    assert_int_equal(a->hw_n, 3);
+    assert_int_equal(b->hw_n, 3);
+    NEAR(a->hw_mean, 100.0);
+    assert_true(a->hw_min == 90 && a->hw_max == 110);
+    NEAR(b->hw_mean, 210.0);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_int_equal(gf_validate_write(v, GF_REPORT_TABLE, out, &e), GF_OK);
+    fclose(out);
+    const char *k2 = strstr(buf, "kernel 2: k");
+    assert_non_null(k2);
+    const char *in1 = strstr(buf, "within the runs");
+    assert_true(in1 && in1 < k2); /* 105 lies in 90..110; 500 not in 200..220 */
+    assert_null(strstr(k2, "within the runs"));
+    free(buf);
+    gf_validate_free(v);
+    gf_report_free(&pred);
+    gf_hardware_free(&hw);
+}
+
 static void torture_match_rules(void **state)
 {
     (void)state;
@@ -569,6 +616,7 @@ int main(void)
         cmocka_unit_test(torture_stats_hand_computed),
         cmocka_unit_test(torture_base_names),
         cmocka_unit_test(torture_match_rules),
+        cmocka_unit_test(torture_repeated_launches),
         cmocka_unit_test(torture_plot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
