@@ -408,6 +408,8 @@ typedef struct sim {
     ssm *sms;
     int trace_done;
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
+    unsigned lat_l2, lat_dram; /* unloaded L2 and L2 + DRAM latencies at the SM clock
+                                  (gf_gpu_l2_latency ...), worked out once a kernel */
     uint64_t next_uid;
     gf_ksim_result *res;
     double miss_latency_sum, load_latency_sum;
@@ -1824,14 +1826,14 @@ static uint64_t warp_earliest(const ssm *sm, unsigned sc, const scan_ent *w, int
     return e;
 }
 
-static unsigned level_latency(const gf_gpu *g, gf_level lv)
+static unsigned level_latency(const sim *s, gf_level lv)
 {
     switch (lv) {
-    case GF_LEVEL_L1: return g->l1.latency;
-    case GF_LEVEL_L2: return gf_gpu_l2_latency(g);
-    case GF_LEVEL_DRAM: return gf_gpu_l2_latency(g) + gf_gpu_dram_latency(g);
+    case GF_LEVEL_L1: return s->gpu->l1.latency;
+    case GF_LEVEL_L2: return s->lat_l2;
+    case GF_LEVEL_DRAM: return s->lat_dram;
     }
-    return gf_gpu_l2_latency(g);
+    return s->lat_l2;
 }
 
 /* w's next instruction changed (an L2 outcome, a barrier release): its sub-core's wake
@@ -1921,7 +1923,7 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     int posted = m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst);
     if (g->store_drain && posted) {
         /* its slot waits for the acknowledgement (Nsight's "drain" after EXIT) */
-        uint64_t ack = t + stage + gf_gpu_l2_latency(g);
+        uint64_t ack = t + stage + s->lat_l2;
         if (ack > w->block->drain)
             w->block->drain = ack;
     }
@@ -2609,7 +2611,7 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
             dram += it->dram;
         }
         gf_level worst = dram ? GF_LEVEL_DRAM : GF_LEVEL_L2;
-        unsigned lat = level_latency(g, worst);
+        unsigned lat = level_latency(s, worst);
         uint64_t done = pq->t + pq->stage + lat;
         for (unsigned i = 0; i < pq->ndst; i++) {
             uint16_t r = pq->dst[i];
@@ -2958,6 +2960,8 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     if (!s)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(r), 0, "out of memory");
     s->gpu = gpu;
+    s->lat_l2 = gf_gpu_l2_latency(gpu);
+    s->lat_dram = s->lat_l2 + gf_gpu_dram_latency(gpu);
     s->isa = isa;
     s->hier = hier;
     s->opt = opt;
@@ -3024,8 +3028,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
      * end of its epoch, can never be needed inside it (seeds/parallel-gpu-simulation-
      * workgroup.txt: SMs interact only through the memory system). 64 cycles or less
      * keeps the delay of blocks handed out at epoch ends small. */
-    unsigned l2_lat = gf_gpu_l2_latency(gpu);
-    s->epoch = l2_lat < 64 ? (l2_lat ? l2_lat : 1) : 64;
+    s->epoch = s->lat_l2 < 64 ? (s->lat_l2 ? s->lat_l2 : 1) : 64;
     if ((st = run_epochs(s, t0, err)) != GF_OK)
         goto fail;
     /* Summaries. */
@@ -3056,7 +3059,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     }
     out->sm_cycles_avg = out->sms_used ? sum / out->sms_used : 0;
     out->mean_miss_latency = s->miss_accesses ? s->miss_latency_sum / (double)s->miss_accesses
-                                              : (double)gf_gpu_l2_latency(gpu);
+                                              : (double)s->lat_l2;
     out->mean_load_miss_latency = s->load_accesses
                                       ? s->load_latency_sum / (double)s->load_accesses
                                       : out->mean_miss_latency;
