@@ -298,3 +298,25 @@ unsigned gf_shmem_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned wi
         *bank_conflicts = total - minimum;
     return total;
 }
+
+unsigned gf_shmem_atomic_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned width,
+                                    unsigned banks, unsigned *bank_conflicts)
+{
+    unsigned per[64] = {0}, words = width > 4 ? (width + 3) / 4 : 1, wf = 0, lanes = 0;
+    if (banks == 0 || banks > 64)
+        banks = banks ? 64 : 32;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(mask >> l & 1u))
+            continue;
+        lanes++;
+        for (unsigned k = 0; k < words; k++) {
+            unsigned b = (unsigned)((addr[l] >> 2) + k) % banks;
+            if (++per[b] > wf)
+                wf = per[b];
+        }
+    }
+    unsigned need = (lanes * words + banks - 1) / banks;
+    if (bank_conflicts)
+        *bank_conflicts = wf > need ? wf - need : 0;
+    return wf;
+}

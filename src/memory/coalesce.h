@@ -64,5 +64,13 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
  * conflict-free 16 B access of a full warp is 4 wavefronts, 0 conflicts; a broadcast one 2). */
 unsigned gf_shmem_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned width,
                              unsigned banks, unsigned *bank_conflicts);
+/* The same for a shared-memory atomic: no broadcast, as every lane's update must be
+ * applied, so a bank serves its lanes one after another whether they share a word or not
+ * (the CUDA C++ Programming Guide: atomics on one shared address are serialised; the
+ * same-word rule measured at L2 on H100, kernel_sim.c atomic_passes, is the evidence we
+ * have; refdata has no shared-atomic kernel). One pass for any width: a lane's words take
+ * consecutive banks. *bank_conflicts as above (may be NULL). */
+unsigned gf_shmem_atomic_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned width,
+                                    unsigned banks, unsigned *bank_conflicts);
 
 #endif

@@ -836,42 +836,15 @@ static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsi
 /* The address-dependent part of a shared-memory access: its shape's aux (wavefronts in
  * bits 0-11, conflicts 12-23, store flag 24; counted when issued, as the hierarchy belongs
  * to the issuing thread). */
-/* Wavefronts of a shared-memory atomic: no broadcast, as every lane's update must be
- * applied, so a bank serves its lanes one after another whether they share a word or not
- * (the CUDA C++ Programming Guide: atomics on one shared address are serialised). The
- * same rule measured at L2 on H100 (kernel_sim.c atomic_passes: lanes on one word take a
- * pass each) is the evidence we have; refdata has no shared-atomic kernel. */
-static unsigned shared_atomic_wavefronts(sim *s, const gf_inst *in, unsigned width,
-                                         unsigned *conflicts)
-{
-    const uint64_t *a = inst_addrs(s, in);
-    unsigned banks = s->gpu->shmem_banks ? s->gpu->shmem_banks : 32;
-    unsigned per[64] = {0}, words = width > 4 ? (width + 3) / 4 : 1, wf = 0, lanes = 0;
-    if (banks > 64)
-        banks = 64;
-    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
-        if (!(in->mask >> l & 1u))
-            continue;
-        lanes++;
-        for (unsigned k = 0; k < words; k++) {
-            unsigned b = (unsigned)((a[l] >> 2) + k) % banks;
-            if (++per[b] > wf)
-                wf = per[b];
-        }
-    }
-    /* conflicts: beyond what the bytes alone need (as gf_shmem_wavefronts counts them) */
-    unsigned need = (lanes * words + banks - 1) / banks;
-    *conflicts = wf > need ? wf - need : 0;
-    return wf;
-}
-
 static uint32_t shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsigned width)
 {
     if (!in->mask) /* predicated off: one wavefront, no request (see decode_inst) */
         return 1u | 1u << 25;
     unsigned conflicts = 0;
-    unsigned wf = e->dir == GF_DIR_ATOMIC ? shared_atomic_wavefronts(s, in, width, &conflicts)
-                                          : shmem_wavefronts(s, in, width, &conflicts);
+    unsigned wf = e->dir == GF_DIR_ATOMIC
+                      ? gf_shmem_atomic_wavefronts(inst_addrs(s, in), in->mask, width,
+                                                   s->gpu->shmem_banks, &conflicts)
+                      : shmem_wavefronts(s, in, width, &conflicts);
     if (wf > 0xfff)
         wf = 0xfff;
     if (conflicts >= wf)
