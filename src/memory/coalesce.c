@@ -86,6 +86,16 @@ static int coalesce_run(const uint64_t addr[32], unsigned width, gf_coalesced *o
     return 1;
 }
 
+/* Distinct 128 B lines of a sorted sector list. */
+static unsigned count_lines(const gf_coalesced *c)
+{
+    unsigned nl = 0;
+    for (unsigned i = 0; i < c->nsectors; i++)
+        if (i == 0 || (c->sector[i] >> 2) != (c->sector[i - 1] >> 2))
+            nl++;
+    return nl;
+}
+
 void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coalesce_mode mode,
                  gf_coalesced *out)
 {
@@ -126,11 +136,7 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
                 break;
         }
     }
-    /* distinct lines: sectors are sorted, so lines are too */
-    unsigned nl = 0;
-    for (unsigned i = 0; i < out->nsectors; i++)
-        if (i == 0 || (out->sector[i] >> 2) != (out->sector[i - 1] >> 2))
-            nl++;
+    unsigned nl = count_lines(out); /* sectors are sorted, so lines are too */
     out->nlines = nl;
 
     if (mode == GF_COALESCE_FERMI) {
@@ -212,6 +218,15 @@ static inline void count_word(uint64_t w, unsigned banks, unsigned bmask, unsign
     if (++per_bank[b] > *worst)
         *worst = per_bank[b];
     (*nword)++;
+}
+
+void gf_coalesce_merge(gf_coalesced *dst, const gf_coalesced *src)
+{
+    for (unsigned i = 0; i < src->nsectors && dst->nsectors < GF_COALESCE_MAX_LISTED; i++)
+        add_sector(dst, src->sector[i], src->bytes[i]);
+    dst->nlines = count_lines(dst);
+    dst->requests += src->requests;
+    dst->wavefronts += src->wavefronts;
 }
 
 unsigned gf_shmem_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned width,

@@ -53,6 +53,13 @@ typedef struct gf_coalesced {
 void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coalesce_mode mode,
                  gf_coalesced *out);
 
+/* Adds src's sectors (byte masks or-ed), requests and wavefronts to dst: one
+ * instruction that the hardware splits into several requests (a local access wider
+ * than a word, kernel_sim.c local_sectors). The lines are counted again. Sector mode
+ * only; both lists at most GF_MAX_SECTORS_PER_INST entries, and the union must fit in
+ * GF_COALESCE_MAX_LISTED (four 32-lane word requests do). */
+void gf_coalesce_merge(gf_coalesced *dst, const gf_coalesced *src);
+
 /* Shared-memory wavefronts for one warp instruction: banks x 4 B words (banks = 32 on
  * every NVIDIA GPU since Kepler; 0 is treated as 32). Within one wavefront each bank
  * serves one distinct 4 B word; lanes reading the same word get it by broadcast (no

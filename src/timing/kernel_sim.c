@@ -107,7 +107,8 @@ _Static_assert(_Alignof(shape) >= 2, "shapes are at least 2-byte aligned");
  * 8-byte aligned). */
 typedef struct memrec {
     uint8_t space, dir;
-    uint8_t bypass; /* bit 0: bypasses L1; bit 1: per-sector atomic passes follow */
+    uint8_t bypass; /* bit 0: bypasses L1; bit 1: per-sector atomic passes follow;
+                     * bits 2-4: requests - 1 (a local access split by word, local_sectors) */
     uint8_t wavefronts; /* L1 data-array wavefronts (l1.data_banks), 0 = not modelled */
     uint16_t nsectors, nlines;
 } memrec;
@@ -738,25 +739,6 @@ static const uint64_t *inst_addrs(sim *s, const gf_inst *in)
     return s->lane_addr;
 }
 
-/* Local memory is per thread, but the hardware interleaves the threads of a warp word
- * by word, so the same stack offset in 32 threads is one contiguous 32 x width run
- * (gpgpu-sim's translate_local_memaddr; NVBit reports the per-thread offset, the same
- * on every lane). Offsets are taken from the header's local window when it is given.
- * The hierarchy then makes the result unique per warp (warp_uid). */
-static void interleave_local(sim *s, const gf_inst *in, unsigned width,
-                             uint64_t out[GF_WARP_SIZE])
-{
-    const uint64_t *a = inst_addrs(s, in);
-    uint64_t base = s->ki->has_local_base && a[__builtin_ctz(in->mask)] >= s->ki->local_base
-                        ? s->ki->local_base
-                        : 0;
-    uint64_t w = width ? width : 4;
-    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
-        uint64_t off = a[l] - base;
-        out[l] = (off / w) * (GF_WARP_SIZE * w) + l * w + off % w;
-    }
-}
-
 static unsigned first_lane(uint32_t mask)
 {
     return (unsigned)__builtin_ctz(mask);
@@ -912,20 +894,61 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
     return 1;
 }
 
+/* Local memory is per thread, but the hardware interleaves the threads of a warp word
+ * by word (4 B), so the same stack offset in 32 threads is one contiguous 128 B run
+ * (gpgpu-sim's translate_local_memaddr; NVBit reports the per-thread offset, the same
+ * on every lane). An access wider than a word is split into one request per word, each
+ * such a run: refdata h100-gfbench local_array, 131,072 warp STL.128 give Nsight's
+ * l1tex__t_requests_pipe_lsu_mem_local_op_st.sum = 524,288 (4 each) and 16 sectors
+ * each; gpgpu-sim splits the same way ("a >4B access is split into 4B chunks"). The
+ * word layout is also what makes a later 4 B LDL of buf[k] find the line an STL.128
+ * wrote. Offsets are taken from the header's local window when it is given. The
+ * hierarchy then makes the result unique per warp (warp_uid). Fermi-mode coalescing
+ * (a what-if) keeps one request of width-wide slots, whose expanded lines would not fit
+ * the merge. */
+static void local_word_addrs(sim *s, const gf_inst *in, unsigned width, unsigned word,
+                             uint64_t out[GF_WARP_SIZE])
+{
+    const uint64_t *a = inst_addrs(s, in);
+    uint64_t base = s->ki->has_local_base && a[__builtin_ctz(in->mask)] >= s->ki->local_base
+                        ? s->ki->local_base
+                        : 0;
+    uint64_t w = width ? width : 4;
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
+        uint64_t off = a[l] - base + (uint64_t)word * w;
+        out[l] = (off / w) * (GF_WARP_SIZE * w) + l * w + off % w;
+    }
+}
+
+static void local_sectors(sim *s, const gf_inst *in, unsigned width, gf_coalesced *c)
+{
+    uint64_t addr[GF_WARP_SIZE];
+    unsigned words = 1, w = width;
+    if (width > 4 && s->gpu->coalescer == GF_COALESCE_SECTOR) {
+        words = width / 4;
+        w = 4;
+    }
+    for (unsigned k = 0; k < words; k++) {
+        gf_coalesced part, *dst = k ? &part : c;
+        local_word_addrs(s, in, w, k, addr);
+        gf_coalesce(addr, in->mask, w, s->gpu->coalescer, dst);
+        dst->wavefronts = l1_wavefronts(s, addr, in->mask, w);
+        if (k)
+            gf_coalesce_merge(c, &part);
+    }
+}
+
 /* The address-dependent part of a global, local or texture access: its sectors. */
 static void mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
                         gf_coalesced *c)
 {
-    const uint64_t *addr;
-    uint64_t local[GF_WARP_SIZE];
     if (space == GF_SPACE_LOCAL) {
-        interleave_local(s, in, width, local);
-        addr = local;
-    } else if (coalesce_memo(s, in, width, c)) {
+        local_sectors(s, in, width, c);
         return;
-    } else {
-        addr = inst_addrs(s, in);
     }
+    if (coalesce_memo(s, in, width, c))
+        return;
+    const uint64_t *addr = inst_addrs(s, in);
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
     c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
 }
@@ -1016,7 +1039,8 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
             memrec *m = (memrec *)(w->pool + w->poollen + shape_need);
             m->space = (uint8_t)mspace;
             m->dir = (uint8_t)e->dir;
-            m->bypass = (uint8_t)((e->bypass_l1 ? 1 : 0) | (has_passes ? 2 : 0));
+            unsigned nreq = c->requests > 1 ? (c->requests > 8 ? 8 : c->requests) : 1;
+            m->bypass = (uint8_t)((e->bypass_l1 ? 1 : 0) | (has_passes ? 2 : 0) | (nreq - 1) << 2);
             m->wavefronts = (uint8_t)c->wavefronts;
             m->nsectors = (uint16_t)c->nsectors;
             m->nlines = (uint16_t)c->nlines;
@@ -1874,7 +1898,8 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     w->pcur += (uint32_t)pool_rec_bytes(in, w->pool + w->pcur);
     const uint8_t *q = (const uint8_t *)(m + 1);
     /* (read in place: the record is 8-byte aligned, its byte masks 4-byte) */
-    gf_sector_list c = {m->nsectors, 1, (const uint64_t *)(const void *)q,
+    gf_sector_list c = {m->nsectors, 1u + (m->bypass >> 2 & 7u),
+                        (const uint64_t *)(const void *)q,
                         (const uint32_t *)(const void *)(q + m->nsectors * sizeof(uint64_t)),
                         m->bypass & 2 ? q + m->nsectors * (sizeof(uint64_t) + sizeof(uint32_t))
                                       : NULL};

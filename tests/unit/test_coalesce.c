@@ -189,6 +189,38 @@ static unsigned ref_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned 
     return total;
 }
 
+/* gf_coalesce_merge: the union of two instructions' sectors (byte masks or-ed, sorted),
+ * lines recounted, requests and wavefronts added. */
+static void torture_coalesce_merge(void **state)
+{
+    (void)state;
+    uint64_t a[32], b[32];
+    for (unsigned l = 0; l < 32; l++) {
+        a[l] = 0x1000 + 4u * l;        /* one 128 B line, 4 sectors */
+        b[l] = 0x1000 + 64u + 4u * l;  /* its last 2 sectors and the next line's first 2 */
+    }
+    gf_coalesced x, y;
+    gf_coalesce(a, 0xffffffffu, 4, GF_COALESCE_SECTOR, &x);
+    gf_coalesce(b, 0xffffffffu, 4, GF_COALESCE_SECTOR, &y);
+    x.wavefronts = 1;
+    y.wavefronts = 2;
+    gf_coalesce_merge(&x, &y);
+    assert_int_equal(x.nsectors, 6);
+    assert_int_equal(x.nlines, 2);
+    assert_int_equal(x.requests, 2);
+    assert_int_equal(x.wavefronts, 3);
+    for (unsigned i = 0; i < 6; i++) {
+        assert_true(x.sector[i] == (0x1000 >> 5) + i);
+        assert_true(x.bytes[i] == 0xffffffffu);
+    }
+    /* lanes 0-15 of a second run reach into sector 3 only partly: masks are or-ed */
+    gf_coalesce(a, 0x0000ffffu, 4, GF_COALESCE_SECTOR, &x);
+    gf_coalesce(b, 0x00000001u, 2, GF_COALESCE_SECTOR, &y);
+    gf_coalesce_merge(&x, &y);
+    assert_int_equal(x.nsectors, 3);
+    assert_true(x.bytes[2] == 0x3u);
+}
+
 static void torture_shmem_matches_reference(void **state)
 {
     (void)state;
@@ -229,6 +261,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_coalesce_stride_benchmark),
         cmocka_unit_test(torture_coalesce_matches_byte_reference),
+        cmocka_unit_test(torture_coalesce_merge),
         cmocka_unit_test(torture_shmem_matches_reference),
         cmocka_unit_test(torture_coalesce_fermi_four_per_line),
         cmocka_unit_test(torture_coalesce_straddle),

@@ -445,6 +445,32 @@ static void torture_unrepeated_shapes_predict_the_same(void **state)
     assert_true(held.v[GF_C_INST_EXECUTED] == 16.0 * (NINST + 1));
 }
 
+/* A local access wider than a word is one request per 4-byte word, each a 128 B run of
+ * the warp's interleaved words (kernel_sim.c local_sectors; refdata h100-gfbench
+ * local_array: 131,072 STL.128 are 524,288 local store requests and 2,097,152 sectors).
+ * A 4-byte LDL of a word the STL.128 wrote then finds it in L1. */
+static void torture_wide_local_access_is_a_request_per_word(void **state)
+{
+    (void)state;
+    const char *d;
+    FILE *f = hand_trace("local128", &d, "local128", 1, 32, 0, 32);
+    fputs("#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 4\n"
+          "0000 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000020 0\n"
+          "0010 ffffffff 0 STL.64 2 R1 R4 8 1 0x7f1000000040 0\n"
+          "0020 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000028 0\n"
+          "0030 ffffffff 0 EXIT 0 0\n#END_TB\n",
+          f);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    assert_true(r.v[GF_C_L1_LST_REQUESTS] == 4.0 + 2.0);
+    assert_true(r.v[GF_C_L1_LST_SECTORS] == 16.0 + 8.0);
+    assert_true(r.v[GF_C_L1_LLD_REQUESTS] == 1.0);
+    assert_true(r.v[GF_C_L1_LLD_SECTORS] == 4.0);
+    assert_true(r.v[GF_C_L1_LLD_SECTOR_HITS] == 4.0);
+}
+
 /* A profile saved and loaded evaluates to the prediction made from the trace, and a
  * model that changes what the profile depends on is refused. */
 /* What a profile holds depends on the H100 model's new keys: each change is refused by
@@ -712,6 +738,7 @@ int main(void)
         cmocka_unit_test(torture_profile_refuses_h100_keys),
         cmocka_unit_test(torture_shared_conflicts_through_memo),
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
+        cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
         cmocka_unit_test(torture_quick_scans_predict_the_same),
     };
