@@ -1,17 +1,18 @@
 /*
  * `gpuforecast gen KIND [options] -o DIR`: writes a synthetic Accel-Sim trace of a kernel
- * whose behaviour is known (src/trace/gen.h). Argument parsing and printing only; the
+ * whose behaviour is known (src/gen/gen.h). Argument parsing and printing only; the
  * generator and all validation of values live in the library.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "trace/gen.h"
+#include "gen/gen.h"
 #include "util/error.h"
 
 static const char gen_help[] =
@@ -143,32 +144,195 @@ static int parse_dim3(const char *s, unsigned d[3])
     return i ? 0 : -1;
 }
 
-int gf_cmd_gen(int argc, char **argv)
-{
-    const char *cmd = "gen";
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-            fputs(gen_help, stdout);
-            return 0;
-        }
-    if (argc < 2 || argv[1][0] == '-')
-        return gf_cli_usage_error(cmd, "missing KIND (vecadd, stride, l2write, stream, pchase, "
-                                       "matmul, spill, ldgsts, hmma, reduce, ffma)");
-    gf_gen_kind kind;
-    if (gf_gen_kind_parse(argv[1], &kind) != 0)
-        return gf_cli_usage_error(cmd, "unknown KIND '%s'", argv[1]);
+/* What the command line asked for, beyond the generator's parameters. */
+typedef struct gen_args {
     gf_gen_params p;
-    gf_gen_params_init(&p, kind);
-    p.max_bytes = 4ull << 30;
-    const char *out = NULL;
-    int quiet = 0, have_positional = 0, grid_set = 0, block_set = 0;
-    int pchase_n_set = 0, pchase_shape_set = 0;
-    gf_error err;
-    gf_error_clear(&err);
+    const char *out;
+    int quiet, have_positional, grid_set, block_set;
+    int pchase_n_set, pchase_shape_set; /* pchase -n defaults to two passes of the shape */
+} gen_args;
 
+static int bad_value(const char *name, const char *what, const char *val)
+{
+    return gf_cli_usage_error("gen", "%s: expected %s, got '%s'", name, what, val);
+}
+
+static int invalid(const char *msg)
+{
+    gf_error err;
+    gf_error_set(&err, GF_ERR_INVALID, "", 0, "%s", msg);
+    return gf_cli_error(&err);
+}
+
+static const char *const value_options[] = {
+    "-o", "--output", "--sm", "--grid", "--blocks", "--block", "--sms", "--warps",
+    "--total-warps", "-n", "--stride", "--footprint", "--level", "--width", "--tile",
+    "--slots", "--iters", "--acc", "--max-size", "--addr-mode"};
+
+static int takes_value(const char *name)
+{
+    for (size_t i = 0; i < sizeof value_options / sizeof value_options[0]; i++)
+        if (strcmp(name, value_options[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The grid and block options; 0 or the exit code of the error reported. */
+static int set_shape_option(gen_args *g, const char *name, const char *val)
+{
+    gf_gen_params *p = &g->p;
+    if (strcmp(name, "--grid") == 0 || strcmp(name, "--blocks") == 0) {
+        if (parse_dim3(val, p->grid))
+            return bad_value(name, "X[,Y[,Z]]", val);
+        if (!p->grid[0] || !p->grid[1] || !p->grid[2])
+            return invalid("--grid: every dimension must be >= 1");
+        g->grid_set = 1;
+    } else if (strcmp(name, "--block") == 0) {
+        if (parse_dim3(val, p->block))
+            return bad_value(name, "X[,Y[,Z]]", val);
+        g->block_set = 1;
+    } else if (strcmp(name, "--sms") == 0) {
+        unsigned sms;
+        if (parse_uint(val, &sms) || sms > UINT_MAX / 8)
+            return bad_value(name, "a number of SMs", val);
+        if (!sms)
+            return invalid("--sms: must be >= 1");
+        p->grid[0] = 8 * sms; /* gentrace.py stream: 8 blocks per SM */
+        p->grid[1] = p->grid[2] = 1;
+        g->grid_set = 1;
+    } else if (strcmp(name, "--warps") == 0) {
+        if (parse_uint(val, &p->warps))
+            return bad_value(name, "a number of warps", val);
+        if (!p->warps)
+            return invalid("--warps: must be >= 1");
+    } else if (strcmp(name, "--total-warps") == 0) {
+        if (parse_uint(val, &p->total_warps))
+            return bad_value(name, "a number of warps", val);
+        if (!p->total_warps)
+            return invalid("--total-warps: must be >= 1");
+    }
+    return 0;
+}
+
+/* The pointer chase's shape: --level picks a footprint between the levels of every
+ * shipped GPU: 16 KiB < any L1 (V100 128 KB unified); 2 MiB > H100's 256 KB L1 and < GTX
+ * 1080's 2 MB ... 6 MB L2 is tight on a GTX 1080 (2 MB L2), so l2 is for Volta and later;
+ * 256 MiB > any L2 (H100 50 MB). Stride 4 KiB for DRAM: a new DRAM page per load. */
+static int set_chase_option(gen_args *g, const char *name, const char *val)
+{
+    gf_gen_params *p = &g->p;
+    if (strcmp(name, "--stride") == 0) {
+        if (parse_uint(val, &p->stride))
+            return bad_value(name, "a non-negative integer", val);
+    } else if (strcmp(name, "--footprint") == 0) {
+        if (parse_u64(val, &p->footprint))
+            return bad_value(name, "a size in bytes (K, M, G suffixes)", val);
+    } else if (strcmp(val, "l1") == 0) { /* --level */
+        p->footprint = 16384, p->stride = 128;
+    } else if (strcmp(val, "l2") == 0) {
+        p->footprint = 2u << 20, p->stride = 128;
+    } else if (strcmp(val, "dram") == 0) {
+        p->footprint = 256u << 20, p->stride = 4096;
+    } else {
+        return bad_value(name, "l1, l2 or dram", val);
+    }
+    g->pchase_shape_set = 1;
+    return 0;
+}
+
+/* Options that take a number and set one parameter. */
+static int set_number_option(gen_args *g, const char *name, const char *val)
+{
+    static const struct {
+        const char *name, *what;
+        size_t off;
+    } opts[] = {
+        {"--sm", "a binary version such as 61, 70, 80", offsetof(gf_gen_params, sm)},
+        {"--width", "4 or 16", offsetof(gf_gen_params, width)},
+        {"--tile", "8, 16 or 32", offsetof(gf_gen_params, tile)},
+        {"--slots", "a number of 4-byte values", offsetof(gf_gen_params, slots)},
+        {"--iters", "a number of passes", offsetof(gf_gen_params, iters)},
+        {"--acc", "a number of accumulators", offsetof(gf_gen_params, acc)},
+    };
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (strcmp(name, opts[i].name) == 0)
+            return parse_uint(val, (unsigned *)((char *)&g->p + opts[i].off))
+                       ? bad_value(name, opts[i].what, val)
+                       : 0;
+    if (strcmp(name, "-n") == 0) {
+        if (parse_u64(val, &g->p.n))
+            return bad_value(name, "a non-negative integer", val);
+        g->pchase_n_set = 1;
+    } else if (strcmp(name, "--max-size") == 0) {
+        if (parse_u64(val, &g->p.max_bytes))
+            return bad_value(name, "a size in bytes (K, M, G suffixes)", val);
+    }
+    return 0;
+}
+
+/* An option with its value; 0 or the exit code of the error reported. */
+static int set_value_option(gen_args *g, const char *name, const char *val)
+{
+    if (strcmp(name, "-o") == 0 || strcmp(name, "--output") == 0) {
+        g->out = val;
+        return 0;
+    }
+    if (strcmp(name, "--stride") == 0 || strcmp(name, "--footprint") == 0 ||
+        strcmp(name, "--level") == 0)
+        return set_chase_option(g, name, val);
+    if (strcmp(name, "--addr-mode") == 0) {
+        if (strcmp(val, "list") == 0)
+            g->p.addr_mode = GF_GEN_ADDR_LIST;
+        else if (strcmp(val, "strided") == 0)
+            g->p.addr_mode = GF_GEN_ADDR_STRIDED;
+        else if (strcmp(val, "tracer") == 0)
+            g->p.addr_mode = GF_GEN_ADDR_TRACER;
+        else
+            return bad_value(name, "list, strided or tracer", val);
+        return 0;
+    }
+    int rc = set_shape_option(g, name, val);
+    return rc ? rc : set_number_option(g, name, val);
+}
+
+/* A flag without a value; 1 when name is one. */
+static int set_flag(gen_args *g, const char *name)
+{
+    if (strcmp(name, "--bypass") == 0)
+        g->p.bypass = 1;
+    else if (strcmp(name, "--atom") == 0)
+        g->p.atom = 1;
+    else if (strcmp(name, "--gzip") == 0)
+        g->p.gzip = 1;
+    else if (strcmp(name, "-q") == 0 || strcmp(name, "--quiet") == 0)
+        g->quiet = 1;
+    else
+        return 0;
+    return 1;
+}
+
+/* stride's S and stream's OP; 0 or the exit code of the error reported. */
+static int set_positional(gen_args *g, const char *a)
+{
+    if (!g->have_positional && g->p.kind == GF_GEN_STRIDE) {
+        if (parse_uint(a, &g->p.stride))
+            return gf_cli_usage_error("gen", "stride: expected S in 1..32, got '%s'", a);
+    } else if (!g->have_positional && g->p.kind == GF_GEN_STREAM) {
+        if (gf_gen_stream_op_parse(a, &g->p.op) != 0)
+            return gf_cli_usage_error("gen", "stream: expected copy, scale, add or triad, "
+                                             "got '%s'", a);
+    } else {
+        return gf_cli_usage_error("gen", "unexpected argument '%s'", a);
+    }
+    g->have_positional = 1;
+    return 0;
+}
+
+/* Reads argv[2..] into g; 0 or the exit code of the error reported. */
+static int parse_gen_args(gen_args *g, int argc, char **argv)
+{
     for (int i = 2; i < argc; i++) {
-        char *a = argv[i];
-        const char *val = NULL;
+        const char *a = argv[i], *val = NULL;
         char name[64];
         /* --opt=value and --opt value */
         const char *eq = strncmp(a, "--", 2) == 0 ? strchr(a, '=') : NULL;
@@ -179,177 +343,75 @@ int gf_cmd_gen(int argc, char **argv)
         } else {
             snprintf(name, sizeof name, "%s", a);
         }
-#define FLAG(s) (strcmp(name, s) == 0)
-#define NEED_VAL()                                                                        \
-    do {                                                                                  \
-        if (!val) {                                                                       \
-            if (i + 1 >= argc)                                                            \
-                return gf_cli_usage_error(cmd, "option %s needs a value", name);          \
-            val = argv[++i];                                                              \
-        }                                                                                 \
-    } while (0)
-#define BAD_VAL(what) gf_cli_usage_error(cmd, "%s: expected %s, got '%s'", name, what, val)
-        if (FLAG("-o") || FLAG("--output")) {
-            NEED_VAL();
-            out = val;
-        } else if (FLAG("--sm")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.sm))
-                return BAD_VAL("a binary version such as 61, 70, 80");
-        } else if (FLAG("--grid") || FLAG("--blocks")) {
-            NEED_VAL();
-            if (parse_dim3(val, p.grid))
-                return BAD_VAL("X[,Y[,Z]]");
-            if (!p.grid[0] || !p.grid[1] || !p.grid[2]) {
-                gf_error_set(&err, GF_ERR_INVALID, "", 0, "--grid: every dimension must be >= 1");
-                return gf_cli_error(&err);
-            }
-            grid_set = 1;
-        } else if (FLAG("--block")) {
-            NEED_VAL();
-            if (parse_dim3(val, p.block))
-                return BAD_VAL("X[,Y[,Z]]");
-            block_set = 1;
-        } else if (FLAG("--sms")) {
-            unsigned s;
-            NEED_VAL();
-            if (parse_uint(val, &s) || s > UINT_MAX / 8)
-                return BAD_VAL("a number of SMs");
-            p.grid[0] = 8 * s; /* gentrace.py stream: 8 blocks per SM */
-            p.grid[1] = p.grid[2] = 1;
-            if (!s) {
-                gf_error_set(&err, GF_ERR_INVALID, "", 0, "--sms: must be >= 1");
-                return gf_cli_error(&err);
-            }
-            grid_set = 1;
-        } else if (FLAG("--warps")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.warps))
-                return BAD_VAL("a number of warps");
-            if (!p.warps) {
-                gf_error_set(&err, GF_ERR_INVALID, "", 0, "--warps: must be >= 1");
-                return gf_cli_error(&err);
-            }
-        } else if (FLAG("--total-warps")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.total_warps))
-                return BAD_VAL("a number of warps");
-            if (!p.total_warps) {
-                gf_error_set(&err, GF_ERR_INVALID, "", 0, "--total-warps: must be >= 1");
-                return gf_cli_error(&err);
-            }
-        } else if (FLAG("-n")) {
-            NEED_VAL();
-            if (parse_u64(val, &p.n))
-                return BAD_VAL("a non-negative integer");
-            pchase_n_set = 1;
-        } else if (FLAG("--stride")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.stride))
-                return BAD_VAL("a non-negative integer");
-            pchase_shape_set = 1;
-        } else if (FLAG("--footprint")) {
-            NEED_VAL();
-            if (parse_u64(val, &p.footprint))
-                return BAD_VAL("a size in bytes (K, M, G suffixes)");
-            pchase_shape_set = 1;
-        } else if (FLAG("--level")) {
-            NEED_VAL();
-            /* Footprints between the levels of every shipped GPU: 16 KiB < any L1 (V100
-             * 128 KB unified); 2 MiB > H100's 256 KB L1 and < GTX 1080's 2 MB ... 6 MB
-             * L2 is tight on a GTX 1080 (2 MB L2), so l2 is for Volta and later; 256 MiB
-             * > any L2 (H100 50 MB). Stride 4 KiB for DRAM: a new DRAM page per load. */
-            if (strcmp(val, "l1") == 0)
-                p.footprint = 16384, p.stride = 128;
-            else if (strcmp(val, "l2") == 0)
-                p.footprint = 2u << 20, p.stride = 128;
-            else if (strcmp(val, "dram") == 0)
-                p.footprint = 256u << 20, p.stride = 4096;
-            else
-                return BAD_VAL("l1, l2 or dram");
-            pchase_shape_set = 1;
-        } else if (FLAG("--width")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.width))
-                return BAD_VAL("4 or 16");
-        } else if (FLAG("--tile")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.tile))
-                return BAD_VAL("8, 16 or 32");
-        } else if (FLAG("--slots")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.slots))
-                return BAD_VAL("a number of 4-byte values");
-        } else if (FLAG("--iters")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.iters))
-                return BAD_VAL("a number of passes");
-        } else if (FLAG("--acc")) {
-            NEED_VAL();
-            if (parse_uint(val, &p.acc))
-                return BAD_VAL("a number of accumulators");
-        } else if (FLAG("--bypass")) {
-            p.bypass = 1;
-        } else if (FLAG("--atom")) {
-            p.atom = 1;
-        } else if (FLAG("--max-size")) {
-            NEED_VAL();
-            if (parse_u64(val, &p.max_bytes))
-                return BAD_VAL("a size in bytes (K, M, G suffixes)");
-        } else if (FLAG("--gzip")) {
-            p.gzip = 1;
-        } else if (FLAG("--addr-mode")) {
-            NEED_VAL();
-            if (strcmp(val, "list") == 0)
-                p.addr_mode = GF_GEN_ADDR_LIST;
-            else if (strcmp(val, "strided") == 0)
-                p.addr_mode = GF_GEN_ADDR_STRIDED;
-            else if (strcmp(val, "tracer") == 0)
-                p.addr_mode = GF_GEN_ADDR_TRACER;
-            else
-                return BAD_VAL("list, strided or tracer");
-        } else if (FLAG("-q") || FLAG("--quiet")) {
-            quiet = 1;
+        int rc = 0;
+        if (takes_value(name)) {
+            if (!val && i + 1 >= argc)
+                return gf_cli_usage_error("gen", "option %s needs a value", name);
+            rc = set_value_option(g, name, val ? val : argv[++i]);
+        } else if (set_flag(g, name)) {
+            rc = 0;
         } else if (a[0] == '-' && a[1]) {
-            return gf_cli_usage_error(cmd, "unknown option '%s'", a);
-        } else if (!have_positional && kind == GF_GEN_STRIDE) {
-            val = a;
-            if (parse_uint(a, &p.stride))
-                return gf_cli_usage_error(cmd, "stride: expected S in 1..32, got '%s'", a);
-            have_positional = 1;
-        } else if (!have_positional && kind == GF_GEN_STREAM) {
-            if (gf_gen_stream_op_parse(a, &p.op) != 0)
-                return gf_cli_usage_error(cmd, "stream: expected copy, scale, add or triad, "
-                                               "got '%s'", a);
-            have_positional = 1;
+            rc = gf_cli_usage_error("gen", "unknown option '%s'", a);
         } else {
-            return gf_cli_usage_error(cmd, "unexpected argument '%s'", a);
+            rc = set_positional(g, a);
         }
-#undef FLAG
-#undef NEED_VAL
-#undef BAD_VAL
+        if (rc)
+            return rc;
     }
-    if (kind == GF_GEN_STRIDE && !have_positional && !pchase_shape_set)
-        return gf_cli_usage_error(cmd, "stride needs S (1..32): gen stride S -o DIR");
-    if (kind == GF_GEN_MATMUL && block_set)
-        return gf_cli_usage_error(cmd, "matmul's block is tile x tile: use --tile");
-    if (kind == GF_GEN_MATMUL && grid_set)
-        return gf_cli_usage_error(cmd, "matmul's grid is (n/tile)^2: use -n");
-    if (kind == GF_GEN_PCHASE && pchase_shape_set && !pchase_n_set && p.stride &&
-        p.footprint >= p.stride)
-        p.n = 2 * (p.footprint / p.stride); /* one cold and one warm pass */
-    if (!out)
-        return gf_cli_usage_error(cmd, "missing -o DIR");
+    return 0;
+}
 
+/* What the options cannot say alone; 0 or the exit code of the error reported. */
+static int finish_gen_args(gen_args *g)
+{
+    gf_gen_params *p = &g->p;
+    if (p->kind == GF_GEN_STRIDE && !g->have_positional && !g->pchase_shape_set)
+        return gf_cli_usage_error("gen", "stride needs S (1..32): gen stride S -o DIR");
+    if (p->kind == GF_GEN_MATMUL && g->block_set)
+        return gf_cli_usage_error("gen", "matmul's block is tile x tile: use --tile");
+    if (p->kind == GF_GEN_MATMUL && g->grid_set)
+        return gf_cli_usage_error("gen", "matmul's grid is (n/tile)^2: use -n");
+    if (p->kind == GF_GEN_PCHASE && g->pchase_shape_set && !g->pchase_n_set && p->stride &&
+        p->footprint >= p->stride)
+        p->n = 2 * (p->footprint / p->stride); /* one cold and one warm pass */
+    if (!g->out)
+        return gf_cli_usage_error("gen", "missing -o DIR");
+    return 0;
+}
+
+int gf_cmd_gen(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(gen_help, stdout);
+            return 0;
+        }
+    if (argc < 2 || argv[1][0] == '-')
+        return gf_cli_usage_error("gen", "missing KIND (vecadd, stride, l2write, stream, "
+                                         "pchase, matmul, spill, ldgsts, hmma, reduce, ffma)");
+    gf_gen_kind kind;
+    if (gf_gen_kind_parse(argv[1], &kind) != 0)
+        return gf_cli_usage_error("gen", "unknown KIND '%s'", argv[1]);
+    gen_args g;
+    memset(&g, 0, sizeof g);
+    gf_gen_params_init(&g.p, kind);
+    g.p.max_bytes = 4ull << 30;
+    int rc = parse_gen_args(&g, argc, argv);
+    if (!rc)
+        rc = finish_gen_args(&g);
+    if (rc)
+        return rc;
     gf_gen_summary sum;
-    if (gf_gen_write_summary(&p, out, &sum, &err) != GF_OK)
+    gf_error err;
+    gf_error_clear(&err);
+    if (gf_gen_write_summary(&g.p, g.out, &sum, &err) != GF_OK)
         return gf_cli_error(&err);
-    if (!quiet)
+    if (!g.quiet)
         printf("wrote %s: %s, %llu blocks, %llu warps, %llu warp instructions "
                "(%llu memory), %llu bytes%s\n",
-               out, gf_gen_kind_name(kind), (unsigned long long)sum.blocks,
+               g.out, gf_gen_kind_name(kind), (unsigned long long)sum.blocks,
                (unsigned long long)sum.warps, (unsigned long long)sum.warp_insts,
                (unsigned long long)sum.mem_insts, (unsigned long long)sum.bytes,
-               p.gzip ? " before gzip" : "");
+               g.p.gzip ? " before gzip" : "");
     return 0;
 }

@@ -49,11 +49,6 @@ void gf_idmap_free(gf_idmap *m)
     free(m);
 }
 
-size_t gf_idmap_count(const gf_idmap *m)
-{
-    return m->n;
-}
-
 static int grow(gf_idmap *m)
 {
     gf_idmap n = *m;

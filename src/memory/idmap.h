@@ -23,6 +23,5 @@ void gf_idmap_free(gf_idmap *m);
 /* The number of key, assigning the next one when key is new; UINT64_MAX when the
  * table cannot grow. */
 uint64_t gf_idmap_get(gf_idmap *m, uint64_t key);
-size_t gf_idmap_count(const gf_idmap *m);
 
 #endif

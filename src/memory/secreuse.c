@@ -121,11 +121,6 @@ void gf_secreuse_use_tags(gf_secreuse *t, int on)
     t->tags = on != 0;
 }
 
-uint64_t gf_secreuse_capacity(const gf_secreuse *t)
-{
-    return t->cap;
-}
-
 static uint32_t sat32(uint64_t d)
 {
     return d >= INF32 ? INF32 : (uint32_t)d;

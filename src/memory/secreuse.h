@@ -79,7 +79,6 @@ uint64_t gf_secreuse_flush_evicted(gf_secreuse *t);
 double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways);
 /* Dirty sectors still resident at the configured capacity. */
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
-uint64_t gf_secreuse_capacity(const gf_secreuse *t);
 /* Whether line states may live in the engine's 16-bit tags (the default, 1) or always
  * take a payload (0). Results are the same; tests compare the two. Call before the
  * first access. */

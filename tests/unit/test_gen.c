@@ -1,4 +1,4 @@
-/* torture tests for src/trace/gen.c: every kind writes a trace with the expected
+/* torture tests for src/gen/: every kind writes a trace with the expected
  * instruction and address counts (read back with a small independent reader below, so
  * a bug in the project's trace reader cannot hide one here), validation names the
  * option, and failures leave nothing behind. */
@@ -17,7 +17,7 @@
 #include <zlib.h>
 
 #include "testutil.h"
-#include "trace/gen.h"
+#include "gen/gen.h"
 #include "trace/trace.h"
 
 /* ------------------------------------------------------------------------------------ */

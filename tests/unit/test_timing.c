@@ -16,7 +16,7 @@
 #include "testutil.h"
 #include "timing/predict.h"
 #include "timing/profile.h"
-#include "trace/gen.h"
+#include "gen/gen.h"
 
 static gf_gpu load_gpu(const char *name)
 {

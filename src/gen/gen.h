@@ -15,8 +15,8 @@
  *
  * Prefix: gf_gen_.
  */
-#ifndef GF_TRACE_GEN_H
-#define GF_TRACE_GEN_H
+#ifndef GF_GEN_GEN_H
+#define GF_GEN_GEN_H
 
 #include <stdint.h>
 
@@ -114,8 +114,7 @@ gf_status gf_gen_count(const gf_gen_params *p, gf_gen_summary *sum, gf_error *er
 const char *gf_gen_kind_name(gf_gen_kind kind);
 /* 0 and *out set on a known name, -1 otherwise. */
 int gf_gen_kind_parse(const char *name, gf_gen_kind *out);
-/* "copy", "scale", "add", "triad"; parse returns -1 on anything else. */
-const char *gf_gen_stream_op_name(gf_gen_stream_op op);
+/* "copy", "scale", "add", "triad" -> *out, 0; -1 on anything else. */
 int gf_gen_stream_op_parse(const char *name, gf_gen_stream_op *out);
 
 #endif
