@@ -30,8 +30,8 @@ typedef struct gf_sweep_spec {
     unsigned threads;        /* >= 1 */
 } gf_sweep_spec;
 
-/* Default cap on configurations (the CLI's --max-configs). Measured on the 2-core machine
- * of bench/README.md with a one-kernel profile (data/matmul on titanv): 96 us a
+/* Default cap on configurations (the CLI's --max-configs). Measured on a 2-core
+ * development machine with a one-kernel profile (data/matmul on titanv): 96 us a
  * configuration on one thread, 62 us on two, and 335 bytes of CSV a kernel row. 10^6
  * configurations are thus 1-2 minutes and ~335 MB a kernel: the largest sweep worth
  * starting without a second thought. The 10^8 of issue #22 (8 axes x 10 values) would be
