@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <csv.h>
 
@@ -53,9 +54,10 @@ static unsigned value_index(const gf_sweep_spec *s, unsigned long long i, unsign
     return (unsigned)(i % s->axes[a].nvalues);
 }
 
-static gf_status eval_config(const job *j, unsigned long long i, gf_report *rep, gf_error *err)
+/* The model of configuration i, checked against the profile. */
+static gf_status load_config(const gf_sweep_spec *s, const gf_profile *p, unsigned long long i,
+                             gf_gpu *gpu, gf_error *err)
 {
-    const gf_sweep_spec *s = j->s;
     unsigned n = s->nsets + s->naxes;
     const char **over = gf_calloc(n ? n : 1, sizeof *over);
     char(*kv)[512] = gf_calloc(s->naxes ? s->naxes : 1, sizeof *kv);
@@ -71,16 +73,33 @@ static gf_status eval_config(const job *j, unsigned long long i, gf_report *rep,
                  s->axes[a].values[value_index(s, i, a)]);
         over[s->nsets + a] = kv[a];
     }
-    gf_gpu gpu;
-    st = gf_gpu_load(s->gpu_name, s->models_dir, over, n, &gpu, err);
+    st = gf_gpu_load(s->gpu_name, s->models_dir, over, n, gpu, err);
     if (st == GF_OK)
-        st = gf_profile_check(j->p, &gpu, err);
-    if (st == GF_OK)
-        st = gf_profile_evaluate(j->p, &gpu, rep, err);
+        st = gf_profile_check(p, gpu, err);
 done:
     free(over);
     free(kv);
     return st;
+}
+
+static gf_status eval_config(const job *j, unsigned long long i, gf_report *rep, gf_error *err)
+{
+    gf_gpu gpu;
+    gf_status st = load_config(j->s, j->p, i, &gpu, err);
+    if (st == GF_OK)
+        st = gf_profile_evaluate(j->p, &gpu, rep, err);
+    return st;
+}
+
+/* err names configuration i as what failed (not a --set argument), with inner's message. */
+static gf_status config_error(gf_error *err, gf_status st, unsigned long long i,
+                              const gf_error *inner)
+{
+    if (!err)
+        return st;
+    char msg[sizeof err->message];
+    snprintf(msg, sizeof msg, "configuration %llu: %.900s", i, inner->message);
+    return gf_error_set(err, st, "", 0, "%s", msg);
 }
 
 static void *worker(void *arg)
@@ -136,26 +155,8 @@ static void write_rows(const gf_sweep_spec *s, unsigned long long i, const gf_re
     }
 }
 
-gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, gf_error *err)
+static void write_header(const gf_sweep_spec *s, FILE *out)
 {
-    unsigned long long n = gf_sweep_count(s);
-    if (n == 0)
-        return gf_error_set(err, GF_ERR_INVALID, "", 0,
-                            "the sweep has no configurations (an empty --vary list) or too many");
-    for (unsigned a = 0; a < s->naxes; a++)
-        for (unsigned b = 0; b < a; b++)
-            if (strcmp(s->axes[a].key, s->axes[b].key) == 0)
-                return gf_error_set(err, GF_ERR_INVALID, "", 0,
-                                    "--vary %s is given twice; list all its values in one --vary",
-                                    s->axes[a].key);
-    job j = {.s = s, .p = p, .n = n};
-    j.slots = gf_calloc(WINDOW, sizeof *j.slots);
-    if (!j.slots)
-        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
-    pthread_mutex_init(&j.lock, NULL);
-    pthread_cond_init(&j.cv_ready, NULL);
-    pthread_cond_init(&j.cv_free, NULL);
-
     csv_field(out, "config", 1);
     for (unsigned a = 0; a < s->naxes; a++)
         csv_field(out, s->axes[a].key, 0);
@@ -165,6 +166,116 @@ gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, g
     for (int c = 0; c < GF_C_COUNT; c++)
         csv_field(out, gf_counter_def_of((gf_counter_id)c)->name, 0);
     fputc('\n', out);
+}
+
+static gf_status check_axes(const gf_sweep_spec *s, gf_error *err)
+{
+    if (gf_sweep_count(s) == 0)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "the sweep has no configurations (an empty --vary list) or too many");
+    for (unsigned a = 0; a < s->naxes; a++)
+        for (unsigned b = 0; b < a; b++)
+            if (strcmp(s->axes[a].key, s->axes[b].key) == 0)
+                return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                                    "--vary %s is given twice; list all its values in one --vary",
+                                    s->axes[a].key);
+    return GF_OK;
+}
+
+/* Every value of every axis, before anything is written: configuration 0 and, per axis,
+ * the configurations that differ from it in that axis alone (sum of the list lengths
+ * model loads, not their product). */
+static gf_status check_config(const gf_sweep_spec *s, const gf_profile *p, unsigned long long i,
+                              gf_error *err)
+{
+    gf_gpu gpu;
+    gf_error inner;
+    gf_error_clear(&inner);
+    gf_status st = load_config(s, p, i, &gpu, &inner);
+    return st == GF_OK ? GF_OK : config_error(err, st, i, &inner);
+}
+
+static gf_status check_values(const gf_sweep_spec *s, const gf_profile *p, gf_error *err)
+{
+    gf_status st = check_config(s, p, 0, err);
+    unsigned long long stride = 1; /* index step of axis a: the product of later axes */
+    for (unsigned a = s->naxes; st == GF_OK && a-- > 0;) {
+        for (unsigned v = 1; st == GF_OK && v < s->axes[a].nvalues; v++)
+            st = check_config(s, p, stride * v, err);
+        stride *= s->axes[a].nvalues;
+    }
+    return st;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+gf_status gf_sweep_plan_make(const gf_sweep_spec *s, const gf_profile *p, gf_sweep_plan *plan,
+                             gf_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    gf_status st = check_axes(s, err);
+    if (st == GF_OK)
+        st = check_values(s, p, err);
+    if (st != GF_OK)
+        return st;
+    /* The first configuration, written to memory, stands for every one: rows differ
+     * only in their values' widths. */
+    job j = {.s = s, .p = p, .n = 1};
+    gf_report rep;
+    gf_report_init(&rep);
+    gf_error inner;
+    gf_error_clear(&inner);
+    double t0 = seconds_now();
+    st = eval_config(&j, 0, &rep, &inner);
+    double t = seconds_now() - t0;
+    char *buf = NULL;
+    size_t hlen = 0, len = 0;
+    FILE *mem = st == GF_OK ? open_memstream(&buf, &len) : NULL;
+    if (st != GF_OK)
+        st = config_error(err, st, 0, &inner);
+    else if (!mem)
+        st = gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+    else {
+        write_header(s, mem);
+        fflush(mem);
+        hlen = len;
+        write_rows(s, 0, &rep, mem);
+        if (fclose(mem) != 0)
+            st = gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+    }
+    if (st == GF_OK) {
+        unsigned long long n = gf_sweep_count(s);
+        unsigned nt = s->threads ? s->threads : 1;
+        plan->configs = n;
+        plan->rows = n * rep.nrows;
+        plan->bytes = hlen + n * (len - hlen);
+        plan->seconds = t * (double)n / (double)(nt < n ? nt : n);
+    }
+    free(buf);
+    gf_report_free(&rep);
+    return st;
+}
+
+gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, gf_error *err)
+{
+    gf_status st0 = check_axes(s, err);
+    if (st0 == GF_OK)
+        st0 = check_values(s, p, err);
+    if (st0 != GF_OK)
+        return st0;
+    unsigned long long n = gf_sweep_count(s);
+    job j = {.s = s, .p = p, .n = n};
+    j.slots = gf_calloc(WINDOW, sizeof *j.slots);
+    if (!j.slots)
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+    pthread_mutex_init(&j.lock, NULL);
+    pthread_cond_init(&j.cv_ready, NULL);
+    pthread_cond_init(&j.cv_free, NULL);
 
     unsigned nt = s->threads ? s->threads : 1;
     if (nt > n)
@@ -184,14 +295,10 @@ gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, g
             pthread_cond_wait(&j.cv_ready, &j.lock);
         pthread_mutex_unlock(&j.lock);
         if (sl->status != GF_OK) {
-            st = sl->status;
-            if (err) {
-                /* The configuration, not a --set argument, is what failed. */
-                char msg[sizeof err->message];
-                snprintf(msg, sizeof msg, "configuration %llu: %.900s", i, sl->err.message);
-                gf_error_set(err, st, "", 0, "%s", msg);
-            }
+            st = config_error(err, sl->status, i, &sl->err);
         } else {
+            if (i == 0) /* only now: a sweep failing at once prints nothing */
+                write_header(s, out);
             write_rows(s, i, &sl->rep, out);
         }
         gf_report_free(&sl->rep);

@@ -1,8 +1,15 @@
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "util/atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/error.h"
@@ -10,46 +17,266 @@
 struct gf_outfile {
     FILE *fp;
     int is_stdout;
-    char *path;
+    int direct;    /* a device or FIFO written in place: nothing to rename or remove */
+    int live;      /* slot in the signal registry, -1 when none */
+    char *path;    /* as given, for messages */
+    char *target;  /* the file to replace: path with its symlinks followed */
     char *tmp;
 };
+
+/* ---- live temporary files, for the signal handler ----
+ * Fixed slots so the handler needs no allocation or lock: a slot is claimed (1), its
+ * name copied, then published (2); the handler unlinks published names only. */
+#define LIVE_SLOTS 16
+#define LIVE_NAME 4096
+
+static struct {
+    atomic_int state; /* 0 free, 1 being filled, 2 live */
+    char name[LIVE_NAME];
+} live[LIVE_SLOTS];
+
+static int live_add(const char *name)
+{
+    if (strlen(name) >= LIVE_NAME)
+        return -1; /* still written and removed on errors, just not on signals */
+    for (int i = 0; i < LIVE_SLOTS; i++) {
+        int free_state = 0;
+        if (atomic_compare_exchange_strong(&live[i].state, &free_state, 1)) {
+            strcpy(live[i].name, name);
+            atomic_store(&live[i].state, 2);
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void live_drop(int i)
+{
+    if (i >= 0)
+        atomic_store(&live[i].state, 0);
+}
+
+/* Async-signal-safe: atomic loads and unlink only. */
+static void live_unlink_all(void)
+{
+    for (int i = 0; i < LIVE_SLOTS; i++)
+        if (atomic_load(&live[i].state) == 2)
+            unlink(live[i].name);
+}
+
+static void on_signal(int sig)
+{
+    int saved = errno;
+    live_unlink_all();
+    errno = saved;
+    /* SA_RESETHAND put the default action back; the signal is blocked until we
+     * return, so the process then dies of it, with the status a caller expects. */
+    raise(sig);
+}
+
+gf_status gf_outfile_catch_signals(gf_error *err)
+{
+    static atomic_int done;
+    if (atomic_exchange(&done, 1))
+        return GF_OK;
+    if (atexit(live_unlink_all) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "cannot register the exit hook");
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        struct sigaction old, sa;
+        if (sigaction(sigs[k], NULL, &old) != 0)
+            continue;
+        /* nohup and background jobs ignore some signals: keep that; and do not take
+         * over a handler someone else installed. */
+        if (old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(sigs[k], &sa, NULL);
+    }
+    return GF_OK;
+}
+
+/* ---- where to write ---- */
+
+static char *join_dir(const char *link, const char *rel)
+{
+    const char *slash = strrchr(link, '/');
+    size_t d = slash ? (size_t)(slash - link) + 1 : 0;
+    char *s = malloc(d + strlen(rel) + 1);
+    if (s) {
+        memcpy(s, link, d);
+        strcpy(s + d, rel);
+    }
+    return s;
+}
+
+/* path does not exist as a file: it is absent or a dangling symlink. Follows the links
+ * (a relative one from its own directory) to the name a shell redirection would create. */
+static char *follow_dangling(const char *path, int *e)
+{
+    char *cur = strdup(path);
+    for (int hops = 0; cur && hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        char buf[LIVE_NAME];
+        ssize_t n = readlink(cur, buf, sizeof buf - 1);
+        if (n < 0) {
+            *e = errno;
+            free(cur);
+            return NULL;
+        }
+        buf[n] = 0;
+        char *next = buf[0] == '/' ? strdup(buf) : join_dir(cur, buf);
+        free(cur);
+        cur = next;
+    }
+    *e = cur ? ELOOP : ENOMEM;
+    free(cur);
+    return NULL;
+}
+
+/* Frees a half-opened f; st is what gf_error_set returned (already naming f->path). */
+static gf_status open_fail(gf_outfile *f, gf_status st)
+{
+    free(f->path);
+    free(f->target);
+    free(f->tmp);
+    free(f);
+    return st;
+}
+
+static const char *refused_kind(mode_t m)
+{
+    if (S_ISDIR(m))
+        return "a directory";
+    if (S_ISBLK(m))
+        return "a block device";
+    if (S_ISSOCK(m))
+        return "a socket";
+    return NULL;
+}
+
+/* A character device or FIFO: written in place (no O_TRUNC: devices ignore it and a
+ * FIFO has nothing to truncate; no O_CREAT: it exists). */
+static gf_status open_direct(gf_outfile *f, gf_error *err)
+{
+    int fd = open(f->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return open_fail(f, gf_error_set(err, GF_ERR_IO, f->path, 0, "cannot open output: %s",
+                                         strerror(errno)));
+    if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || !(f->fp = fdopen(fd, "w"))) {
+        close(fd);
+        return open_fail(f, gf_error_set(err, GF_ERR_IO, f->path, 0,
+                                         "output changed while being opened"));
+    }
+    f->direct = 1;
+    return GF_OK;
+}
+
+static unsigned long long tmp_suffix(unsigned attempt)
+{
+    static atomic_uint counter;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^
+                 ((uint64_t)getpid() << 40) ^ atomic_fetch_add(&counter, 1) ^ attempt;
+    /* splitmix64 finaliser, so names of one process do not look alike */
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* A regular file or a new one: a temporary file beside target. mkstemp would make it
+ * 0600; opening it ourselves with 0666 lets the kernel apply the umask (and a default
+ * ACL) as for any new file, and an existing file's mode is copied onto it. */
+static gf_status open_temp(gf_outfile *f, const struct stat *old, gf_error *err)
+{
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    size_t n = strlen(f->target) + 16;
+    f->tmp = malloc(n);
+    if (!f->tmp)
+        return open_fail(f, gf_error_set(err, GF_ERR_NOMEM, f->path, 0, "out of memory"));
+    int fd = -1;
+    for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        unsigned long long r = tmp_suffix(attempt);
+        char sfx[7];
+        for (int i = 0; i < 6; i++, r /= 36)
+            sfx[i] = digits[r % 36];
+        sfx[6] = 0;
+        snprintf(f->tmp, n, "%s.tmp%s", f->target, sfx);
+        fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, old ? 0600 : 0666);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0)
+        return open_fail(f, gf_error_set(err, GF_ERR_IO, f->path, 0,
+                                         "cannot create output file: %s", strerror(errno)));
+    f->live = live_add(f->tmp);
+    if (old) {
+        /* Best effort: only root may give a file away; the mode is set after, as
+         * chown clears set-ID bits (which a rewrite does not keep anyway). */
+        if (old->st_uid != geteuid() || old->st_gid != getegid())
+            (void)!fchown(fd, old->st_uid, old->st_gid);
+        fchmod(fd, old->st_mode & 0777);
+    }
+    if (!(f->fp = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(f->tmp);
+        live_drop(f->live);
+        return open_fail(f, gf_error_set(err, GF_ERR_IO, f->path, 0,
+                                         "cannot create output file: %s", strerror(e)));
+    }
+    return GF_OK;
+}
 
 gf_status gf_outfile_open(const char *path, gf_outfile **out, gf_error *err)
 {
     gf_outfile *f = calloc(1, sizeof *f);
     if (!f)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    f->live = -1;
     if (!path || strcmp(path, "-") == 0) {
         f->fp = stdout;
         f->is_stdout = 1;
         *out = f;
         return GF_OK;
     }
-    size_t n = strlen(path);
-    f->path = strdup(path);
-    f->tmp = malloc(n + 16);
-    if (!f->path || !f->tmp) {
-        free(f->path);
-        free(f->tmp);
-        free(f);
-        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
-    }
-    snprintf(f->tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(f->tmp);
-    if (fd < 0 || !(f->fp = fdopen(fd, "w"))) {
+    if (!(f->path = strdup(path)))
+        return open_fail(f, gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory"));
+    struct stat st;
+    gf_status s;
+    if (stat(path, &st) == 0) {
+        const char *kind = refused_kind(st.st_mode);
+        if (kind)
+            return open_fail(f, gf_error_set(err, GF_ERR_IO, path, 0,
+                                             "output is %s; expected a regular file, a "
+                                             "character device such as /dev/null or a FIFO",
+                                             kind));
+        if (!S_ISREG(st.st_mode))
+            s = open_direct(f, err);
+        else if (!(f->target = realpath(path, NULL)))
+            return open_fail(f, gf_error_set(err, GF_ERR_IO, path, 0,
+                                             "cannot resolve output path: %s", strerror(errno)));
+        else
+            s = open_temp(f, &st, err);
+    } else {
         int e = errno;
-        if (fd >= 0) {
-            close(fd);
-            unlink(f->tmp);
-        }
-        free(f->path);
-        free(f->tmp);
-        free(f);
-        return gf_error_set(err, GF_ERR_IO, path, 0, "cannot create output file: %s",
-                            strerror(e));
+        if (e == ENOENT)
+            f->target = follow_dangling(path, &e);
+        if (!f->target)
+            return open_fail(f, gf_error_set(err, GF_ERR_IO, path, 0,
+                                             "cannot create output file: %s", strerror(e)));
+        s = open_temp(f, NULL, err);
     }
-    *out = f;
-    return GF_OK;
+    if (s == GF_OK)
+        *out = f;
+    return s;
 }
 
 FILE *gf_outfile_stream(gf_outfile *f)
@@ -60,6 +287,7 @@ FILE *gf_outfile_stream(gf_outfile *f)
 static void outfile_free(gf_outfile *f)
 {
     free(f->path);
+    free(f->target);
     free(f->tmp);
     free(f);
 }
@@ -77,16 +305,19 @@ gf_status gf_outfile_commit(gf_outfile *f, gf_error *err)
         bad = 1;
         e = errno;
     }
-    if (!bad && rename(f->tmp, f->path) != 0) {
+    if (!bad && !f->direct && rename(f->tmp, f->target) != 0) {
         bad = 1;
         e = errno;
     }
     gf_status st = GF_OK;
     if (bad) {
-        unlink(f->tmp);
+        if (!f->direct)
+            unlink(f->tmp);
         st = gf_error_set(err, GF_ERR_IO, f->path, 0, "cannot write output file: %s",
                           strerror(e));
     }
+    /* After the rename, so a signal in between finds the name gone, not left. */
+    live_drop(f->live);
     outfile_free(f);
     return st;
 }
@@ -97,7 +328,9 @@ void gf_outfile_abort(gf_outfile *f)
         return;
     if (!f->is_stdout) {
         fclose(f->fp);
-        unlink(f->tmp);
+        if (!f->direct)
+            unlink(f->tmp);
+        live_drop(f->live);
     }
     outfile_free(f);
 }

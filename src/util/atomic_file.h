@@ -2,6 +2,20 @@
  * Output files written atomically: data goes to a temporary file beside the target,
  * which is renamed over it only on success, so an error never leaves a half-written
  * file (DESIGN.md "Errors"). A NULL or "-" path writes to stdout instead.
+ *
+ * What -o may not destroy (issue #22):
+ * - a symlink is written through: the file it finally names is replaced (or created,
+ *   for a dangling link), in that file's directory, and the link stays a link;
+ * - a character device or FIFO (/dev/null, a named pipe) is opened and written
+ *   directly, never replaced; it cannot be rolled back, so an error leaves what was
+ *   written there; directories, block devices and sockets are refused;
+ * - a replaced file keeps its permission bits (not set-user/group-ID) and, where the
+ *   process may, its owner and group; a new file gets 0666 less the umask, as a shell
+ *   redirection would;
+ * - the temporary file (PATH.tmpXXXXXX) is removed on every error path, and, once the
+ *   program has called gf_outfile_catch_signals, on SIGINT, SIGTERM and SIGHUP and at
+ *   exit(). SIGKILL cannot be caught: it leaves the temporary file behind.
+ * A file with several hard links loses the link to the other names when replaced.
  */
 #ifndef GF_UTIL_ATOMIC_FILE_H
 #define GF_UTIL_ATOMIC_FILE_H
@@ -20,5 +34,11 @@ FILE *gf_outfile_stream(gf_outfile *f);
 gf_status gf_outfile_commit(gf_outfile *f, gf_error *err);
 /* Discards: removes the temporary file and frees f. NULL is fine. */
 void gf_outfile_abort(gf_outfile *f);
+
+/* For programs (the CLI), not libraries embedding gpuforecast: installs handlers for
+ * SIGINT, SIGTERM and SIGHUP (those not ignored and not already handled) that remove
+ * the temporary files of outputs still open and then die of the same signal, and an
+ * atexit hook doing the same. Up to 16 outputs open at once are covered. Idempotent. */
+gf_status gf_outfile_catch_signals(gf_error *err);
 
 #endif

@@ -1,3 +1,4 @@
+#define _XOPEN_SOURCE 700 /* mknod */
 /* torture tests for src/util: error filling, atomic output files, big arrays. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -5,9 +6,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "testutil.h"
@@ -62,6 +69,226 @@ static void torture_outfile_bad_dir(void **state)
     gf_outfile *f;
     assert_int_equal(gf_outfile_open("/nonexistent-dir/x.csv", &f, &e), GF_ERR_IO);
     assert_string_equal(e.file, "/nonexistent-dir/x.csv");
+}
+
+/* ---- -o rules (issue #22): each case in its own directory, so a stray temporary
+ * file is seen. ---- */
+
+static const char *case_dir(const char *name)
+{
+    static char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s-%d", gf_test_tmpdir(), name, (int)getpid());
+    mkdir(dir, 0777);
+    return dir;
+}
+
+static const char *in_dir(const char *dir, const char *file)
+{
+    static char paths[4][1024];
+    static int slot;
+    char *p = paths[slot++ % 4];
+    snprintf(p, 1024, "%s/%s", dir, file);
+    return p;
+}
+
+/* Entries of dir whose name holds ".tmp" (temporary outputs left behind). */
+static int temps_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strstr(e->d_name, ".tmp") != NULL;
+    closedir(d);
+    return n;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    gf_error e;
+    gf_outfile *f;
+    assert_int_equal(gf_outfile_open(path, &f, &e), GF_OK);
+    fputs(text, gf_outfile_stream(f));
+    assert_int_equal(gf_outfile_commit(f, &e), GF_OK);
+}
+
+static void assert_file_holds(const char *path, const char *want)
+{
+    char buf[64] = {0};
+    FILE *r = fopen(path, "r");
+    assert_non_null(r);
+    size_t n = fread(buf, 1, sizeof buf - 1, r);
+    fclose(r);
+    buf[n] = 0;
+    assert_string_equal(buf, want);
+}
+
+/* -o LINK replaces the file the link names, in its directory; the link stays. A dangling
+ * link creates its target, as `>` would. */
+static void torture_outfile_through_symlink(void **state)
+{
+    (void)state;
+    const char *dir = case_dir("symlink");
+    const char *real = in_dir(dir, "real.csv"), *link = in_dir(dir, "link.csv");
+    unlink(real);
+    unlink(link);
+    write_text(real, "old");
+    assert_int_equal(symlink("real.csv", link), 0); /* relative: resolved from dir */
+    write_text(link, "new");
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_file_holds(real, "new");
+
+    const char *made = in_dir(dir, "made.csv"), *dangling = in_dir(dir, "dangling.csv");
+    unlink(made);
+    unlink(dangling);
+    assert_int_equal(symlink("made.csv", dangling), 0);
+    write_text(dangling, "created");
+    assert_int_equal(lstat(dangling, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_file_holds(made, "created");
+    assert_int_equal(temps_in(dir), 0);
+    unlink(made);
+    unlink(dangling);
+    unlink(real);
+    unlink(link);
+    rmdir(dir);
+}
+
+/* A replaced file keeps its mode whatever the umask; a new one gets 0666 & ~umask. */
+static void torture_outfile_keeps_mode(void **state)
+{
+    (void)state;
+    const char *dir = case_dir("mode");
+    const char *old = in_dir(dir, "old.csv"), *fresh = in_dir(dir, "new.csv");
+    unlink(old);
+    unlink(fresh);
+    write_text(old, "1");
+    assert_int_equal(chmod(old, 0604), 0);
+    mode_t saved = umask(077);
+    write_text(old, "2");
+    umask(027);
+    write_text(fresh, "3");
+    umask(saved);
+    struct stat st;
+    assert_int_equal(stat(old, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0604);
+    assert_int_equal(stat(fresh, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    assert_file_holds(old, "2");
+    unlink(old);
+    unlink(fresh);
+    rmdir(dir);
+}
+
+/* A FIFO is written into, not replaced by a regular file. */
+static void torture_outfile_fifo_written_in_place(void **state)
+{
+    (void)state;
+    const char *dir = case_dir("fifo");
+    const char *fifo = in_dir(dir, "pipe");
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    int rd = open(fifo, O_RDONLY | O_NONBLOCK); /* a reader, so opening to write cannot block */
+    assert_true(rd >= 0);
+    write_text(fifo, "rows");
+    char buf[16] = {0};
+    ssize_t n = read(rd, buf, sizeof buf - 1);
+    close(rd);
+    struct stat st;
+    assert_int_equal(lstat(fifo, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_int_equal(n, 4);
+    assert_string_equal(buf, "rows");
+    assert_int_equal(temps_in(dir), 0);
+    unlink(fifo);
+    rmdir(dir);
+}
+
+/* A character device stays one. As root, a private null device made with mknod stands
+ * in for /dev/null, so a regression cannot replace the system's; without root,
+ * /dev/null itself (whose directory we may not write, so it cannot be harmed). */
+static void torture_outfile_char_device_kept(void **state)
+{
+    (void)state;
+    const char *dir = case_dir("chardev");
+    const char *dev = "/dev/null";
+    const char *own = in_dir(dir, "null");
+    unlink(own);
+    if (geteuid() == 0) {
+        if (mknod(own, S_IFCHR | 0666, makedev(1, 3)) != 0) {
+            rmdir(dir);
+            skip(); /* root without CAP_MKNOD: not worth risking /dev/null */
+        }
+        dev = own;
+    }
+    write_text(dev, "discarded");
+    struct stat st;
+    assert_int_equal(stat(dev, &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    assert_int_equal(temps_in(dir), 0);
+    unlink(own);
+    rmdir(dir);
+}
+
+/* A directory is refused at open, naming the path, and left as it was. */
+static void torture_outfile_refuses_directory(void **state)
+{
+    (void)state;
+    const char *dir = case_dir("isdir");
+    gf_error e;
+    gf_outfile *f = NULL;
+    assert_int_equal(gf_outfile_open(dir, &f, &e), GF_ERR_IO);
+    assert_string_equal(e.file, dir);
+    assert_non_null(strstr(e.message, "directory"));
+    struct stat st;
+    assert_int_equal(stat(dir, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+    assert_int_equal(rmdir(dir), 0); /* empty: no temporary file beside it either */
+}
+
+/* In a child: open an output, write, then die of sig (or exit without committing when
+ * sig is 0). The child must leave no temporary file and die of the same signal. */
+static void die_with_open_output(const char *dir, int sig)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        gf_error e;
+        static gf_outfile *f; /* static: still reachable at exit, not a leak to LSan */
+        if (gf_outfile_catch_signals(&e) != GF_OK ||
+            gf_outfile_open(in_dir(dir, "out.csv"), &f, &e) != GF_OK)
+            _exit(3);
+        fputs("half a sweep", gf_outfile_stream(f));
+        fflush(gf_outfile_stream(f));
+        if (sig)
+            raise(sig);
+        exit(0); /* the exit hook removes it too */
+    }
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (sig) {
+        assert_true(WIFSIGNALED(status));
+        assert_int_equal(WTERMSIG(status), sig);
+    } else {
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 0);
+    }
+    assert_int_equal(temps_in(dir), 0);
+    assert_int_not_equal(access(in_dir(dir, "out.csv"), F_OK), 0);
+}
+
+static void torture_outfile_signal_removes_temp(void **state)
+{
+    (void)state;
+    const char *dir = case_dir("signal");
+    die_with_open_output(dir, SIGTERM);
+    die_with_open_output(dir, SIGINT);
+    die_with_open_output(dir, SIGHUP);
+    die_with_open_output(dir, 0);
+    rmdir(dir);
 }
 
 static int all_zero(const unsigned char *p, size_t n)
@@ -192,6 +419,12 @@ int main(void)
         cmocka_unit_test(torture_error_set_fills_fields),
         cmocka_unit_test(torture_outfile_commit_and_abort),
         cmocka_unit_test(torture_outfile_bad_dir),
+        cmocka_unit_test(torture_outfile_through_symlink),
+        cmocka_unit_test(torture_outfile_keeps_mode),
+        cmocka_unit_test(torture_outfile_fifo_written_in_place),
+        cmocka_unit_test(torture_outfile_char_device_kept),
+        cmocka_unit_test(torture_outfile_refuses_directory),
+        cmocka_unit_test(torture_outfile_signal_removes_temp),
         cmocka_unit_test(torture_bigmem_grow_keeps_and_zeroes),
         cmocka_unit_test(torture_bigmem_calloc_and_overflow),
         cmocka_unit_test(torture_bigmem_prefault_keeps_contents),

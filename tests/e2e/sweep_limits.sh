@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Bounded sweeps (issue #22, finding 5): the size is stated on stderr before anything runs,
+# a sweep above --max-configs (default 10^6) is refused at once naming the count, the limit
+# and the option, and a sweep that fails on a --vary value prints nothing to stdout.
+set -u
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export GF_MODELS_DIR="$src/models"
+fail=0
+say() { echo "FAIL: $*"; fail=1; }
+expect() { # expect CODE PATTERN -- args...   (pattern looked for on stderr)
+    local code=$1 pat=$2
+    shift 3
+    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+    local rc=$?
+    if [ "$rc" != "$code" ] || ! grep -q -- "$pat" "$tmp/err"; then
+        echo "FAIL: '$*' exited $rc (want $code, stderr ~ '$pat'):"; cat "$tmp/err"; fail=1
+    fi
+}
+list() { seq -s, 1 "$1"; } # 1,2,...,N
+
+"$bin" profile "$src/data/matmul" --gpu titanv -o "$tmp/mm.gfp" -q || say "profile"
+
+# refused before the trace is even read (it does not exist): 101 x 100 x 100 configurations
+expect 1 "the sweep has 1010000 configurations .*more than the limit of 1000000; pass --max-configs 1010000" -- \
+    sweep "$tmp/no-such-trace" --gpu titanv --vary l1.mshrs="$(list 101)" --vary l2.mshrs="$(list 100)" \
+    --vary l2.ways="$(list 100)"
+[ -s "$tmp/out" ] && say "a refused sweep wrote to stdout"
+# issue #22's case: 8 axes x 10 values (values the models reject, so that without the
+# limit the run fails at once instead of running for hours)
+args=()
+for k in l1.mshrs l2.mshrs l2.ways l2.size l1.size dram.bandwidth dram.channels sm.count; do
+    args+=(--vary "$k=$(list 10)")
+done
+expect 1 "100000000 configurations" -- sweep "$tmp/mm.gfp" --gpu titanv "${args[@]}"
+# past what can be counted (2^40)
+expect 1 "more than 1099511627776 configurations" -- sweep "$tmp/mm.gfp" --gpu titanv "${args[@]}" \
+    --vary a="$(list 10)" --vary b="$(list 10)" --vary c="$(list 10)" --vary d="$(list 10)" --vary e="$(list 10)"
+
+# --max-configs moves the limit both ways
+expect 1 "the sweep has 3 configurations .*limit of 2; pass --max-configs 3" -- \
+    sweep "$tmp/mm.gfp" --gpu titanv --vary l2.mshrs=8,16,32 --max-configs 2
+expect 0 "" -- sweep "$tmp/mm.gfp" --gpu titanv --vary l2.mshrs=8,16,32 --max-configs 3
+[ "$(wc -l <"$tmp/out")" = 4 ] || say "--max-configs 3: expected 3 rows + header"
+for bad in 0 -1 abc 1e6 2000000000000; do
+    expect 2 "--max-configs takes a number from 1 to" -- sweep "$tmp/mm.gfp" --gpu titanv --vary l2.mshrs=8 --max-configs "$bad"
+done
+
+# the size is stated first (stderr), and -q leaves it out
+expect 0 "sweep: 4 configurations, 4 CSV rows, about [0-9.]* kB of CSV, .* on 1 thread" -- \
+    sweep "$tmp/mm.gfp" --gpu titanv --vary l2.mshrs=8,16 --vary dram.bandwidth=300GB/s,600GB/s -j 1
+"$bin" sweep "$tmp/mm.gfp" --gpu titanv --vary l2.mshrs=8,16 -q >/dev/null 2>"$tmp/err" || say "sweep -q"
+[ -s "$tmp/err" ] && { say "sweep -q wrote to stderr"; cat "$tmp/err"; }
+
+# a bad value anywhere (here the first axis' second value: configurations 2 and 3, after
+# two good ones) fails before the CSV header reaches stdout; so does a key the profile
+# depends on
+expect 1 "configuration 2: key 'dram.bandwidth'" -- \
+    sweep "$tmp/mm.gfp" --gpu titanv --vary dram.bandwidth=300GB/s,bogus --vary l2.mshrs=8,16
+[ -s "$tmp/out" ] && { say "a failing sweep printed to stdout:"; head -c 300 "$tmp/out"; echo; }
+expect 1 "configuration 0: .*sm.count" -- sweep "$tmp/mm.gfp" --gpu titanv --vary sm.count=40,80
+[ -s "$tmp/out" ] && say "a sweep on a key the profile depends on printed to stdout"
+exit $fail
