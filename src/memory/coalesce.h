@@ -30,7 +30,7 @@ typedef struct gf_coalesced {
     uint32_t bytes[GF_COALESCE_MAX_LISTED];  /* touched-byte mask within that sector */
     unsigned nlines;                          /* distinct 128 B lines */
     unsigned requests;                        /* 1 if any lane active, else 0 */
-    /* L1 data-array wavefronts (kernel_sim sets it where l1.data_banks is modelled;
+    /* L1 data-array wavefronts (ksim_decode.c sets it where l1.data_banks is modelled;
      * gf_coalesce leaves it 0) */
     unsigned wavefronts;
 } gf_coalesced;
@@ -55,7 +55,7 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
 
 /* Adds src's sectors (byte masks or-ed), requests and wavefronts to dst: one
  * instruction that the hardware splits into several requests (a local access wider
- * than a word, kernel_sim.c local_sectors). The lines are counted again. Sector mode
+ * than a word, ksim_decode.c local_sectors). The lines are counted again. Sector mode
  * only; both lists at most GF_MAX_SECTORS_PER_INST entries, and the union must fit in
  * GF_COALESCE_MAX_LISTED (four 32-lane word requests do). */
 void gf_coalesce_merge(gf_coalesced *dst, const gf_coalesced *src);
@@ -74,7 +74,7 @@ unsigned gf_shmem_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned wi
 /* The same for a shared-memory atomic: no broadcast, as every lane's update must be
  * applied, so a bank serves its lanes one after another whether they share a word or not
  * (the CUDA C++ Programming Guide: atomics on one shared address are serialised; the
- * same-word rule measured at L2 on H100, kernel_sim.c atomic_passes, is the evidence we
+ * same-word rule measured at L2 on H100, ksim_decode.c atomic_passes, is the evidence we
  * have; refdata has no shared-atomic kernel). One pass for any width: a lane's words take
  * consecutive banks. *bank_conflicts as above (may be NULL). */
 unsigned gf_shmem_atomic_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned width,

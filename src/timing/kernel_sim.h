@@ -49,19 +49,19 @@ typedef struct gf_ksim_options {
      * 0 holds everything. Results are identical either way. */
     uint64_t hold_bytes;
     /* Decode every instruction in full instead of replaying the first warp's decoding
-     * (kernel_sim.c replay_inst): for tests, which check that results are the same. */
+     * (ksim_decode.c replay_inst): for tests, which check that results are the same. */
     int no_replay;
     /* Give every warp its own array of shape ids instead of sharing the kernel's stream
-     * while they agree (kernel_sim.c warp_put_id): for tests, as no_replay. */
+     * while they agree (ksim_decode.c warp_put_id): for tests, as no_replay. */
     int no_share;
-    /* Visit every candidate warp at every scan, parking none (kernel_sim.c scan_subcore's
+    /* Visit every candidate warp at every scan, parking none (ksim_issue.c scan_subcore's
      * SCAN_QUICK): for tests, as no_replay. */
     int no_quick;
 } gf_ksim_options;
 
 /* The CLI's and gf_predict_file's hold budget. What a warp holds is mostly its memory
  * records: warps that run the kernel's common instructions read their shape ids from one
- * shared stream (kernel_sim.c warp_put_id), so the one-wave FFMA benchmark (14.4 M warp
+ * shared stream (ksim_decode.c warp_put_id), so the one-wave FFMA benchmark (14.4 M warp
  * instructions) holds 13 MB whole, and the 864 MB SGEMM's waves fit in 32 MiB (85 MB
  * peak RSS, trackers included). Where a wave does not fit, spilling costs its writes to
  * and reads from the page cache (SGEMM 512 with a 1-byte budget: ~0.25 s more system

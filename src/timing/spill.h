@@ -1,6 +1,6 @@
 /*
  * Spill file: where the issue model parks the decoded instructions of resident thread
- * blocks when holding them all would pass the hold budget (kernel_sim.c, `--hold`).
+ * blocks when holding them all would pass the hold budget (ksim_block.c, `--hold`).
  *
  * A kernel whose blocks all fit in one wave (grid-stride loops, the FFMA benchmark) has
  * its whole trace resident at once; without a budget its decoded form (~25 bytes per

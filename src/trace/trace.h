@@ -42,7 +42,7 @@ typedef struct gf_inst {
     /* 0, or an identity of the lanes' address offsets: two instructions with the same
      * nonzero addr_pattern and mask have the same addr[l] - addr[first active lane] in
      * every active lane (only their base may differ), so what depends only on the
-     * offsets and the base's low bits can be reused (kernel_sim.c's coalescing memo).
+     * offsets and the base's low bits can be reused (ksim_decode.c's coalescing memo).
      * Nonzero only when every active lane's address is below 2^63 (none wrapped). Readers
      * that cannot tell set 0. */
     uint64_t addr_pattern;
@@ -117,7 +117,7 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
                                gf_error *err);
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
 
-/* Repeated lines, for a caller that remembers what lines parsed to (kernel_sim's replay).
+/* Repeated lines, for a caller that remembers what lines parsed to (ksim_decode.c's replay).
  * gf_kreader_last_text gives the bytes of the instruction line the last next_inst
  * returned, its newline included, when they were read as they lie in the file (*len 0
  * otherwise: the general parser's lines, PPT-GPU kernels); valid until the next call on
@@ -137,7 +137,7 @@ int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n);
  * first's + k x ((int64_t)addr_pattern >> 2)), only the first active lane's addr is
  * written and the caller fills in the others if it needs them (gf_inst_fill_stride).
  * Off by default; for a caller whose work mostly depends on the pattern and the first
- * address alone (kernel_sim's memos), so expanding 32 lanes per line was wasted. */
+ * address alone (ksim_decode.c's memos), so expanding 32 lanes per line was wasted. */
 void gf_kreader_set_lazy_strides(gf_kreader *r, int on);
 /* Writes every active lane's address of in from its first active lane's and its odd
  * (stride) addr_pattern into out (inactive lanes 0); in->mask nonzero. */

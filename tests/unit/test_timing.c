@@ -409,7 +409,7 @@ static FILE *hand_trace(const char *tag, const char **dir, const char *name, uns
     return f;
 }
 
-/* Decoded instructions are interned as shapes (kernel_sim.c); a kernel whose shapes
+/* Decoded instructions are interned as shapes (ksim_decode.c); a kernel whose shapes
  * hardly repeat stops interning after SHAPE_GIVE_UP instructions and stores the rest
  * inline in each warp's pool, between its memory records. Such a trace (random
  * registers, loads mixed in) predicts the same held whole, spilled window by window and
@@ -446,7 +446,7 @@ static void torture_unrepeated_shapes_predict_the_same(void **state)
 }
 
 /* A local access wider than a word is one request per 4-byte word, each a 128 B run of
- * the warp's interleaved words (kernel_sim.c local_sectors; refdata h100-gfbench
+ * the warp's interleaved words (ksim_decode.c local_sectors; refdata h100-gfbench
  * local_array: 131,072 STL.128 are 524,288 local store requests and 2,097,152 sectors).
  * A 4-byte LDL of a word the STL.128 wrote then finds it in L1. */
 static void torture_wide_local_access_is_a_request_per_word(void **state)
@@ -561,7 +561,7 @@ static void torture_profile_roundtrip(void **state)
 }
 
 /* Shared-memory bank conflicts go through a memo of recent access patterns
- * (kernel_sim.c shmem_wavefronts) whose slot is picked by a few lanes: patterns that
+ * (ksim_decode.c shmem_wavefronts) whose slot is picked by a few lanes: patterns that
  * differ only in other lanes, or in the mask, share a slot and must still each get
  * their own count. The predicted conflicts equal gf_shmem_wavefronts' on every line. */
 static void torture_shared_conflicts_through_memo(void **state)
@@ -603,13 +603,13 @@ static void torture_shared_conflicts_through_memo(void **state)
     assert_true(row.v[GF_C_SHMEM_BANK_CONFLICTS] == (double)expect);
 }
 
-/* Warps decoded by replaying the first warp's decoding (kernel_sim.c replay_inst)
+/* Warps decoded by replaying the first warp's decoding (ksim_decode.c replay_inst)
  * predict what decoding each instruction in full does. The warps of this trace follow
  * the first one wholly but with other shared-memory conflicts and other global
  * addresses, leave it part-way (another register, another opcode, a partial mask),
  * end early, and run past its end (extending the list, which the next warps follow);
  * generic loads go to shared or global memory by address. Held, spilled and on 3
- * threads, replayed and not, with warps sharing the kernel's id stream (kernel_sim.c
+ * threads, replayed and not, with warps sharing the kernel's id stream (ksim_decode.c
  * warp_put_id: these warps leave it part-way too) and not. */
 static void torture_replayed_decoding_predicts_the_same(void **state)
 {
@@ -683,7 +683,7 @@ static void torture_replayed_decoding_predicts_the_same(void **state)
     assert_true(replayed.v[GF_C_SHMEM_BANK_CONFLICTS] > 0);
 }
 
-/* Quick scans (kernel_sim.c scan_subcore: warps gated by a busy LSU or by the unit just
+/* Quick scans (ksim_issue.c scan_subcore: warps gated by a busy LSU or by the unit just
  * issued to are not visited, warps whose operands are far off are parked) change no
  * decision: the same counters as scans that visit every candidate, under both warp
  * schedulers, on kernels that park (the vector add's loads), skip LSU-bound warps (the

@@ -1,0 +1,1093 @@
+/*
+ * Decoding: the trace's lines of a thread block into its warps' shape-id streams and
+ * pools (see shape and swarp in ksim_internal.h).
+ *
+ * Each instruction is decoded in full once (decode_inst: ISA lookup, the
+ * address-dependent part of memory accesses through the memos below, register
+ * renumbering, interning of its shape) or taken from the replay list of the first warp
+ * decoded (replay_inst, replay_run), and appended to the warp's ids and pool; ids stay
+ * in the kernel's shared stream while they agree with it (warp_put_id).
+ * ksim_produce_block drives it, block by block, and spills at window boundaries past the
+ * hold budget (ksim_block.c).
+ *
+ * Invariants: the shape table, the shared id stream (whose first ids_len ids never
+ * change) and the replay list only grow; a warp's register numbering (sim.regslot) is
+ * valid for the warp being read only (sim.stamp). The per-instruction loop
+ * (ksim_produce_block with replay_run and replay_inst, both inlined there) stays in this
+ * file so the compiler can inline it as one.
+ *
+ * Touches: the reader, the ISA table, the block being produced and sim's decoding state
+ * (shape table, memos, replay list, register numbering). Runs only on the calling
+ * thread, between epochs' phases; never an SM's state.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/coalesce.h"
+#include "timing/ksim_internal.h"
+#include "util/alloc.h"
+#include "util/bigmem.h"
+#include "util/bits.h"
+#include "util/error.h"
+
+/* Wavefronts of a recent shared-memory access pattern (shmem_wavefronts). Shared
+ * addresses are offsets in the block's own window, so every block reads the same
+ * patterns: the 655 K shared loads of SGEMM 256 (gen matmul) have 48 distinct ones.
+ * Counting banks costs ~850 instructions a load there, a lookup ~150 (callgrind). */
+#define SHMEM_MEMO 256u
+struct shmem_memo {
+    uint64_t addr[GF_WARP_SIZE]; /* the active lanes' addresses, 0 for the others */
+    uint32_t mask, width;        /* mask 0: empty (such accesses are never looked up) */
+    unsigned wavefronts, conflicts;
+};
+
+/* Wavefronts of a recent shared access by its address pattern (gf_inst.addr_pattern),
+ * mask, width and base address & 255: with a power-of-two bank count of at most 64,
+ * moving every lane by a multiple of 256 B moves each word by a multiple of the banks,
+ * which changes neither banks nor which words are distinct (coalesce.c works on word
+ * differences and word % banks), so the count is the same. The lookup replaces hashing
+ * and comparing 32 addresses in shmem_memo (~140 instructions a shared access on SGEMM,
+ * callgrind). */
+/* What both pattern memos below key on; pattern 0: an empty entry. */
+typedef struct pat_key {
+    uint64_t pattern;
+    uint32_t mask, width, phase;
+} pat_key;
+
+static uint64_t pat_key_hash(const pat_key *k)
+{
+    return (k->pattern ^ (uint64_t)k->mask << 20 ^ (uint64_t)k->width << 52 ^ k->phase) *
+           UINT64_C(0x9e3779b97f4a7c15);
+}
+
+static int pat_key_eq(const pat_key *a, const pat_key *b)
+{
+    return a->pattern == b->pattern && a->mask == b->mask && a->width == b->width &&
+           a->phase == b->phase;
+}
+
+#define SHPAT_MEMO 256u
+struct shpat_memo {
+    pat_key key;                    /* phase: the base & 255 */
+    unsigned wavefronts, conflicts;
+};
+
+/* Sectors of a recent global access, by its lanes' address pattern (gf_inst.addr_pattern),
+ * mask, width and the base address's offset in its 128 B line (the first active lane's
+ * address & 127). Coalescing (memory/coalesce.c) sees addresses only through their
+ * sectors (addr >> 5), lines (sector >> 2) and offsets within a sector, so moving every
+ * lane by a multiple of 128 B moves each sector by the same multiple of 4 and keeps the
+ * byte masks, order and line count — exactly, as long as no address wraps past 2^64,
+ * which holds as they all lie below 2^63 (gf_inst.addr_pattern's promise). A warp's access then
+ * costs a lookup instead of ~370 instructions of coalescing (callgrind, vecadd). Accesses
+ * of more than COAL_MEMO_SECTORS sectors are coalesced each time. */
+#define COAL_MEMO 64u
+#define COAL_MEMO_SECTORS 16u
+struct coal_memo {
+    pat_key key;                    /* phase: the base & 127 */
+    uint16_t nsectors, nlines, wavefronts;
+    int32_t rel[COAL_MEMO_SECTORS]; /* sector minus the first sector of the base's line */
+    uint32_t bytes[COAL_MEMO_SECTORS];
+};
+
+/* Decoding replay (replay_inst). Warps of a kernel mostly run the same instructions:
+ * lines whose text up to the addresses repeats, and whose registers a warp numbers
+ * (reg_slot) the same way as long as all its instructions so far were the same. So the
+ * first warp decoded records, per instruction, that text (as the parsed gf_inst's head),
+ * its decoded shape and the registers it numbered first; a later warp whose every
+ * instruction so far matched takes the next entry's shape when its head matches too,
+ * skipping the ISA lookup, shape building, register numbering and interning (callgrind:
+ * ~200 instructions of ~1,400 per warp instruction on SGEMM). Where it first differs,
+ * its numbering is written out from the entries (replay_sync) and the full decode goes
+ * on; a warp that runs past the list's end extends it. At most REPLAY_MAX entries. */
+#define RP_HEAD offsetof(gf_inst, addr)
+/* Runs of replayed lines (replay_run). An entry without a per-warp memory record (all but
+ * global accesses, whose addresses differ between warps) also keeps its line's text, and
+ * consecutive such entries' texts lie end to end in one buffer (sim.rp_text),
+ * so a later warp following the list compares a whole run of them with the trace's next
+ * bytes at once and takes the shapes of the lines that match without parsing them:
+ * vecadd's 14 instructions a warp are runs of 8, 2 and 1 around its memory
+ * instructions; SGEMM's inner loop, runs of 4 shared loads of B and 4 FFMAs between
+ * loads of A, whose addresses differ between warps. Runs are cut at RUN_MAX lines and
+ * end before an entry whose line differed RUN_MISSES times (so that the rest usually
+ * matches whole, at one memcmp); a kernel where hardly any try matches (per-warp text
+ * such as pre-v3 prefixes) tries no more. */
+#define RUN_MAX 64u
+#define RUN_MISSES 8u
+struct rp_line {
+    uint32_t toff;        /* its text in sim.rp_text ... */
+    uint16_t tlen;        /* ... of tlen bytes, newline included; 0: not in a run */
+    uint16_t nslots;      /* replay_ent.nslots */
+    uint32_t shape;       /* replay_ent.shape */
+    uint16_t threads;     /* active lanes */
+    uint16_t misses;      /* runs tried through here that differed in this line */
+};
+struct replay_ent {
+    unsigned char head[RP_HEAD];  /* the gf_inst up to its addresses */
+    const gf_isa_entry *e;        /* its ISA entry */
+    uint32_t shape;               /* its shape id; SHAPE_INLINE: decode it in full */
+    uint16_t nslots;              /* the warp's register slots after it */
+    uint8_t kind, mspace;         /* enum inst_kind; K_MEM: its record's space */
+    uint8_t nnew;                 /* registers it numbered first ... */
+    uint16_t newreg[GF_MAX_DST + GF_MAX_SRC]; /* ... in slot order */
+};
+
+/* ---------------------------------------------------------------- block reading */
+
+/* Room for extra more bytes in w's pool. A wave's pools reach tens of MB (SGEMM 512's
+ * memory records) in fresh pages, which realloc's copies and the appends touched a page
+ * fault at a time; so a pool grows into prefaulted pages and, past its first 64 KiB
+ * (below, pools mostly reuse heap pages already present), is faulted in 64 KiB at a
+ * time as it fills (bigmem.h: ~4x cheaper). */
+static gf_status warp_reserve_pool(swarp *w, size_t extra, gf_error *err, const sim *s)
+{
+    const size_t first = (size_t)64 << 10;
+    size_t need = w->poollen + extra;
+    void *p = w->pool;
+    if (gf_grow_prefaulted(&p, &w->poolcap, w->poollen, need) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory holding a thread block");
+    w->pool = p;
+    gf_prefault_reach(w->pool, w->poolcap, w->poollen > first ? w->poollen : first, need);
+    return GF_OK;
+}
+
+/* Room in w's own array (w not shared) for `more` more instructions' shape ids. */
+static gf_status warp_reserve_slow(swarp *w, const sim *s, uint32_t more, gf_error *err)
+{
+    void *p = w->own;
+    size_t cap = w->cap;
+    if (gf_grow(&p, &cap, (size_t)w->n + more, sizeof(uint32_t)) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory holding a thread block");
+    w->ids = w->own = p;
+    w->cap = (uint32_t)cap;
+    return GF_OK;
+}
+
+/* Room for one more id (a shared warp needs none: warp_put_id makes it if it must). */
+static inline gf_status warp_reserve(swarp *w, const sim *s, gf_error *err)
+{
+    if (w->shared || w->n < w->cap)
+        return GF_OK;
+    return warp_reserve_slow(w, s, 1, err);
+}
+
+/* Shared id streams. Warps of a kernel mostly run the same instructions, so their id
+ * streams are mostly one stream: a warp starts out reading its ids from the kernel's
+ * shared stream (sim.rp_ids) and stores none of its own while each id it appends is the
+ * one already there (or extends the stream at its end). At its first different id it
+ * copies its ids so far to its own array and goes on there (ksim_warp_unshare), as it does
+ * before it spills. So a kernel whose warps agree holds one id stream instead of one a
+ * warp (less to hold and spill), and every warp's issue reads the same hot ids. */
+gf_status ksim_warp_unshare(sim *s, swarp *w, gf_error *err)
+{
+    /* room for the run replay_run may be appending */
+    gf_status st = w->n + RUN_MAX + 1 > w->cap ? warp_reserve_slow(w, s, RUN_MAX + 1, err)
+                                               : GF_OK;
+    if (st != GF_OK)
+        return st;
+    memcpy(w->own, s->rp_ids, (size_t)w->n * sizeof(uint32_t));
+    w->ids = w->own;
+    w->shared = 0;
+    return GF_OK;
+}
+
+/* Appends id to w's ids (w has room when not shared: warp_reserve). */
+static inline gf_status warp_put_id(sim *s, swarp *w, uint32_t id, gf_error *err)
+{
+    if (w->shared) {
+        /* its n ids are the stream's first n, so n <= ids_len */
+        uint32_t i = w->n;
+        if (i < s->ids_len ? s->rp_ids[i] == id : i < REPLAY_MAX) {
+            if (i == s->ids_len)
+                s->rp_ids[s->ids_len++] = id;
+            w->n++;
+            return GF_OK;
+        }
+        gf_status st = ksim_warp_unshare(s, w, err);
+        if (st != GF_OK)
+            return st;
+    }
+    w->ids[w->n++] = id;
+    return GF_OK;
+}
+
+/* Hash of a shape given as its header (regs not read) and its register slots: 8-byte
+ * words multiplied in (decode_inst calls it for every instruction of the trace). */
+static uint64_t shape_hash(const shape *hd, const uint16_t *regs)
+{
+    uint64_t w[1 + (GF_MAX_DST + GF_MAX_SRC + 3) / 4] = {0};
+    unsigned nr = (unsigned)hd->ndst + hd->nsrc;
+    uint32_t aux;
+    memcpy(&w[0], hd, 8);
+    memcpy(&aux, (const uint8_t *)hd + 8, 4);
+    memcpy(&w[1], regs, 2u * nr);
+    uint64_t h = (w[0] ^ (uint64_t)aux << 29) * UINT64_C(0x9e3779b97f4a7c15);
+    for (unsigned k = 1; k <= (nr + 3) / 4; k++)
+        h = (h ^ h >> 32 ^ w[k]) * UINT64_C(0x9e3779b97f4a7c15);
+    return h ^ h >> 29;
+}
+
+/* Whether stored shape o is the shape (hd, regs). */
+static int shape_eq(const shape *o, const shape *hd, const uint16_t *regs)
+{
+    uint64_t a, b;
+    uint32_t x, y;
+    memcpy(&a, o, 8);
+    memcpy(&b, hd, 8);
+    memcpy(&x, (const uint8_t *)o + 8, 4);
+    memcpy(&y, (const uint8_t *)hd + 8, 4);
+    if (a != b || x != y)
+        return 0;
+    for (unsigned i = 0; i < (unsigned)hd->ndst + hd->nsrc; i++)
+        if (o->regs[i] != regs[i])
+            return 0;
+    return 1;
+}
+
+/* Writes shape (hd, regs) to dst (bytes of SHAPE_WORDS / SHAPE_POOL_BYTES). */
+static void shape_put(void *dst, const shape *hd, const uint16_t *regs)
+{
+    memcpy(dst, hd, sizeof(shape));
+    memcpy((uint8_t *)dst + sizeof(shape), regs, 2u * ((size_t)hd->ndst + hd->nsrc));
+}
+
+/* Puts id in the first free slot from h of an open-addressing index of cap slots. */
+static void shape_index_put(uint32_t *index, size_t cap, uint64_t h, uint32_t id)
+{
+    size_t i = h & (cap - 1);
+    while (index[i] != SHAPE_INLINE)
+        i = (i + 1) & (cap - 1);
+    index[i] = id;
+}
+
+/* The id of the shape with header hd (its padding zero, regs not read) and register
+ * slots regs in s's table, adding it if new; SHAPE_INLINE when the table is full (or
+ * out of memory): the caller stores the shape in the warp's pool instead. Runs only
+ * while blocks are read (serially). */
+static uint32_t shape_intern_slow(sim *s, const shape *hd, const uint16_t *regs)
+{
+    size_t nr = (size_t)hd->ndst + hd->nsrc, words = SHAPE_WORDS(nr);
+    uint64_t h = shape_hash(hd, regs);
+    if (s->shape_hash) {
+        for (size_t i = h & (s->shape_hcap - 1);; i = (i + 1) & (s->shape_hcap - 1)) {
+            uint32_t id = s->shape_hash[i];
+            if (id == SHAPE_INLINE)
+                break;
+            const shape *o = shape_at(s->shape_chunk, id);
+            if (shape_eq(o, hd, regs))
+                return id;
+        }
+    }
+    /* new: room in the index (at most half full) and in the last chunk */
+    if ((s->shape_count + 1) * 2 > s->shape_hcap) {
+        size_t ncap = s->shape_hcap ? s->shape_hcap * 2 : 1024;
+        uint32_t *nh = malloc(ncap * sizeof *nh);
+        if (!nh)
+            return SHAPE_INLINE;
+        memset(nh, 0xff, ncap * sizeof *nh);
+        for (size_t k = 0; k < s->shape_hcap; k++) {
+            uint32_t id = s->shape_hash[k];
+            if (id == SHAPE_INLINE)
+                continue;
+            const shape *o = shape_at(s->shape_chunk, id);
+            shape_index_put(nh, ncap, shape_hash(o, o->regs), id);
+        }
+        free(s->shape_hash);
+        s->shape_hash = nh;
+        s->shape_hcap = ncap;
+    }
+    if (!s->shape_nchunks || s->shape_used + words > SHAPE_CHUNK_WORDS) {
+        if (s->shape_nchunks == SHAPE_CHUNKS)
+            return SHAPE_INLINE;
+        uint32_t *c = malloc(SHAPE_CHUNK_WORDS * sizeof *c);
+        if (!c)
+            return SHAPE_INLINE;
+        s->shape_chunk[s->shape_nchunks++] = c;
+        s->shape_used = 0;
+    }
+    uint32_t id = (s->shape_nchunks - 1) << SHAPE_CHUNK_BITS | s->shape_used;
+    shape_put(s->shape_chunk[s->shape_nchunks - 1] + s->shape_used, hd, regs);
+    s->shape_used += (uint32_t)words;
+    shape_index_put(s->shape_hash, s->shape_hcap, h, id);
+    s->shape_count++;
+    return id;
+}
+
+/* shape_intern_slow behind decoding's guess (see sim.shape_next). */
+static uint32_t shape_intern(sim *s, const shape *hd, const uint16_t *regs)
+{
+    uint32_t prev = s->shape_prev;
+    uint32_t guess = prev == SHAPE_INLINE ? s->shape_first
+                     : prev < s->shape_nextcap ? s->shape_next[prev]
+                                               : SHAPE_INLINE;
+    uint32_t id;
+    if (s->shape_off)
+        return SHAPE_INLINE;
+    s->shape_lookups++;
+    if (guess != SHAPE_INLINE && shape_eq(shape_at(s->shape_chunk, guess), hd, regs)) {
+        s->shape_hits++;
+        return s->shape_prev = guess;
+    }
+    size_t before = s->shape_count;
+    id = shape_intern_slow(s, hd, regs);
+    if (s->shape_count == before && id != SHAPE_INLINE)
+        s->shape_hits++;
+    if (s->shape_lookups >= SHAPE_GIVE_UP && s->shape_hits * 2 < s->shape_lookups)
+        s->shape_off = 1;
+    if (id == SHAPE_INLINE) {
+        s->shape_prev = SHAPE_INLINE; /* (the next one then guesses the warp's first) */
+        return id;
+    }
+    if (prev == SHAPE_INLINE) {
+        s->shape_first = id;
+    } else {
+        if (prev >= s->shape_nextcap) {
+            void *p = s->shape_next;
+            size_t old = s->shape_nextcap;
+            if (gf_grow(&p, &s->shape_nextcap, (size_t)prev + 1, sizeof(uint32_t)) == 0) {
+                s->shape_next = p;
+                memset(s->shape_next + old, 0xff, (s->shape_nextcap - old) * sizeof(uint32_t));
+            }
+        }
+        if (prev < s->shape_nextcap)
+            s->shape_next[prev] = id;
+    }
+    return s->shape_prev = id;
+}
+
+static int in_window(uint64_t a, int has_base, uint64_t base)
+{
+    /* Windows are 16 MiB wide: far more than any block's shared or any thread's local
+     * memory, far less than the distance to the next allocation (refdata headers). */
+    return has_base && a >= base && a - base < (1ull << 24);
+}
+
+/* Generic LD/ST: shared or local when the address falls in the window the trace header
+ * gives, or when it is a small address (local addresses look like 0xFFFC44 —
+ * pptgpu-ampere-shared-local-memory.txt); global otherwise (MODEL.md §1). */
+static gf_mem_space resolve_generic(const sim *s, uint64_t a)
+{
+    if (in_window(a, s->ki->has_shmem_base, s->ki->shmem_base))
+        return GF_SPACE_SHARED;
+    if (in_window(a, s->ki->has_local_base, s->ki->local_base) || a < (1ull << 24))
+        return GF_SPACE_LOCAL;
+    return GF_SPACE_GLOBAL;
+}
+
+/* Every lane's address of in. The reader leaves a list of constant stride to its
+ * pattern (gf_kreader_set_lazy_strides): what decoding mostly needs, the coalescing
+ * memo's key, is the pattern and the first address, so it is expanded only here, for a
+ * memo miss, a shared or a local access (saved ~90 instructions a line on the vector
+ * add). Valid until the next call. */
+static const uint64_t *inst_addrs(sim *s, const gf_inst *in)
+{
+    if (!(in->addr_pattern & 1u))
+        return in->addr;
+    gf_inst_fill_stride(in, s->lane_addr);
+    return s->lane_addr;
+}
+
+static unsigned first_lane(uint32_t mask)
+{
+    return (unsigned)__builtin_ctz(mask);
+}
+
+/* Warp w's slot for register r (not RZ, < GF_REG_COUNT), numbering new ones densely. */
+static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
+{
+    if (s->regstamp[r] != s->stamp) {
+        s->regstamp[r] = s->stamp;
+        s->regslot[r] = (uint16_t)w->nslots++;
+    }
+    return s->regslot[r];
+}
+
+/* gf_shmem_wavefronts through s->shmem_memo (mask != 0). Same results: a pattern is
+ * reused only when its mask, width and every active lane's address match. */
+static unsigned shmem_wavefronts_addr(sim *s, const gf_inst *in, unsigned width,
+                                      unsigned *conflicts)
+{
+    const uint64_t *lanes = inst_addrs(s, in);
+    if (!s->shmem_memo && !(s->shmem_memo = calloc(SHMEM_MEMO, sizeof *s->shmem_memo)))
+        return gf_shmem_wavefronts(lanes, in->mask, width, s->gpu->shmem_banks, conflicts);
+    uint64_t key[GF_WARP_SIZE];
+    const uint64_t *a = lanes;
+    if (in->mask != 0xffffffffu) { /* other lanes' addresses are unspecified (trace.h) */
+        for (unsigned l = 0; l < GF_WARP_SIZE; l++)
+            key[l] = in->mask >> l & 1u ? lanes[l] : 0;
+        a = key;
+    }
+    /* A few lanes pick the slot (both half-warps, both ends); the compare is exact. */
+    uint64_t h = in->mask ^ (uint64_t)width << 32;
+    static const unsigned probe[] = {0, 1, 15, 16, 17, 31};
+    for (unsigned k = 0; k < sizeof probe / sizeof probe[0]; k++)
+        h = (h ^ a[probe[k]]) * UINT64_C(0x9e3779b97f4a7c15);
+    shmem_memo *m = &s->shmem_memo[(h ^ h >> 29) & (SHMEM_MEMO - 1)];
+    if (m->mask == in->mask && m->width == width &&
+        memcmp(m->addr, a, sizeof m->addr) == 0) {
+        *conflicts = m->conflicts;
+        return m->wavefronts;
+    }
+    unsigned wf = gf_shmem_wavefronts(a, in->mask, width, s->gpu->shmem_banks, conflicts);
+    memcpy(m->addr, a, sizeof m->addr);
+    m->mask = in->mask;
+    m->width = width;
+    m->wavefronts = wf;
+    m->conflicts = *conflicts;
+    return wf;
+}
+
+/* gf_shmem_wavefronts of a shared access (mask != 0): through s->shpat_memo when the
+ * reader gave its address pattern, else through s->shmem_memo. */
+static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsigned *conflicts)
+{
+    unsigned banks = s->gpu->shmem_banks;
+    shpat_memo *pm = NULL;
+    pat_key key = {0};
+    if (in->addr_pattern && banks && banks <= 64 && !(banks & (banks - 1)) &&
+        (s->shpat_memo || (s->shpat_memo = calloc(SHPAT_MEMO, sizeof *s->shpat_memo)))) {
+        key = (pat_key){in->addr_pattern, in->mask, width,
+                        (uint32_t)(in->addr[__builtin_ctz(in->mask)] & 255u)};
+        pm = &s->shpat_memo[pat_key_hash(&key) >> 56]; /* SHPAT_MEMO = 2^8 */
+        if (pat_key_eq(&pm->key, &key)) {
+            *conflicts = pm->conflicts;
+            return pm->wavefronts;
+        }
+    }
+    unsigned wf = shmem_wavefronts_addr(s, in, width, conflicts);
+    if (pm) {
+        pm->key = key;
+        pm->wavefronts = wf;
+        pm->conflicts = *conflicts;
+    }
+    return wf;
+}
+
+/* The address-dependent part of a shared-memory access: its shape's aux (wavefronts in
+ * bits 0-11, conflicts 12-23, store flag 24; counted when issued, as the hierarchy belongs
+ * to the issuing thread). */
+static uint32_t shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsigned width)
+{
+    if (!in->mask) /* predicated off: one wavefront, no request (see decode_inst) */
+        return 1u | 1u << 25;
+    unsigned conflicts = 0;
+    unsigned wf = e->dir == GF_DIR_ATOMIC
+                      ? gf_shmem_atomic_wavefronts(inst_addrs(s, in), in->mask, width,
+                                                   s->gpu->shmem_banks, &conflicts)
+                      : shmem_wavefronts(s, in, width, &conflicts);
+    if (wf > 0xfff)
+        wf = 0xfff;
+    if (conflicts >= wf)
+        conflicts = wf ? wf - 1 : 0;
+    return (wf ? wf : 1) | conflicts << 12 | (e->dir == GF_DIR_STORE ? 1u << 24 : 0u);
+}
+
+/* Wavefronts of a global/local access through the L1 data array: its banks serve one
+ * 4-byte word each per wavefront, as for shared memory (gf_shmem_wavefronts), so lanes
+ * that hit one bank at different addresses serialise. refdata h100-gfbench ncu.csv,
+ * l1tex__data_pipe_lsu_wavefronts per global access: wmma_gemm 8.0 (its LDG.E.128 rows
+ * are 2048 B apart: one bank group), sgemm_tiled 2, stride16 16.2, stride32 32.4,
+ * transpose_naive's scattered stores 32, stream_copy's LDG.128 4; the rule gives 8, 2,
+ * 16, 32, 32, 4. 0 when l1.data_banks is 0 (then sectors alone set the stage). Depends
+ * only on the lanes' offsets and the base's place in its 128 B line, like the sectors. */
+static unsigned l1_wavefronts(const sim *s, const uint64_t *addr, uint32_t mask, unsigned width)
+{
+    unsigned banks = s->gpu->l1_data_banks;
+    if (!banks || !mask)
+        return 0;
+    unsigned wf = gf_shmem_wavefronts(addr, mask, width, banks, NULL);
+    return wf > 255 ? 255 : wf;
+}
+
+/* gf_coalesce of a non-local access through s->coal_memo (see coal_memo), when the
+ * reader gave its address pattern; returns 0 (nothing done) when it cannot be used. */
+static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced *c)
+{
+    if (!in->addr_pattern || !in->mask) /* (with a pattern, addresses are < 2^63) */
+        return 0;
+    if (!s->coal_memo && !(s->coal_memo = calloc(COAL_MEMO, sizeof *s->coal_memo)))
+        return 0;
+    uint64_t base = in->addr[__builtin_ctz(in->mask)], first = base >> 7 << 2;
+    pat_key key = {in->addr_pattern, in->mask, width, (uint32_t)(base & 127u)};
+    coal_memo *m = &s->coal_memo[pat_key_hash(&key) >> 58]; /* COAL_MEMO = 2^6 */
+    if (pat_key_eq(&m->key, &key)) {
+        c->nsectors = m->nsectors;
+        c->nlines = m->nlines;
+        c->requests = 1;
+        c->wavefronts = m->wavefronts;
+        for (unsigned i = 0; i < m->nsectors; i++) {
+            c->sector[i] = first + (uint64_t)(int64_t)m->rel[i];
+            c->bytes[i] = m->bytes[i];
+        }
+        return 1;
+    }
+    const uint64_t *addr = inst_addrs(s, in);
+    gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
+    c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
+    if (c->nsectors > COAL_MEMO_SECTORS)
+        return 1;
+    for (unsigned i = 0; i < c->nsectors; i++) {
+        int64_t d = (int64_t)(c->sector[i] - first);
+        if (d < INT32_MIN || d > INT32_MAX)
+            return 1; /* (checked before the entry is touched) */
+    }
+    for (unsigned i = 0; i < c->nsectors; i++) {
+        m->rel[i] = (int32_t)(int64_t)(c->sector[i] - first);
+        m->bytes[i] = c->bytes[i];
+    }
+    m->key = key;
+    m->nsectors = (uint16_t)c->nsectors;
+    m->nlines = (uint16_t)c->nlines;
+    m->wavefronts = (uint16_t)c->wavefronts;
+    return 1;
+}
+
+/* Local memory is per thread, but the hardware interleaves the threads of a warp word
+ * by word (4 B), so the same stack offset in 32 threads is one contiguous 128 B run
+ * (gpgpu-sim's translate_local_memaddr; NVBit reports the per-thread offset, the same
+ * on every lane). An access wider than a word is split into one request per word, each
+ * such a run: refdata h100-gfbench local_array, 131,072 warp STL.128 give Nsight's
+ * l1tex__t_requests_pipe_lsu_mem_local_op_st.sum = 524,288 (4 each) and 16 sectors
+ * each; gpgpu-sim splits the same way ("a >4B access is split into 4B chunks"). The
+ * word layout is also what makes a later 4 B LDL of buf[k] find the line an STL.128
+ * wrote. Offsets are taken from the header's local window when it is given. The
+ * hierarchy then makes the result unique per warp (warp_uid). Fermi-mode coalescing
+ * (a what-if) keeps one request of width-wide slots, whose expanded lines would not fit
+ * the merge. */
+static void local_word_addrs(sim *s, const gf_inst *in, unsigned width, unsigned word,
+                             uint64_t out[GF_WARP_SIZE])
+{
+    const uint64_t *a = inst_addrs(s, in);
+    uint64_t base = s->ki->has_local_base && a[__builtin_ctz(in->mask)] >= s->ki->local_base
+                        ? s->ki->local_base
+                        : 0;
+    uint64_t w = width ? width : 4;
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
+        uint64_t off = a[l] - base + (uint64_t)word * w;
+        out[l] = (off / w) * (GF_WARP_SIZE * w) + l * w + off % w;
+    }
+}
+
+static void local_sectors(sim *s, const gf_inst *in, unsigned width, gf_coalesced *c)
+{
+    uint64_t addr[GF_WARP_SIZE];
+    unsigned words = 1, w = width;
+    if (width > 4 && s->gpu->coalescer == GF_COALESCE_SECTOR) {
+        words = width / 4;
+        w = 4;
+    }
+    for (unsigned k = 0; k < words; k++) {
+        gf_coalesced part, *dst = k ? &part : c;
+        local_word_addrs(s, in, w, k, addr);
+        gf_coalesce(addr, in->mask, w, s->gpu->coalescer, dst);
+        dst->wavefronts = l1_wavefronts(s, addr, in->mask, w);
+        if (k)
+            gf_coalesce_merge(c, &part);
+    }
+}
+
+/* The address-dependent part of a global, local or texture access: its sectors. */
+static void mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
+                        gf_coalesced *c)
+{
+    if (space == GF_SPACE_LOCAL) {
+        local_sectors(s, in, width, c);
+        return;
+    }
+    if (coalesce_memo(s, in, width, c))
+        return;
+    const uint64_t *addr = inst_addrs(s, in);
+    gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
+    c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
+}
+
+/* Appends shape id `id` of instruction in to w's stream (warp_reserve made room) and
+ * counts it. */
+static inline gf_status warp_append_id(sim *s, sblock *b, swarp *w, const gf_inst *in,
+                                       uint32_t id, gf_error *err)
+{
+    b->warp_insts++;
+    b->thread_insts += gf_popcount32(in->mask);
+    return warp_put_id(s, w, id, err);
+}
+
+/* Notes a global access's line for the prefetch of b's first L1 tracker probes (at most
+ * one a tracker tile). */
+static inline void block_note_line(sblock *b, uint64_t line)
+{
+    for (unsigned k = 0; k < b->npf; k++)
+        if (b->pf_line[k] >> GF_HIER_L1_TILE_SHIFT == line >> GF_HIER_L1_TILE_SHIFT)
+            return;
+    if (b->npf < BLOCK_PF_LINES)
+        b->pf_line[b->npf++] = line;
+}
+
+/* The passes an atomic's sectors need at the L2 atomic unit: per sector, the most active
+ * lanes on one of its addresses, since one pass updates each word once. refdata
+ * h100-gfbench hist_global_atomics: 3,000,320 RED sectors at L1 and L2 for 131,072 warp
+ * REDs into 256 bins (22.89 a warp); distinct sectors are 20.55 a warp, this rule 22.48
+ * (research note in docs/validation-h100.md). Returns 0 when every sector needs one. */
+static int atomic_passes(sim *s, const gf_inst *in, const gf_coalesced *c, uint8_t *passes)
+{
+    const uint64_t *a = inst_addrs(s, in);
+    int any = 0;
+    memset(passes, 1, c->nsectors);
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
+        if (!(in->mask >> l & 1u))
+            continue;
+        unsigned same = 0, first = 1;
+        for (unsigned k = 0; k < GF_WARP_SIZE; k++)
+            if (in->mask >> k & 1u && a[k] == a[l]) {
+                same++;
+                first &= k >= l; /* counted at its lowest lane only */
+            }
+        if (!first || same < 2)
+            continue;
+        uint64_t sec = a[l] >> 5;
+        for (unsigned i = 0; i < c->nsectors; i++)
+            if (c->sector[i] == sec) {
+                if (same > passes[i])
+                    passes[i] = (uint8_t)same;
+                any = 1;
+                break;
+            }
+    }
+    return any;
+}
+
+/* Appends to w an instruction of shape (si, regs), interned as id: the shape inline in
+ * the pool when id is SHAPE_INLINE, then for K_MEM its memory record (c, mspace), then
+ * its id. w->ids has room (warp_reserve). */
+static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const gf_isa_entry *e,
+                           uint32_t id, const shape *si, const uint16_t *regs,
+                           const gf_coalesced *c, unsigned mspace, gf_error *err)
+{
+    size_t nr = (size_t)si->ndst + si->nsrc;
+    size_t need = id == SHAPE_INLINE ? SHAPE_POOL_BYTES(nr) : 0, shape_need = need;
+    uint8_t passes[GF_COALESCE_MAX_LISTED];
+    int has_passes = si->kind == K_MEM && e->dir == GF_DIR_ATOMIC &&
+                     (mspace == GF_SPACE_GLOBAL || mspace == GF_SPACE_ATOMIC) &&
+                     s->gpu->l2_atomic_sectors_per_cycle > 0 &&
+                     atomic_passes(s, in, c, passes);
+    if (si->kind == K_MEM)
+        need += memrec_bytes(c->nsectors, has_passes);
+    if (need) {
+        gf_status st = warp_reserve_pool(w, need, err, s);
+        if (st != GF_OK)
+            return st;
+        if ((uint64_t)w->pool0 + w->poollen > UINT32_MAX - need)
+            return gf_error_set(err, GF_ERR_UNSUPPORTED, gf_kreader_path(s->r),
+                                gf_kreader_line(s->r),
+                                "warp has more than 4 GiB of memory accesses");
+        if (shape_need) { /* zero its padding (at most the last 6 bytes), then write it */
+            memset(w->pool + w->poollen + shape_need - 8, 0, 8);
+            shape_put(w->pool + w->poollen, si, regs);
+        }
+        if (si->kind == K_MEM) {
+            memrec *m = (memrec *)(w->pool + w->poollen + shape_need);
+            m->space = (uint8_t)mspace;
+            m->dir = (uint8_t)e->dir;
+            unsigned nreq = c->requests > 1 ? (c->requests > 8 ? 8 : c->requests) : 1;
+            m->bypass = (uint8_t)((e->bypass_l1 ? 1 : 0) | (has_passes ? 2 : 0) | (nreq - 1) << 2);
+            m->wavefronts = (uint8_t)c->wavefronts;
+            m->nsectors = (uint16_t)c->nsectors;
+            m->nlines = (uint16_t)c->nlines;
+            uint8_t *q = (uint8_t *)(m + 1);
+            memcpy(q, c->sector, c->nsectors * sizeof(uint64_t));
+            memcpy(q + c->nsectors * sizeof(uint64_t), c->bytes, c->nsectors * sizeof(uint32_t));
+            if (has_passes)
+                memcpy(q + c->nsectors * (sizeof(uint64_t) + sizeof(uint32_t)), passes,
+                       c->nsectors);
+            if (mspace == GF_SPACE_GLOBAL && c->nsectors)
+                block_note_line(b, c->sector[0] >> 2);
+        }
+        w->poollen += need;
+    }
+    return warp_append_id(s, b, w, in, id, err);
+}
+
+/* ---------------------------------------------------------------- decoding replay */
+
+/* Writes the register numbering of replay entries [s->rp_done, k) to regslot, as the
+ * full decode of those instructions would have left it. */
+static void replay_sync(sim *s, uint32_t k)
+{
+    for (uint32_t j = s->rp_done; j < k; j++) {
+        const replay_ent *re = &s->rp[j];
+        unsigned base = j ? s->rp[j - 1].nslots : 0;
+        for (unsigned i = 0; i < re->nnew; i++) {
+            s->regstamp[re->newreg[i]] = s->stamp;
+            s->regslot[re->newreg[i]] = (uint16_t)(base + i);
+        }
+    }
+    if (k > s->rp_done)
+        s->rp_done = k;
+}
+
+/* Appends the instruction the full decode just did (w numbered its registers from
+ * `before` slots on) to the replay list. */
+static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_isa_entry *e,
+                          uint32_t id, unsigned kind, unsigned mspace, unsigned before)
+{
+    if (s->rp_len >= REPLAY_MAX) {
+        s->rp_record = 0;
+        return;
+    }
+    {
+        void *p = s->rpl;
+        if (gf_grow(&p, &s->rpl_cap, (size_t)s->rp_len + 1, sizeof *s->rpl) != 0) {
+            s->rp_record = 0; /* only costs speed */
+            return;
+        }
+        s->rpl = p;
+    }
+    if (s->rp_len == s->rp_cap) {
+        void *p = s->rp;
+        size_t cap = s->rp_cap;
+        if (gf_grow(&p, &cap, (size_t)s->rp_len + 1, sizeof *s->rp) != 0) {
+            s->rp_record = 0; /* only costs speed */
+            return;
+        }
+        s->rp = p;
+        s->rp_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    }
+    rp_line *rl = &s->rpl[s->rp_len];
+    replay_ent *re = &s->rp[s->rp_len++];
+    memcpy(re->head, in, RP_HEAD);
+    re->e = e;
+    /* a generic access's kind and space depend on its addresses: decoded in full */
+    re->shape = e->space == GF_SPACE_GENERIC && (kind == K_MEM || kind == K_SHARED) ? SHAPE_INLINE
+                                                                                     : id;
+    re->kind = (uint8_t)kind;
+    re->mspace = (uint8_t)mspace;
+    re->nslots = (uint16_t)w->nslots;
+    re->nnew = (uint8_t)(w->nslots - before);
+    const uint16_t *lists[2] = {in->dst, in->src};
+    unsigned counts[2] = {in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
+                          in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC};
+    for (unsigned l = 0; l < 2; l++)
+        for (unsigned i = 0; i < counts[l]; i++) {
+            uint16_t r = lists[l][i];
+            if (r != GF_REG_ZERO && r < GF_REG_COUNT && s->regslot[r] >= before)
+                re->newreg[s->regslot[r] - before] = r;
+        }
+    s->rp_done = s->rp_len;
+    /* its line, for runs: one without a memory record whose shape the list holds */
+    const char *text;
+    size_t len;
+    gf_kreader_last_text(s->r, &text, &len);
+    rl->tlen = 0;
+    rl->nslots = re->nslots;
+    /* (a shared access's text holds its addresses: the same text, the same wavefronts
+     * and conflicts, so the same shape) */
+    rl->shape = re->shape;
+    rl->threads = (uint16_t)gf_popcount32(in->mask);
+    rl->misses = 0;
+    if (len && len <= UINT16_MAX && kind != K_MEM && re->shape != SHAPE_INLINE &&
+        s->rp_text_len + len <= UINT32_MAX) {
+        void *p = s->rp_text;
+        if (gf_grow(&p, &s->rp_text_cap, s->rp_text_len + len, 1) == 0) {
+            s->rp_text = p;
+            memcpy(s->rp_text + s->rp_text_len, text, len);
+            rl->toff = (uint32_t)s->rp_text_len;
+            rl->tlen = (uint16_t)len;
+            s->rp_text_len += len;
+        }
+    }
+}
+
+/* Takes the warp's next instructions as a run of the replay list (see RUN_MAX) when the
+ * trace's next lines are that run's texts: returns 1 with their ids appended, or 0
+ * having read nothing (*st GF_OK either way unless out of memory). The run stops
+ * before an instruction index at which ksim_produce_block checks for spilling, which it
+ * leaves to the line-by-line path. */
+static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
+{
+    uint32_t k = s->rp_pos;
+    *st = GF_OK;
+    if (k >= s->rp_len || !s->rpl[k].tlen || s->rpl[k].misses >= RUN_MISSES ||
+        (w->n && w->n % SPILL_WINDOW == 0))
+        return 0;
+    uint32_t most = s->rp_len - k, room = SPILL_WINDOW - w->n % SPILL_WINDOW;
+    most = most < RUN_MAX ? most : RUN_MAX;
+    most = most < room ? most : room;
+    const rp_line *rl = s->rpl + k;
+    size_t bytes = 0;
+    uint32_t m = 0;
+    uint64_t threads = 0;
+    /* (a run ends before a line that keeps differing: then the whole run usually
+     * matches, and one memcmp says so) */
+    for (; m < most && rl[m].tlen && (m == 0 || rl[m].misses < RUN_MISSES); m++) {
+        bytes += rl[m].tlen;
+        threads += rl[m].threads;
+    }
+    /* the run's first lines that the trace repeats: where the first differs (another
+     * warp's shared addresses, another register), the line-by-line path goes on */
+    size_t compared, same = gf_kreader_match(s->r, s->rp_text + rl[0].toff, bytes, &compared);
+    uint32_t n = m;
+    if (same < bytes) {
+        threads = 0;
+        for (bytes = 0, m = 0; m < n && bytes + rl[m].tlen <= same; m++) {
+            bytes += rl[m].tlen;
+            threads += rl[m].threads;
+        }
+    }
+    s->run_tries++;
+    if (same < compared && s->rpl[k + m].misses < UINT16_MAX) /* (m < n then) */
+        s->rpl[k + m].misses++;
+    if (!m || !gf_kreader_skip_lines(s->r, bytes, m)) {
+        if (s->run_tries >= 4096 && s->run_hits * 16 < s->run_tries)
+            s->rp_runs = 0;
+        return 0;
+    }
+    s->run_hits++;
+    if (!w->shared && w->n + m > w->cap && (*st = warp_reserve_slow(w, s, m, err)) != GF_OK)
+        return 1;
+    for (uint32_t j = 0; j < m; j++)
+        if ((*st = warp_put_id(s, w, rl[j].shape, err)) != GF_OK)
+            return 1;
+    w->nslots = rl[m - 1].nslots;
+    b->warp_insts += m;
+    b->thread_insts += threads;
+    s->rp_pos = k + m;
+    s->shape_lookups += m; /* repeats, as interning would have found */
+    s->shape_hits += m;
+    s->shape_prev = rl[m - 1].shape;
+    return 1;
+}
+
+/* Decodes in from the replay list when the warp has followed it so far and in's head
+ * (everything but its addresses) is the next entry's: the entry's decoded shape, with
+ * only what depends on the addresses worked out again (a shared access's wavefronts, a
+ * global one's sectors). Sets *done when it did; otherwise the full decode follows, with
+ * the warp's registers numbered as it left them. */
+static gf_status replay_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, int *done,
+                             gf_error *err)
+{
+    uint32_t k = s->rp_pos;
+    const replay_ent *re = k < s->rp_len ? &s->rp[k] : NULL;
+    *done = 0;
+    if (!re || memcmp(in, re->head, RP_HEAD) != 0) {
+        replay_sync(s, k);
+        s->rp_follow = 0;
+        s->rp_record = !re && s->rp_len < REPLAY_MAX; /* past its end: extend it */
+        return GF_OK;
+    }
+    s->rp_pos = k + 1;
+    if (re->shape == SHAPE_INLINE) { /* decoded in full every time */
+        replay_sync(s, k);
+        s->rp_done = k + 1; /* (the full decode numbers this one's registers) */
+        return GF_OK;
+    }
+    gf_status st = warp_reserve(w, s, err);
+    if (st != GF_OK)
+        return st;
+    uint32_t id = re->shape;
+    const shape *sh = shape_at(s->shape_chunk, id);
+    gf_coalesced c;
+    if (re->kind == K_SHARED) {
+        uint32_t aux = shared_aux(s, re->e, in, in->mem_width);
+        if (aux != sh->aux) {
+            shape si = *sh; /* the fixed header; the register slots stay in the table */
+            si.aux = aux;
+            id = shape_intern(s, &si, sh->regs);
+            if (id == SHAPE_INLINE) {
+                *done = 1;
+                w->nslots = re->nslots;
+                return warp_emit(s, b, w, in, re->e, id, &si, sh->regs, NULL, 0, err);
+            }
+            sh = shape_at(s->shape_chunk, id);
+            goto emit; /* (shape_intern counted and remembered it) */
+        }
+    } else if (re->kind == K_MEM) {
+        mem_sectors(s, in, re->e->space, in->mem_width, &c);
+    }
+    s->shape_lookups++; /* a repeat, as interning would have found */
+    s->shape_hits++;
+    s->shape_prev = id;
+emit:
+    w->nslots = re->nslots;
+    *done = 1;
+    if (re->kind != K_MEM) /* nothing for the pool: skip warp_emit's call */
+        return warp_append_id(s, b, w, in, id, err);
+    return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
+}
+
+/* Decodes in into w in full (ksim_produce_block tries replay_inst first). */
+static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
+{
+    const gf_isa_entry *e = in->opcode < GF_OPCODE_MAX ? s->isa_seen[in->opcode] : NULL;
+    int warned = 0;
+    gf_status st = e ? GF_OK
+                     : gf_isa_lookup(s->isa, in->opcode, s->opt->unknown, &e, &warned, err);
+    if (st == GF_OK && in->opcode < GF_OPCODE_MAX)
+        s->isa_seen[in->opcode] = e;
+    if (st != GF_OK) {
+        /* The ISA layer names the opcode; add where it was met. */
+        if (err) {
+            char msg[sizeof err->message];
+            snprintf(msg, sizeof msg, "%.500s in kernel %.400s", err->message, s->ki->name);
+            gf_error_set(err, st, gf_kreader_path(s->r), gf_kreader_line(s->r), "%s", msg);
+        }
+        return st;
+    }
+    if (warned && s->opt->warn_unknown && !s->warned[in->opcode]) {
+        s->warned[in->opcode] = 1;
+        s->opt->warn_unknown(s->opt->warn_ctx, gf_opcode_name(in->opcode),
+                             gf_kreader_path(s->r), gf_kreader_line(s->r));
+    }
+    if (in->mem_width > 32)
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "memory width %u bytes per lane; expected at most 32", in->mem_width);
+    shape si;
+    memset(&si, 0, sizeof si); /* padding too: shapes are compared bytewise */
+    si.unit = (uint8_t)e->unit;
+    si.latency = (uint16_t)(e->latency > 65535 ? 65535 : e->latency);
+    si.interval = (uint16_t)(e->interval ? (e->interval > 65535 ? 65535 : e->interval) : 1);
+    si.kind = K_ALU;
+    gf_coalesced c;
+    unsigned mspace = 0; /* K_MEM: its record's space (per warp, not in the shape) */
+    /* EXIT with some lanes off (or none on: predicated off, mask 0) does not end the
+     * warp; the warp ends with its last traced instruction. */
+    if (e->is_exit && in->mask == 0xffffffffu)
+        si.kind = K_EXIT;
+    else if (e->is_barrier && in->mask)
+        si.kind = K_BAR;
+    else if ((e->space == GF_SPACE_SHARED || e->space == GF_SPACE_SHARED_ATOMIC) && !in->mask) {
+        /* Predicated off, it still takes a wavefront of the shared-memory pipe: refdata
+         * h100-gfbench reduce, l1tex__data_pipe_lsu_wavefronts_mem_shared 1,789,934 of
+         * which 374,417 carry lanes and 1,277,952 are its masked-off LDS/STS. */
+        si.kind = K_SHARED;
+        si.aux = shared_aux(s, e, in, 0);
+    } else if (e->space != GF_SPACE_NONE && e->space != GF_SPACE_CONST && in->mem_width &&
+             in->mask) {
+        gf_mem_space space = e->space;
+        if (space == GF_SPACE_GENERIC)
+            space = resolve_generic(s, in->addr[first_lane(in->mask)]);
+        unsigned width = in->mem_width ? in->mem_width : e->width;
+        if (space == GF_SPACE_SHARED || space == GF_SPACE_SHARED_ATOMIC) {
+            si.kind = K_SHARED;
+            si.aux = shared_aux(s, e, in, width);
+        } else {
+            mem_sectors(s, in, space, width, &c);
+            si.kind = K_MEM;
+            mspace = (unsigned)(space == GF_SPACE_TEXTURE ? GF_SPACE_GLOBAL : space);
+        }
+    }
+    if ((st = warp_reserve(w, s, err)) != GF_OK)
+        return st;
+    unsigned before = w->nslots;
+    uint16_t regs[GF_MAX_DST + GF_MAX_SRC];
+    unsigned nr = 0;
+    for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
+        if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
+            regs[nr++] = reg_slot(s, w, in->dst[i]);
+    si.ndst = (uint8_t)nr;
+    for (unsigned i = 0; i < in->nsrc && i < GF_MAX_SRC; i++)
+        if (in->src[i] != GF_REG_ZERO && in->src[i] < GF_REG_COUNT)
+            regs[nr++] = reg_slot(s, w, in->src[i]);
+    si.nsrc = (uint8_t)(nr - si.ndst);
+    uint32_t id = shape_intern(s, &si, regs);
+    if ((st = warp_emit(s, b, w, in, e, id, &si, regs, &c, mspace, err)) != GF_OK)
+        return st;
+    if (s->rp_record)
+        replay_record(s, w, in, e, id, si.kind, mspace, before);
+    return GF_OK;
+}
+
+/* ---------------------------------------------------------------- producing blocks */
+
+/* Parses and decodes the next thread block of the trace into b. GF_END at the end of
+ * the kernel. Touches only the reader, the ISA table and b. */
+gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
+{
+    unsigned tb[3];
+    gf_status st = gf_kreader_next_block(s->r, tb, err);
+    if (st != GF_OK)
+        return st;
+    ksim_block_reset(b);
+    for (;;) {
+        unsigned wid;
+        uint32_t n;
+        st = gf_kreader_next_warp(s->r, &wid, &n, err);
+        if (st == GF_END)
+            break;
+        if (st != GF_OK)
+            return st;
+        if (wid >= s->warps_per_block)
+            return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                                "warp %u outside a block of %u warps (block dim %ux%ux%u)", wid,
+                                s->warps_per_block, s->ki->block[0], s->ki->block[1],
+                                s->ki->block[2]);
+        swarp *w = &b->warps[wid];
+        if (w->state == W_DONE || w->n)
+            return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                                "warp %u appears twice in one thread block", wid);
+        s->shape_prev = SHAPE_INLINE;
+        w->shared = s->rp_ids != NULL;
+        w->ids = w->shared ? s->rp_ids : w->own;
+        s->rp_pos = s->rp_done = 0;
+        s->rp_follow = !s->opt->no_replay;
+        s->rp_record = 0;
+        if (++s->stamp == 0) { /* wrapped: forget every old stamp */
+            memset(s->regstamp, 0, sizeof s->regstamp);
+            s->stamp = 1;
+        }
+        gf_inst in;
+        /* (replay_inst compares heads bytewise: no stack garbage in the padding or in
+         * the register lists past ndst and nsrc, which the parser leaves alone) */
+        memset(&in, 0, RP_HEAD);
+        for (;;) {
+            if (s->rp_follow && s->rp_runs && replay_run(s, b, w, &st, err)) {
+                if (st != GF_OK)
+                    return st;
+                continue;
+            }
+            if ((st = gf_kreader_next_inst(s->r, &in, err)) != GF_OK)
+                break;
+            /* At each window boundary: past the hold budget, what the warp holds goes
+             * to the spill file, and from then on each window as it fills. */
+            if (w->n && w->n % SPILL_WINDOW == 0 && s->opt->hold_bytes &&
+                (w->spilled || s->held + ksim_block_bytes(b) > s->opt->hold_bytes) &&
+                (st = ksim_spill_flush_warp(s, b, w, err)) != GF_OK)
+                return st;
+            if (s->rp_follow) { /* (here, not in decode_inst: a replayed instruction then
+                                  * skips that big function's call) */
+                int done;
+                if ((st = replay_inst(s, b, w, &in, &done, err)) != GF_OK)
+                    return st;
+                if (done)
+                    continue;
+            }
+            if ((st = decode_inst(s, b, w, &in, err)) != GF_OK)
+                return st;
+        }
+        if (st != GF_END)
+            return st;
+        if (w->spilled && (st = ksim_spill_finish_warp(s, b, w, err)) != GF_OK)
+            return st;
+        /* Every register starts ready. */
+        void *pr = w->ready;
+        int ok = gf_grow(&pr, &w->slotcap, w->nslots + 1, sizeof *w->ready) == 0;
+        w->ready = pr;
+        if (!ok)
+            return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                                "out of memory holding a thread block");
+        memset(w->ready, 0, w->nslots * sizeof *w->ready);
+        w->state = W_DONE; /* marks "listed" until the block is finished below */
+        b->listed++;
+    }
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        swarp *w = &b->warps[i];
+        if (!w->spilled)
+            w->ntot = w->n;
+        w->state = w->ntot ? W_RUN : W_DONE;
+    }
+    /* spilled windows are read back from when the block is placed */
+    if (b->spill)
+        return gf_spill_flush(b->spill, err);
+    return GF_OK;
+}

@@ -1,0 +1,713 @@
+/*
+ * The per-SM scheduler and issue: placing blocks in an SM's slots and warp rows, each
+ * warp's cached readiness (warp_prepare_inline, warp_mirror), the sub-cores' scans
+ * (scan_subcore), issuing (issue, issue_mem: the L1 half of the hierarchy and the
+ * requests left for the epoch's end), and stepping an SM through an epoch (step,
+ * ksim_run_sm), with the prefetches of the next SMs' warps (ksim_prefetch_sm).
+ *
+ * This is the hot loop: step, scan_subcore, issue and warp_prepare_inline are inlined
+ * into ksim_run_sm (always_inline), issue_mem is kept out of line on purpose; they must
+ * stay in this one file so the compiler inlines them as before (bench/README.md).
+ *
+ * Invariants: see ksim_internal.h (the swarp / scan_ent / cand mirror and the wake
+ * bounds, described at step). Touches: during an epoch's SM phase, SM smi's state
+ * (sms[smi]), its blocks and warps, the L1 half of the hierarchy for that SM, and
+ * reads the shape table; never another SM's. ksim_place_block and ksim_warp_prepare are
+ * also called between phases (refill, outcomes) on the calling thread.
+ */
+#include <string.h>
+
+#include "memory/coalesce.h"
+#include "timing/ksim_internal.h"
+#include "util/alloc.h"
+
+/* ---------------------------------------------------------------- issue */
+
+/* Puts warp i of the block placed in slot `slot` at its fixed position in its sub-core's
+ * row: slot by slot, and in warp order within a slot (warp i of a slot is the (i /
+ * nsub)-th of that slot on its sub-core), so the rows stay in age order without moving
+ * any other warp. The position's previous warp has finished (its block retired first). */
+static void list_warp(const sim *s, ssm *sm, unsigned slot, unsigned i, swarp *w)
+{
+    unsigned row = s->bps * s->warps_per_block, sc = w->subcore;
+    unsigned pos = slot * s->per_slot + i / s->nsub;
+    sm->sub[sc * row + pos] = w;
+    w->ent = &sm->ent[sc * row + pos];
+    w->ent->run = 0; /* a fresh entry: nothing to undo in warp_mirror */
+    w->cand = sm->cand + ((size_t)sc * sm->cand_words + (pos >> 6)) * CAND_GROUP;
+    w->nwait = &sm->nwait[sc];
+    w->bit = pos;
+}
+
+void ksim_place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t)
+{
+    ssm *sm = &s->sms[smi];
+    sm->slots[slot] = b;
+    sm->resident++;
+    b->slot = slot;
+    for (unsigned k = 0; k < b->npf && sm->npf < SM_PF_LINES; k++)
+        sm->pf[sm->npf++] = b->pf_line[k];
+    b->start = b->done = t;
+    b->drain = 0;
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        swarp *w = &b->warps[i];
+        /* Warp slots are allocated per block slot, as gpgpu-sim does; warp slot
+         * w issues on sub-core w % subcores (accelsim-subcore-frontend-memory-pipeline). */
+        w->subcore = (slot * s->warps_per_block + i) % s->nsub;
+        w->next_issue = t;
+        w->ent = NULL;
+        if (w->state != W_DONE)
+            list_warp(s, sm, slot, i, w);
+        /* w->ready is all zero here (ksim_produce_block). */
+        ksim_warp_prepare(w);
+        sm->wake[w->subcore] = 0; /* it may issue before the old bound */
+    }
+}
+
+/* Copies w's scheduling state to its scan entry. */
+static inline void warp_mirror(const swarp *w)
+{
+    scan_ent *e = w->ent;
+    if (!e)
+        return;
+    int was_wait = e->run && e->opready == UINT64_MAX;
+    unsigned old_unit = e->unit; /* (its bit is set there only if it was a candidate) */
+    e->opready = w->opready;
+    e->unit = w->unit;
+    e->lsu = w->lsu;
+    e->opmem = w->opmem;
+    e->run = w->state == W_RUN;
+    int wait = e->run && e->opready == UINT64_MAX;
+    uint64_t m = 1ull << (w->bit & 63), *c = w->cand;
+    c[2 + old_unit] &= ~m;
+    c[CAND_PARKED] &= ~m; /* (park_min stays a lower bound) */
+    if (e->run && !wait) {
+        c[0] |= m;
+        c[1] = e->lsu ? c[1] | m : c[1] & ~m;
+        c[2 + e->unit] |= m;
+    } else {
+        c[0] &= ~m;
+        c[1] &= ~m;
+    }
+    *w->nwait += (unsigned)wait;
+    *w->nwait -= (unsigned)was_wait;
+}
+
+/* Recomputes the cached operand readiness of w's next instruction. (Inlined into issue,
+ * which calls it for every instruction; the others call ksim_warp_prepare.) */
+static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
+{
+    if (w->pc >= w->ntot) {
+        warp_mirror(w);
+        return;
+    }
+    if (w->pc - w->win0 >= w->n) {
+        /* a spilled warp at the end of its window; a failed read stops it (as if its
+         * operands never came) and the epoch's end reports the error */
+        int e = ksim_warp_load_window(w);
+        if (e) {
+            w->block->ioerr = e;
+            w->opready = UINT64_MAX;
+            w->opmem = 1;
+            warp_mirror(w);
+            return;
+        }
+    }
+    uint32_t id = w->ids[w->pc - w->win0];
+    const shape *in =
+        id == SHAPE_INLINE ? (const shape *)(w->pool + w->pcur) : shape_at(w->shapes, id);
+    w->nshape = (uintptr_t)in | (id == SHAPE_INLINE);
+    uint64_t t = w->next_issue;
+    int mem = 0;
+    const uint16_t *regs = in->regs;
+    for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
+        uint64_t v = w->ready[regs[i]];
+        if ((v & READY_CYCLE) > t) {
+            t = v & READY_CYCLE;
+            mem = (int)(v >> 63);
+        }
+    }
+    if (t == READY_CYCLE) /* a load waiting for its L2 outcome */
+        t = UINT64_MAX;
+    w->opready = t;
+    w->opmem = (uint8_t)mem;
+    w->unit = in->unit;
+    w->lsu = in->kind == K_MEM || in->kind == K_SHARED;
+    warp_mirror(w);
+}
+
+void ksim_warp_prepare(swarp *w)
+{
+    warp_prepare_inline(w);
+}
+
+/* Earliest cycle warp w could issue its next instruction: its operands ready, its unit
+ * (unit_free: its sub-core's row) and, for memory instructions, the SM's LSU free. */
+static inline uint64_t warp_ready_cycle(const ssm *sm, const uint64_t *unit_free,
+                                        const scan_ent *w)
+{
+    uint64_t e = w->opready, u = unit_free[w->unit], l = w->lsu ? sm->lsu_free : 0;
+    e = u > e ? u : e;
+    return l > e ? l : e;
+}
+
+/* warp_ready_cycle, and in *mem_wait whether the binding constraint is a value still
+ * coming from memory (the operands bind unless the unit or the LSU frees up later). */
+static uint64_t warp_earliest(const ssm *sm, unsigned sc, const scan_ent *w, int *mem_wait)
+{
+    uint64_t e = warp_ready_cycle(sm, sm->unit_free + sc * GF_UNIT_COUNT, w);
+    *mem_wait = w->opmem && e == w->opready;
+    return e;
+}
+static void release_barrier(ssm *sm, sblock *b, uint64_t t)
+{
+    if (b->arrived < b->live)
+        return;
+    for (unsigned i = 0; i < b->nwarps; i++)
+        if (b->warps[i].state == W_BAR) {
+            b->warps[i].state = W_RUN;
+            if (b->warps[i].next_issue < t + 1)
+                b->warps[i].next_issue = t + 1;
+            ksim_warp_prepare(&b->warps[i]);
+            wake_lower(sm, &b->warps[i]);
+        }
+    b->arrived = 0;
+}
+/* issue's part for a global, local or texture access (K_MEM): the L1 half of the
+ * hierarchy, the LSU stage, the requests to L2. Returns the cycle the value is ready
+ * (UINT64_MAX while it waits for its L2 outcome). Out of line so that issue, inlined
+ * into step, stays small for the ALU instructions that are most of a kernel. */
+static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *sm, swarp *w,
+                                                   const shape *in, uint64_t t)
+{
+    const gf_gpu *g = s->gpu;
+    const memrec *m = (const memrec *)(w->pool + w->pcur);
+    w->pcur += (uint32_t)pool_rec_bytes(in, w->pool + w->pcur);
+    const uint8_t *q = (const uint8_t *)(m + 1);
+    /* (read in place: the record is 8-byte aligned, its byte masks 4-byte) */
+    gf_sector_list c = {m->nsectors, 1u + (m->bypass >> 2 & 7u),
+                        (const uint64_t *)(const void *)q,
+                        (const uint32_t *)(const void *)(q + m->nsectors * sizeof(uint64_t)),
+                        m->bypass & 2 ? q + m->nsectors * (sizeof(uint64_t) + sizeof(uint32_t))
+                                      : NULL};
+    gf_access_outcome o;
+    gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
+    unsigned nr = 0;
+    gf_hier_access_l1(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
+                      m->bypass & 1, &c, &o, reqs, &nr);
+    /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
+    double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
+    uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);
+    if (stage < m->wavefronts) /* bank conflicts in the data array (l1_wavefronts) */
+        stage = m->wavefronts;
+    if (stage < 1)
+        stage = 1;
+    sm->lsu_free = t + stage;
+    sm->lsu_cycles += stage;
+    /* stores and atomics without a return value (RED) are posted: no MSHR, no result */
+    int posted = m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst);
+    if (g->store_drain && posted) {
+        /* its slot waits for the acknowledgement (Nsight's "drain" after EXIT) */
+        uint64_t ack = t + stage + s->lat_l2;
+        if (ack > w->block->drain)
+            w->block->drain = ack;
+    }
+    unsigned past_l1 = o.sectors - o.l1_hits;
+    sm->miss_sectors += past_l1;
+    if (!posted)
+        sm->load_miss_sectors += past_l1;
+    else if (m->dir == GF_DIR_STORE) /* (write-through: every stored sector goes to L2) */
+        for (unsigned i = 0; i < c.nsectors; i++)
+            sm->partial_stores += c.bytes[i] != 0xffffffffu;
+    sm->mem_insts++;
+    uint64_t done = t + stage + g->l1.latency;
+    if (nr) {
+        /* Its result depends on L2, resolved at the end of the epoch; nothing can
+         * read it before (it lands at least l2.latency >= the epoch later). */
+        void *pp = sm->pend, *pr = sm->reqs, *ps = sm->reqslice, *pc = sm->psect;
+        int ok = gf_grow(&pp, &sm->cappend, sm->npend + 1, sizeof(pend)) == 0 &&
+                 gf_grow(&pr, &sm->capreqs, sm->nreqs + nr, sizeof(gf_l2_req)) == 0 &&
+                 gf_grow(&ps, &sm->capslice, sm->nreqs + nr, sizeof(uint32_t)) == 0 &&
+                 gf_grow(&pc, &sm->cappsect, sm->npsect + c.nsectors, sizeof(uint64_t)) == 0;
+        sm->pend = pp;
+        sm->reqs = pr;
+        sm->reqslice = ps;
+        sm->psect = pc;
+        if (!ok) {
+            sm->nomem = 1;
+        } else {
+            pend *pq = &sm->pend[sm->npend++];
+            pq->t = t;
+            pq->seq = sm->seq++;
+            pq->sm = smi;
+            pq->w = w;
+            pq->stage = (uint32_t)stage;
+            pq->req0 = (uint32_t)sm->nreqs;
+            pq->nreq = nr;
+            pq->past_l1 = past_l1;
+            pq->sect0 = (uint32_t)sm->npsect;
+            pq->nsect = (uint16_t)c.nsectors;
+            memcpy(sm->psect + sm->npsect, c.sector, c.nsectors * sizeof(uint64_t));
+            sm->npsect += c.nsectors;
+            const uint16_t *dregs = in->regs;
+            pq->ndst = in->ndst;
+            pq->load = !posted;
+            for (unsigned k = 0; k < in->ndst; k++)
+                pq->dst[k] = dregs[k];
+            memcpy(sm->reqs + sm->nreqs, reqs, nr * sizeof *reqs);
+            for (unsigned k = 0; k < nr; k++)
+                sm->reqslice[sm->nreqs + k] = gf_hier_slice_of(s->hier, reqs[k].line);
+            sm->nreqs += nr;
+            w->block->pending++;
+            done = UINT64_MAX;
+        }
+    }
+    return done;
+}
+
+/* Issues w's next instruction at cycle t on SM smi. (Inlined into step, its one caller:
+ * the call's register saves cost ~20 instructions an issue, callgrind.) */
+static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, swarp *w,
+                                                        uint64_t t)
+{
+    ssm *sm = &s->sms[smi];
+    const gf_gpu *g = s->gpu;
+    /* (ksim_warp_prepare found it: the warp could issue) */
+    const shape *in = (const shape *)(w->nshape & ~(uintptr_t)1);
+    w->pc++;
+    if (w->nshape & 1u) /* inline in the pool (SHAPE_INLINE): its bytes come first */
+        w->pcur += (uint32_t)SHAPE_POOL_BYTES((size_t)in->ndst + in->nsrc);
+    uint64_t done = t + in->latency;
+    int from_mem = 0;
+    sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
+    sm->unit_busy[in->unit] += in->interval;
+    sm->issued++;
+    if (!sm->started) {
+        sm->started = 1;
+        sm->first_issue = t;
+    }
+    if (in->kind == K_MEM) {
+        done = issue_mem(s, smi, sm, w, in, t);
+        from_mem = 1;
+    } else if (in->kind == K_SHARED) {
+        uint64_t stage = in->aux & 0xfff;
+        if (!(in->aux >> 25 & 1))
+            gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
+                              (int)(in->aux >> 24 & 1));
+        sm->lsu_free = t + stage;
+        sm->lsu_cycles += stage;
+        done = t + stage + g->shmem_latency;
+    }
+    const uint16_t *regs = in->regs;
+    for (unsigned i = 0; i < in->ndst; i++) {
+        uint16_t r = regs[i];
+        w->ready[r] = done | (from_mem ? READY_FROM_MEM : 0);
+    }
+    int kind = in->kind; /* in may be overwritten: ksim_warp_prepare may load the next window */
+    if (done != UINT64_MAX && done > sm->last_done)
+        sm->last_done = done;
+
+    w->next_issue = t + 1;
+    warp_prepare_inline(w);
+    sblock *b = w->block;
+    if (kind == K_EXIT || w->pc >= w->ntot) {
+        /* A warp whose trace ends without EXIT finishes after its last instruction. */
+        w->state = W_DONE;
+        warp_mirror(w);
+        b->live--;
+        b->done = t + 1 > b->drain ? t + 1 : b->drain;
+        if (b->done > sm->last_done)
+            sm->last_done = b->done;
+        release_barrier(sm, b, t);
+    } else if (kind == K_BAR) {
+        w->state = W_BAR;
+        warp_mirror(w);
+        b->arrived++;
+        release_barrier(sm, b, t);
+    }
+}
+
+/* Records position `last` (-1: none) as sub-core sc's last warp issued, and where its
+ * scans start (ssm.scan_from), worked out here once instead of at every scan: GTO from
+ * the oldest warp (after trying the last one issued, step), LRR after the last one
+ * issued. */
+static inline void set_last(const sim *s, ssm *sm, unsigned sc, int last)
+{
+    unsigned n = s->row_cap;
+    sm->last[sc] = last;
+    sm->scan_from[sc] = 0;
+    if (s->lrr && last >= 0 && n) {
+        unsigned after = (unsigned)last + 1; /* last < n: no division needed */
+        sm->scan_from[sc] = after < n ? after : 0;
+    }
+}
+
+/* Drops the finished warp at position i of sub-core sc's row (warp_mirror has cleared its
+ * candidate bit); the others keep their positions. */
+static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
+{
+    swarp **list = sm->sub + sc * (s->bps * s->warps_per_block);
+    list[i]->ent = NULL;
+    list[i] = NULL;
+    if (sm->last[sc] == (int)i)
+        set_last(s, sm, sc, -1);
+}
+
+/* The first candidate (set bit) of a sub-core's candidate words (the first of each group:
+ * see ssm.cand) in [from, limit), or limit. */
+static unsigned next_candidate(const uint64_t *bits, unsigned from, unsigned limit)
+{
+    while (from < limit) {
+        uint64_t word = bits[CAND_GROUP * (from >> 6)] >> (from & 63);
+        if (word) {
+            unsigned i = from + (unsigned)__builtin_ctzll(word);
+            return i < limit ? i : limit;
+        }
+        from = (from | 63) + 1;
+    }
+    return limit;
+}
+
+/* One warp met by a scan: 1 when it can issue at t, else its earliest cycle lowers *next
+ * (and it becomes *first_min) if it is the first so early. */
+static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const scan_ent *w,
+                             uint64_t t, uint64_t *next, const scan_ent **first_min)
+{
+    /* no memory flag here: only the minimum needs one (scan_subcore) */
+    uint64_t e = warp_ready_cycle(sm, unit_free, w);
+    if (e <= t)
+        return 1;
+    if (e < *next) {
+        *next = e;
+        *first_min = w;
+    }
+    return 0;
+}
+
+/* What scan_subcore found on one sub-core. */
+typedef struct scan_out {
+    uint64_t next;              /* the least earliest cycle of the warps it visited */
+    const scan_ent *first_min;  /* the first of them in scan order with it; NULL: none */
+    uint64_t skipped;           /* SCAN_QUICK returning -2: candidates it did not visit, */
+    uint64_t parked;            /* ... the parked warps (also not visited), */
+    uint64_t gate;              /* ... none of which can issue before this cycle */
+} scan_out;
+
+enum scan_mode { SCAN_FULL = 0, SCAN_QUICK, SCAN_REST };
+
+/* What quick scans may do (scan_tune_of), read once per run of an SM. */
+typedef struct scan_tune {
+    uint64_t skip;     /* all ones: skip gated warps; 0: visit them (opt->no_quick) */
+    uint64_t park_far; /* PARK_FAR, or past any cycle: park none */
+} scan_tune;
+
+static scan_tune scan_tune_of(const sim *s)
+{
+    scan_tune q = {s->quick, s->quick ? PARK_FAR : UINT64_MAX / 2};
+    return q;
+}
+
+/* Position of row entry i in a scan starting at `start` over n entries. */
+static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
+{
+    return i >= start ? i - start : i + n - start;
+}
+
+/* Scans sub-core sc's warps in its scheduler's order (from scan_from, wrapping) for the
+ * first that can issue at t; returns its index in the row or -1. Only candidates are
+ * visited: warps waiting for a value nobody has produced yet (opready UINT64_MAX) or
+ * not running can never be picked. o->next and o->first_min: the earliest cycle of the
+ * warps passed over and the first warp in scan order with it — the exact minimum when
+ * nothing can issue.
+ *
+ * SCAN_QUICK does not visit candidates that need the LSU while it is busy past t, nor
+ * those that need the unit the sub-core issued to last while that is: they cannot
+ * issue before it frees up, the scheduler's usual wait (on SGEMM most visits were
+ * LSU-bound warps, on the vector add a third waited for a unit: bench/README,
+ * 2026-11-25 eleventh session). The pick is the same. When nothing can issue and a
+ * skipped warp may be the minimum, it returns -2 and o->gate is only a lower bound;
+ * SCAN_REST (at the same t, nothing issued since) then visits just the skipped ones
+ * and makes o exact. (Rows of more than 64 warps are always scanned in full.) */
+/* Inlined into step: it runs once per sub-core per step and usually visits one or two
+ * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
+static inline __attribute__((always_inline)) int
+scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int mode,
+             const scan_tune *q)
+{
+    const struct sc_view *v = &sm->view[sc];
+    const scan_ent *ents = v->ents, *first_min = NULL;
+    uint64_t *bits = v->bits;
+    const uint64_t *unit_free = v->unit_free;
+    unsigned n = s->row_cap, start = sm->scan_from[sc];
+    int pick = -1;
+    uint64_t next = UINT64_MAX, skip = 0, gate = UINT64_MAX, parked = 0, far = t + q->park_far;
+    if (sm->cand_words == 1) {
+        /* The usual row of at most 64 warps: walk the set bits of one word, from start
+         * to the end, then from 0 to start. */
+        uint64_t cand = bits[0], pk = mode == SCAN_REST ? 0 : bits[CAND_PARKED];
+        if (pk && sm->park_min[sc] <= t + PARK_NEAR) {
+            cand |= pk; /* (none can issue yet: see PARK_FAR) */
+            bits[0] = cand;
+            bits[CAND_PARKED] = pk = 0;
+            sm->park_min[sc] = UINT64_MAX;
+        }
+        if (mode == SCAN_REST) {
+            cand = o->skipped | o->parked;
+        } else if (mode == SCAN_FULL) {
+            cand |= pk;
+        } else {
+            unsigned u = sm->last_unit[sc];
+            if (sm->lsu_free > t && (cand & bits[1] & q->skip)) {
+                skip = cand & bits[1];
+                gate = sm->lsu_free;
+            }
+            if (unit_free[u] > t && (cand & bits[2 + u] & q->skip)) {
+                skip |= cand & bits[2 + u];
+                gate = unit_free[u] < gate ? unit_free[u] : gate;
+            }
+            cand &= ~skip;
+            if (pk) {
+                parked = pk;
+                gate = sm->park_min[sc] < gate ? sm->park_min[sc] : gate;
+            }
+        }
+        /* (rotated so that bit 0 is position start: one pass in scan order, the
+         * positions past the row's end being clear) */
+        uint64_t word = cand >> start | cand << ((64u - start) & 63u);
+        for (; word; word &= word - 1) {
+            unsigned i = ((unsigned)__builtin_ctzll(word) + start) & 63u;
+            if (scan_visit(sm, unit_free, &ents[i], t, &next, &first_min)) {
+                pick = (int)i;
+                break;
+            }
+            uint64_t ready = ents[i].opready;
+            if (mode == SCAN_QUICK && ready > far) {
+                bits[0] &= ~(1ull << i);
+                bits[CAND_PARKED] |= 1ull << i;
+                if (ready < sm->park_min[sc])
+                    sm->park_min[sc] = ready;
+            }
+        }
+    } else {
+        for (unsigned pass = 0; pick < 0 && pass < 2; pass++) {
+            unsigned lo = pass ? 0 : start, hi = pass ? start : n;
+            for (unsigned i = next_candidate(bits, lo, hi); i < hi;
+                 i = next_candidate(bits, i + 1, hi))
+                if (scan_visit(sm, unit_free, &ents[i], t, &next, &first_min)) {
+                    pick = (int)i;
+                    break;
+                }
+        }
+    }
+    if (mode == SCAN_REST) {
+        /* (none of the rest can issue at t: each waits for a gate past t) */
+        if (first_min &&
+            (next < o->next ||
+             (next == o->next && scan_pos((unsigned)(first_min - ents), start, n) <
+                                     scan_pos((unsigned)(o->first_min - ents), start, n)))) {
+            o->next = next;
+            o->first_min = first_min;
+        }
+        return -1;
+    }
+    o->next = next;
+    o->first_min = first_min;
+    if (pick < 0 && (skip | parked) && next >= gate) {
+        o->skipped = skip;
+        o->parked = parked;
+        o->gate = gate;
+        return -2;
+    }
+    return pick;
+}
+
+/* Whether the warp found by an exact scan (o) waits for a value from memory (it binds
+ * unless its unit or the LSU frees up later). */
+static inline int scan_mem(const ssm *sm, unsigned sc, const scan_out *o)
+{
+    int mem = 0;
+    if (o->first_min)
+        (void)warp_earliest(sm, sc, o->first_min, &mem);
+    return mem;
+}
+
+/* One step of SM smi at its current time (< end): issue on every sub-core that can,
+ * then move the SM's clock to the next cycle anything can happen, or to the epoch's
+ * end when only L2 outcomes (resolved there) or other SMs can unblock it. Touches only
+ * this SM's state, the L1 half of the hierarchy for this SM, and its blocks.
+ *
+ * sm->wake[sc] is a cycle before which no warp of sub-core sc can issue: the minimum of
+ * its warps' earliest cycles at its last full scan. It stays a lower bound because
+ * those only grow (units and the LSU free up later, never earlier) except through the
+ * events that lower it: an issue on that sub-core or blocks placed or retired (to 0),
+ * a barrier release or an L2 outcome (to the warp's operand-ready cycle, wake_lower).
+ * Skipping such sub-cores leaves every decision unchanged; when nothing issues, their
+ * exact next cycles are recomputed (and become their wake bounds). A quick scan
+ * (scan_subcore) that leaves only a lower bound is treated the same way. */
+static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uint64_t end,
+                                                       const int lrr, const scan_tune *q)
+{
+    ssm *sm = &s->sms[smi];
+    uint64_t t = sm->now;
+    int issued_any = 0;
+    /* (kept in locals: issue's stores through pointers would make the compiler reload
+     * them from s and sm for every sub-core) */
+    const unsigned nsub = s->nsub, n = s->row_cap;
+    uint64_t *wake = sm->wake;
+    scan_out so[GF_MAX_SUBCORES];
+    /* bit sc: sub-core sc not scanned (t being below its wake bound) or, also in
+     * partial, its quick scan left only a lower bound */
+    unsigned skipped = 0, partial = 0;
+    for (unsigned sc = 0; sc < nsub; sc++) {
+        if (t < wake[sc]) {
+            skipped |= 1u << sc;
+            continue;
+        }
+        swarp **list = sm->view[sc].list;
+        const scan_ent *ents = sm->view[sc].ents;
+        int pick = -1;
+        /* GTO keeps issuing from the last warp while it can, else takes the oldest ready
+         * one; LRR starts looking after the last one issued (set_last). */
+        if (!lrr && sm->last[sc] >= 0 && n) {
+            int li = sm->last[sc], mw; /* a position < n (row_remove clears it) */
+            if (ents[li].run && warp_earliest(sm, sc, &ents[li], &mw) <= t)
+                pick = li;
+        }
+        if (pick < 0)
+            pick = scan_subcore(s, sm, sc, t, &so[sc], SCAN_QUICK, q);
+        if (pick >= 0) {
+            swarp *w = list[pick];
+            sm->last_unit[sc] = ents[pick].unit;
+            issue(s, smi, w, t);
+            set_last(s, sm, sc, pick);
+            wake[sc] = 0;
+            issued_any = 1;
+            if (w->state == W_DONE)
+                row_remove(s, sm, sc, (unsigned)pick);
+        } else {
+            /* the exact minimum, or a lower bound (-2) */
+            wake[sc] = pick == -2 ? so[sc].gate : so[sc].next;
+            skipped |= (unsigned)(pick == -2) << sc;
+            partial |= (unsigned)(pick == -2) << sc;
+        }
+    }
+    if (issued_any) {
+        sm->now = t + 1;
+        return;
+    }
+    /* The SM's next cycle is the least of the sub-cores' exact ones (ties to the first
+     * sub-core). One not scanned in full (bit in skipped) has wake[sc] below its exact
+     * cycle: it needs its full scan only when that bound does not exceed the least
+     * exact cycle known so far, which only falls, so one pass settles them all. */
+    uint64_t least = UINT64_MAX;
+    for (unsigned sc = 0; sc < nsub; sc++)
+        if (!(skipped >> sc & 1u) && so[sc].next < least)
+            least = so[sc].next;
+    for (unsigned sc = 0; sc < nsub; sc++) {
+        if (!(skipped >> sc & 1u) || wake[sc] > least)
+            continue;
+        int rest = partial >> sc & 1u;
+        if (!rest && wake[sc] == UINT64_MAX) { /* (a bound of "never" is exact) */
+            so[sc].next = UINT64_MAX;
+            so[sc].first_min = NULL;
+        } else {
+            /* a quick scan's rest, or a full scan of a sub-core skipped for its bound */
+            (void)scan_subcore(s, sm, sc, t, &so[sc], rest ? SCAN_REST : SCAN_FULL, q);
+            wake[sc] = so[sc].next;
+        }
+        skipped &= ~(1u << sc);
+        least = so[sc].next < least ? so[sc].next : least;
+    }
+    uint64_t next = UINT64_MAX;
+    int next_mem = 0, waiting = 0;
+    unsigned best = nsub;
+    for (unsigned sc = 0; sc < nsub; sc++) {
+        waiting |= sm->nwait[sc] > 0;
+        if (!(skipped >> sc & 1u) && so[sc].next < next) {
+            next = so[sc].next;
+            best = sc;
+        }
+    }
+    if (best < nsub)
+        next_mem = scan_mem(sm, best, &so[best]);
+    if (next != UINT64_MAX && next < end) {
+        if (next_mem)
+            sm->mem_stall += next - t;
+    } else {
+        /* Nothing before the epoch's end: warps wait for L2 outcomes (a memory stall), at
+         * a barrier, or for blocks that are handed out there. The SM sleeps until its
+         * next known cycle (the epoch's end if none); a memory stall is counted for all
+         * of it, and the part an outcome cuts short is taken back (stall_back). */
+        next = next == UINT64_MAX ? end : next;
+        if (waiting || next_mem) {
+            sm->mem_stall += next - t;
+            sm->stall_to = next;
+        }
+    }
+    sm->now = next;
+}
+
+/* Starts fetching what SM smi's next run will touch while an earlier SM runs: each
+ * epoch visits all SMs in turn, so by its turn an SM's warps (two lines each, at
+ * scattered addresses), their next shape ids, register readiness and pool records have
+ * been evicted by the other SMs', and issue and ksim_warp_prepare stalled on them (perf
+ * annotate: ~45 % of issue's time on the load of w->ids). Two passes, as the second
+ * reads the swarps to find its addresses: shallow (the scan entries and swarps) three
+ * SMs ahead, deep (what the swarps point to) one ahead; two and one was 3 % slower on
+ * SGEMM 512, four and two no better. CPU seconds on one core against none, ABBA pairs
+ * (bench/README, 2026-11-25 seventh session): SGEMM 512 0.90, vecadd 522 MB 0.88. */
+void ksim_prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end)
+{
+    const ssm *sm = &s->sms[smi];
+    unsigned row = s->bps * s->warps_per_block;
+    for (unsigned sc = 0; sc < s->nsub; sc++) {
+        swarp *const *list = sm->sub + sc * row;
+        if (!deep)
+            for (size_t k = 0; k < s->row_cap * sizeof(scan_ent); k += 64)
+                __builtin_prefetch((const char *)(sm->ent + sc * row) + k);
+        for (unsigned i = 0; i < s->row_cap; i++) {
+            const swarp *w = list[i];
+            if (!w)
+                continue;
+            if (!deep) {
+                __builtin_prefetch(w);
+                __builtin_prefetch((const char *)w + 64);
+                continue;
+            }
+            /* (nor for warps that cannot issue before the epoch ends: waiting for an
+             * outcome, or parked) */
+            if (w->state == W_DONE || w->pc - w->win0 >= w->n ||
+                (w->ent && w->ent->opready >= end))
+                continue;
+            if (w->ids != s->rp_ids) /* (the shared stream is hot: every warp reads it) */
+                __builtin_prefetch(w->ids + (w->pc - w->win0));
+            const char *r = (const char *)w->ready;
+            /* (malloc's 16-byte alignment: the array's last line may be one more) */
+            for (size_t k = 0; k < w->nslots * sizeof(uint64_t); k += 64)
+                __builtin_prefetch(r + k);
+            if (w->nslots)
+                __builtin_prefetch(r + w->nslots * sizeof(uint64_t) - 1);
+            /* a memory record (~60 B for 4 sectors) mostly straddles two lines: both;
+             * CPU time ABBA 0.93-0.96 on vecadd 522 MB and SGEMM 512 against one */
+            __builtin_prefetch(w->pool + w->pcur);
+            __builtin_prefetch(w->pool + w->pcur + 63);
+        }
+    }
+    if (deep)
+        for (unsigned k = 0; k < sm->npf; k++)
+            gf_hier_prefetch_l1(s->hier, smi, sm->pf[k]);
+}
+
+/* (step is compiled once per scheduler, so that neither tests which one per sub-core) */
+void ksim_run_sm(sim *s, unsigned smi, uint64_t end)
+{
+    ssm *sm = &s->sms[smi];
+    const scan_tune q = scan_tune_of(s);
+    sm->npf = 0; /* (ksim_prefetch_sm has fetched them, or will not: the first SM of a thread) */
+    if (s->lrr)
+        while (sm->resident && sm->now < end)
+            step(s, smi, end, 1, &q);
+    else
+        while (sm->resident && sm->now < end)
+            step(s, smi, end, 0, &q);
+}
