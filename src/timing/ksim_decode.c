@@ -130,7 +130,8 @@ struct replay_ent {
     uint16_t nslots;              /* the warp's register slots after it */
     uint8_t kind, mspace;         /* enum inst_kind; K_MEM: its record's space */
     uint8_t nnew;                 /* registers it numbered first ... */
-    uint16_t newreg[GF_MAX_DST + GF_MAX_SRC]; /* ... in slot order */
+    uint16_t newreg[GF_MAX_DST + GF_MAX_SRC + 1]; /* ... in slot order (+1: an LDGSTS's
+                                                  * async-group register) */
 };
 
 /* ---------------------------------------------------------------- block reading */
@@ -732,7 +733,7 @@ static void replay_sync(sim *s, uint32_t k)
 static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_isa_entry *e,
                           uint32_t id, unsigned kind, unsigned mspace, unsigned before)
 {
-    if (s->rp_len >= REPLAY_MAX) {
+    if (s->rp_len >= REPLAY_MAX || w->nslots - before > GF_MAX_DST + GF_MAX_SRC + 1) {
         s->rp_record = 0;
         return;
     }
@@ -765,13 +766,13 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     re->mspace = (uint8_t)mspace;
     re->nslots = (uint16_t)w->nslots;
     re->nnew = (uint8_t)(w->nslots - before);
-    const uint16_t *lists[2] = {in->dst, in->src};
-    unsigned counts[2] = {in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
-                          in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC};
-    for (unsigned l = 0; l < 2; l++)
+    const uint16_t *lists[3] = {in->dst, in->src, s->ag_regs};
+    unsigned counts[3] = {in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
+                          in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC, s->ag_nregs};
+    for (unsigned l = 0; l < 3; l++)
         for (unsigned i = 0; i < counts[l]; i++) {
             uint16_t r = lists[l][i];
-            if (r != GF_REG_ZERO && r < GF_REG_COUNT && s->regslot[r] >= before)
+            if (r != GF_REG_ZERO && r < KSIM_REG_COUNT && s->regslot[r] >= before)
                 re->newreg[s->regslot[r] - before] = r;
         }
     s->rp_done = s->rp_len;
@@ -786,7 +787,7 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     rl->shape = re->shape;
     rl->threads = (uint16_t)gf_popcount32(in->mask);
     rl->misses = 0;
-    if (len && len <= UINT16_MAX && kind != K_MEM && re->shape != SHAPE_INLINE &&
+    if (len && len <= UINT16_MAX && kind != K_MEM && re->shape != SHAPE_INLINE && !s->ag_changes &&
         s->rp_text_len + len <= UINT32_MAX) {
         void *p = s->rp_text;
         if (gf_grow(&p, &s->rp_text_cap, s->rp_text_len + len, 1) == 0) {
@@ -916,6 +917,72 @@ emit:
     return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
 }
 
+/* Asynchronous copies (cp.async, sm_80+): LDGSTS copies global to shared memory with no
+ * register result; LDGDEPBAR (cp.async.commit_group) closes the warp's open group; DEPBAR.LE
+ * SB0, N (cp.async.wait_group N) stalls the warp until at most N closed groups are still
+ * in flight. The trace names no register for that wait, so decoding gives the copies
+ * one: the j-th LDGSTS of a group writes its own pseudo register (group mod AG_GROUPS,
+ * j capped at AG_MEMBERS - 1) and a DEPBAR.LE reads those of every closed group it waits
+ * for; the scoreboard then holds it until the last of their data has arrived, as a load's
+ * consumer waits (separate registers, so the copies themselves do not wait for each
+ * other). N is tracer v5's immediate (gf_inst.imm; 0, wait for all, in older traces).
+ * What is approximated: a group of more than AG_MEMBERS copies shares the last register
+ * (those copies then wait for each other), and more than AG_GROUPS groups in flight
+ * reuse the oldest group's registers. refdata h100-gfbench cublas_sgemm512 kernel 1:
+ * each warp commits 18 groups of 8 LDGSTS and waits with 17 DEPBAR.LE SB0, 0x1 and one
+ * 0x0 (a 3-stage pipeline); no other case uses them. Sets s->ag_regs for decode_inst and
+ * updates the warp's groups; ag_changes marks lines that may not be replayed as text. */
+static enum ag_class async_class(sim *s, uint16_t opcode)
+{
+    if (opcode >= GF_OPCODE_MAX)
+        return AG_NONE;
+    if (s->ag_class[opcode] == AG_UNSEEN) {
+        const char *n = gf_opcode_name(opcode);
+        enum ag_class c = AG_NONE;
+        if (n && strncmp(n, "LDGSTS", 6) == 0)
+            c = AG_COPY;
+        else if (n && strncmp(n, "LDGDEPBAR", 9) == 0)
+            c = AG_COMMIT;
+        else if (n && strncmp(n, "DEPBAR.LE", 9) == 0)
+            c = AG_WAIT;
+        s->ag_class[opcode] = (uint8_t)c;
+    }
+    return (enum ag_class)s->ag_class[opcode];
+}
+
+static void async_note(sim *s, const gf_inst *in)
+{
+    enum ag_class c = async_class(s, in->opcode);
+    s->ag_nregs = 0;
+    s->ag_dst = 0;
+    s->ag_changes = c != AG_NONE;
+    if (c == AG_COPY) {
+        unsigned g = s->ag_open % AG_GROUPS, j = s->ag_members[g];
+        if (j < AG_MEMBERS)
+            s->ag_members[g] = (uint8_t)(j + 1);
+        else
+            j = AG_MEMBERS - 1;
+        s->ag_regs[s->ag_nregs++] = (uint16_t)(AG_REG_BASE + g * AG_MEMBERS + j);
+        s->ag_dst = 1;
+    } else if (c == AG_COMMIT) {
+        s->ag_open++;
+        s->ag_members[s->ag_open % AG_GROUPS] = 0;
+    } else if (c == AG_WAIT) {
+        uint32_t keep = in->imm > 0 ? (uint32_t)in->imm : 0;
+        uint32_t upto = s->ag_open > keep ? s->ag_open - keep : 0; /* groups < upto */
+        uint32_t from = s->ag_waited;
+        if (upto > AG_GROUPS && from < upto - AG_GROUPS)
+            from = upto - AG_GROUPS; /* (older ones' registers are reused) */
+        for (uint32_t q = from; q < upto; q++) {
+            unsigned g = q % AG_GROUPS;
+            for (unsigned j = 0; j < s->ag_members[g]; j++)
+                s->ag_regs[s->ag_nregs++] = (uint16_t)(AG_REG_BASE + g * AG_MEMBERS + j);
+        }
+        if (upto > s->ag_waited)
+            s->ag_waited = upto;
+    }
+}
+
 /* Decodes in into w in full (ksim_produce_block tries replay_inst first). */
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
@@ -980,15 +1047,19 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     if ((st = warp_reserve(w, s, err)) != GF_OK)
         return st;
     unsigned before = w->nslots;
-    uint16_t regs[GF_MAX_DST + GF_MAX_SRC];
+    uint16_t regs[GF_MAX_DST + GF_MAX_SRC + AG_GROUPS * AG_MEMBERS];
     unsigned nr = 0;
     for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
         if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->dst[i]);
+    for (unsigned i = 0; s->ag_dst && i < s->ag_nregs; i++)
+        regs[nr++] = reg_slot(s, w, s->ag_regs[i]);
     si.ndst = (uint8_t)nr;
     for (unsigned i = 0; i < in->nsrc && i < GF_MAX_SRC; i++)
         if (in->src[i] != GF_REG_ZERO && in->src[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->src[i]);
+    for (unsigned i = 0; !s->ag_dst && i < s->ag_nregs; i++)
+        regs[nr++] = reg_slot(s, w, s->ag_regs[i]);
     si.nsrc = (uint8_t)(nr - si.ndst);
     uint32_t id = shape_intern(s, &si, regs);
     if ((st = warp_emit(s, b, w, in, e, id, &si, regs, &c, mspace, err)) != GF_OK)
@@ -1032,6 +1103,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         s->rp_pos = s->rp_done = 0;
         s->rp_follow = !s->opt->no_replay;
         s->rp_record = 0;
+        s->ag_open = s->ag_waited = 0;
+        memset(s->ag_members, 0, sizeof s->ag_members);
         if (++s->stamp == 0) { /* wrapped: forget every old stamp */
             memset(s->regstamp, 0, sizeof s->regstamp);
             s->stamp = 1;
@@ -1048,6 +1121,7 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
             }
             if ((st = gf_kreader_next_inst(s->r, &in, err)) != GF_OK)
                 break;
+            async_note(s, &in);
             /* At each window boundary: past the hold budget, what the warp holds goes
              * to the spill file, and from then on each window as it fills. */
             if (w->n && w->n % SPILL_WINDOW == 0 && s->opt->hold_bytes &&

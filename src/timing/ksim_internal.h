@@ -87,7 +87,7 @@ typedef struct shape {
                           flag (24), no active lane (25: occupies the pipe, counts as no
                           request); 0 otherwise */
     uint16_t regs[];   /* ndst + nsrc register slots (dst then src); RZ and registers past
-                          GF_REG_COUNT are left out */
+                          GF_REG_COUNT are left out; async-copy pseudo registers added */
 } shape;
 
 /* (swarp.nshape keeps a flag in a shape pointer's bit 0) */
@@ -317,6 +317,15 @@ typedef struct replay_ent replay_ent;
 /* Entries of the replay list and ids of the shared id stream (sim.rp_ids), at most. */
 #define REPLAY_MAX 65536u
 
+/* Asynchronous copy groups (ksim_decode.c async_note): a warp's LDGSTS of its last
+ * AG_GROUPS groups each write their own pseudo register, up to AG_MEMBERS a group,
+ * numbered past the trace's registers. */
+#define AG_GROUPS 4u
+#define AG_MEMBERS 8u
+#define AG_REG_BASE GF_REG_COUNT
+#define KSIM_REG_COUNT (GF_REG_COUNT + AG_GROUPS * AG_MEMBERS)
+enum ag_class { AG_UNSEEN = 0, AG_NONE, AG_COPY, AG_COMMIT, AG_WAIT };
+
 typedef struct sim {
     const gf_gpu *gpu;
     gf_isa *isa;
@@ -352,9 +361,18 @@ typedef struct sim {
 
     /* Register renumbering of the warp being read: regslot[r] is valid when
      * regstamp[r] == stamp (a new stamp per warp instead of clearing the table). */
-    uint16_t regslot[GF_REG_COUNT];
-    uint32_t regstamp[GF_REG_COUNT];
+    uint16_t regslot[KSIM_REG_COUNT];
+    uint32_t regstamp[KSIM_REG_COUNT];
     uint32_t stamp;
+    /* The warp being read's asynchronous copy groups (async_note): the open group's
+     * number, how many of the groups before it a wait has covered, the copies of each
+     * of the last AG_GROUPS groups; and the pseudo registers the current instruction
+     * writes (ag_dst) or reads. ag_class caches each opcode's role (enum ag_class). */
+    uint32_t ag_open, ag_waited;
+    uint8_t ag_members[AG_GROUPS];
+    uint16_t ag_regs[AG_GROUPS * AG_MEMBERS];
+    uint8_t ag_nregs, ag_dst, ag_changes;
+    uint8_t ag_class[GF_OPCODE_MAX];
     /* Opcodes already looked up in this kernel (the ISA table's own cache takes a lock
      * per call); entries point into the ISA table, which outlives the kernel. */
     const gf_isa_entry *isa_seen[GF_OPCODE_MAX];

@@ -891,14 +891,24 @@ static inline int fast_sdec(const unsigned char **pp, int64_t *out)
     return 1;
 }
 
+/* An immediate kept in gf_inst.imm: clamped into int32 (the instructions it matters for
+ * take small counts). */
+static inline int32_t clamp_imm(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
 /* Tracer v5's trailing immediate: a blank and a signed decimal. 0 = give up. */
-static inline int fast_immediate(const unsigned char **pp)
+static inline int fast_immediate(const unsigned char **pp, int32_t *imm)
 {
     int64_t v;
     if (**pp != ' ')
         return 0;
     ++*pp;
-    return fast_sdec(pp, &v);
+    if (!fast_sdec(pp, &v))
+        return 0;
+    *imm = clamp_imm(v);
+    return 1;
 }
 
 /* One register token and the blank after it. 0 = give up. */
@@ -1122,7 +1132,7 @@ static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_ins
          * width: addr[] is left as it was (trace.h). */
         if (u != 0)
             return 0;
-        if (r->immediate && !fast_immediate(&p))
+        if (r->immediate && !fast_immediate(&p, &inst->imm))
             return 0;
         while (cls[*p] == 1) /* trailing blanks, as the tokenizer skips them */
             p++;
@@ -1226,7 +1236,7 @@ addresses:
             }
         }
     }
-    if (r->immediate && !fast_immediate(&p))
+    if (r->immediate && !fast_immediate(&p, &inst->imm))
         return 0;
     while (cls[*p] == 1) /* trailing blanks, as the tokenizer skips them */
         p++;
@@ -1480,6 +1490,7 @@ static __attribute__((noinline)) gf_status next_inst_general(gf_kreader *r, gf_i
             return TOKERR("expected the instruction's immediate (a decimal; tracer version "
                           "%d lines end with it), found '%.*s'",
                           r->info.tracer_version, (int)(n ? n : 5), n ? t : "(end)");
+        inst->imm = clamp_imm(imm);
     }
     n = token(&p, &t);
     if (n != 0)

@@ -38,6 +38,8 @@ typedef struct gf_inst {
                                   past ndst (nsrc) are unspecified */
     uint16_t src[GF_MAX_SRC];
     uint32_t mem_width;     /* bytes per lane from the trace; 0 = not a memory access */
+    int32_t imm;            /* tracer v5's trailing immediate (clamped to int32), else 0:
+                               e.g. DEPBAR.LE SB0, 1's 1 (ksim_decode.c async groups) */
     uint64_t addr[GF_WARP_SIZE];
     /* 0, or an identity of the lanes' address offsets: two instructions with the same
      * nonzero addr_pattern and mask have the same addr[l] - addr[first active lane] in

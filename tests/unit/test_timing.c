@@ -384,8 +384,9 @@ static void torture_spilled_blocks_predict_the_same(void **state)
 /* A hand-written one-kernel trace in a fresh directory (its path in *dir): writes
  * kernelslist.g and the kernel file's header, and returns the kernel file open for the
  * thread blocks. */
-static FILE *hand_trace(const char *tag, const char **dir, const char *name, unsigned grid,
-                        unsigned block, unsigned shmem, unsigned nregs)
+static FILE *hand_trace_v(const char *tag, const char **dir, const char *name, unsigned grid,
+                          unsigned block, unsigned shmem, unsigned nregs, unsigned binary,
+                          unsigned tracer)
 {
     const char *d = gen_dir(tag);
     char cmd[1200], path[1100];
@@ -400,13 +401,19 @@ static FILE *hand_trace(const char *tag, const char **dir, const char *name, uns
     f = fopen(path, "w");
     assert_non_null(f);
     fprintf(f, "-kernel name = %s\n-kernel id = 1\n-grid dim = (%u,1,1)\n-block dim = (%u,1,1)\n"
-               "-shmem = %u\n-nregs = %u\n-binary version = 70\n-cuda stream id = 0\n"
+               "-shmem = %u\n-nregs = %u\n-binary version = %u\n-cuda stream id = 0\n"
                "-shmem base_addr = 0x00007f2000000000\n"
                "-local mem base_addr = 0x00007f1000000000\n-nvbit version = 1.5.5\n"
-               "-accelsim tracer version = 4\n\n",
-            name, grid, block, shmem, nregs);
+               "-accelsim tracer version = %u\n\n",
+            name, grid, block, shmem, nregs, binary, tracer);
     *dir = d;
     return f;
+}
+
+static FILE *hand_trace(const char *tag, const char **dir, const char *name, unsigned grid,
+                        unsigned block, unsigned shmem, unsigned nregs)
+{
+    return hand_trace_v(tag, dir, name, grid, block, shmem, nregs, 70, 4);
 }
 
 /* Decoded instructions are interned as shapes (ksim_decode.c); a kernel whose shapes
@@ -469,6 +476,53 @@ static void torture_wide_local_access_is_a_request_per_word(void **state)
     assert_true(r.v[GF_C_L1_LLD_REQUESTS] == 1.0);
     assert_true(r.v[GF_C_L1_LLD_SECTORS] == 4.0);
     assert_true(r.v[GF_C_L1_LLD_SECTOR_HITS] == 4.0);
+}
+
+/* One warp: an LDGSTS from DRAM, its group committed (LDGDEPBAR), DEPBAR.LE SB0, wait,
+ * then a chain of 100 dependent IADD3s. With wait 0 (cp.async.wait_group 0) the chain
+ * starts once the copy's data has arrived; with 1 it need not wait, and runs while the
+ * copy is in flight (ksim_decode.c async_note). Tracer v5 lines carry the immediate. */
+static double async_copy_cycles(int wait)
+{
+    const char *d;
+    char tag[32];
+    snprintf(tag, sizeof tag, "depbar%d", wait);
+    FILE *f = hand_trace_v(tag, &d, "depbar", 1, 32, 4096, 32, 90, 5);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 104\n"
+               "0000 ffffffff 0 LDGSTS.E.BYPASS.128 2 R2 R4 16 1 0x7f0000000000 16 0\n"
+               "0010 ffffffff 0 LDGDEPBAR 0 0 0\n"
+               "0020 ffffffff 0 DEPBAR.LE 0 0 %d\n",
+            wait);
+    for (unsigned i = 0; i < 100; i++)
+        fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", 0x30 + 0x10 * i);
+    fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n#END_TB\n", 0x30 + 0x10 * 100);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r.v[GF_C_GPC_CYCLES_ELAPSED];
+}
+
+static void torture_depbar_waits_for_async_copies(void **state)
+{
+    (void)state;
+    double waits = async_copy_cycles(0), runs_on = async_copy_cycles(1);
+    /* the chain (~100 x the IADD3 latency) no longer overlaps the DRAM round trip */
+    assert_true(waits - runs_on > 300.0);
+    /* The groups are per warp state of decoding: the same with every instruction decoded
+     * in full, replayed (where runs of text skip decoding), spilled, on 3 threads. */
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_LDGSTS);
+    p.n = 16;
+    p.grid[0] = 6;
+    const char *d = gen(&p, "ldgsts-replay");
+    gf_gpu g = load_gpu("a100");
+    static const uint64_t holds[] = {1, 1, 20000};
+    predict_no_replay = predict_no_share = 1;
+    gf_kernel_row full = assert_same_when_spilled(d, &g, holds, 3);
+    predict_no_replay = predict_no_share = 0;
+    gf_kernel_row replayed = assert_same_when_spilled(d, &g, holds, 3);
+    assert_memory_equal(full.v, replayed.v, sizeof full.v);
 }
 
 /* A profile saved and loaded evaluates to the prediction made from the trace, and a
@@ -739,6 +793,7 @@ int main(void)
         cmocka_unit_test(torture_shared_conflicts_through_memo),
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
+        cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
         cmocka_unit_test(torture_quick_scans_predict_the_same),
     };
