@@ -340,7 +340,7 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
         val[--vl] = '\0';
 
     gf_kernel_info *k = &r->info;
-    uint64_t u;
+    uint64_t u = 0; /* read only when the parse succeeded; gcc 12 -O2 cannot tell */
     int bad = 0;
     if (strcmp(key, "kernel name") == 0) {
         /* Longer names (deep templates) are cut at 511 bytes; the id stays unique. */

@@ -467,7 +467,7 @@ static gf_status parse_kernel_dict(lexer *lx, cfgkernel *k)
         }
         if ((st = lex_next(lx)) != GF_OK || (st = parse_value(lx, v, 1)) != GF_OK)
             break;
-        long long x;
+        long long x = 0; /* int_of sets it on success; gcc 12 -O3 cannot tell */
         if (strcmp(key, "kernel_name") == 0) {
             if (v->kind != V_STR) {
                 st = gf_error_set(lx->err, GF_ERR_PARSE, lx->path, v->line,
