@@ -488,6 +488,7 @@ static gf_status parse_kernel_dict(lexer *lx, cfgkernel *k)
             if ((st = dims_of(lx, v, key, ki->grid)) != GF_OK)
                 break;
             have |= HAVE_GRID;
+            ki->has_grid = 1;
         } else if (strcmp(key, "block_size") == 0) {
             if ((st = dims_of(lx, v, key, ki->block)) != GF_OK)
                 break;
