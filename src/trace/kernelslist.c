@@ -107,7 +107,10 @@ static int memcpy_wraps(uint64_t addr, uint64_t bytes)
     return bytes > 0 && bytes - 1 > UINT64_MAX - addr;
 }
 
-static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_error *err)
+/* hint: said after a missing kernel file (a file given as TRACE is read as a list when
+ * it has no kernel header, and its first line may be anything). */
+static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, const char *hint,
+                           gf_error *err)
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", listpath);
@@ -166,8 +169,8 @@ static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_e
                                     base);
             if (!found)
                 return gf_error_set(err, GF_ERR_IO, listpath, ln,
-                                    "kernel file '%s' not found (also tried .gz and .xz)",
-                                    base);
+                                    "kernel file '%s' not found (also tried .gz and .xz)%s",
+                                    base, hint);
         }
         st = add(t, &c, listpath, err);
         if (st != GF_OK)
@@ -181,6 +184,16 @@ static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_e
                             "lines");
     return GF_OK;
 }
+
+/* A file called kernelslist.g is a list by name; any other is one by a guess. */
+static int named_as_list(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strcmp(base ? base + 1 : path, "kernelslist.g") == 0;
+}
+
+static const char guessed_list[] = "; the file was read as a kernels list, having no kernel "
+                                   "header ('-kernel name = ...')";
 
 /* PPT-GPU directory (pptgpu.h): one kernel command per app_config.py dict. */
 static gf_status open_pptgpu(const char *dir, gf_trace **out, gf_error *err)
@@ -270,7 +283,7 @@ gf_status gf_trace_open(const char *path, gf_trace **out, gf_error *err)
         st = gf_stream_open(list, &s, err);
         if (st != GF_OK)
             goto fail;
-        st = read_list(t, s, list, err);
+        st = read_list(t, s, list, named_as_list(list) ? "" : guessed_list, err);
         gf_stream_close(s);
         s = NULL;
         if (st != GF_OK)

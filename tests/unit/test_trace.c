@@ -1104,6 +1104,16 @@ static void torture_binary_and_directory_messages(void **state)
     assert_non_null(strstr(e.message, "kernel-2.traceg' is a directory"));
     assert_int_equal(gf_kreader_open(sub, &r, &e), GF_ERR_IO);
     assert_non_null(strstr(e.message, "is a directory"));
+    /* a text file without a kernel header, given as TRACE: says it was taken for a list */
+    write_at(dir, "notes.traceg", "hello\n");
+    char np[1200];
+    snprintf(np, sizeof np, "%s/notes.traceg", dir);
+    assert_int_equal(gf_trace_open(np, &t, &e), GF_ERR_IO);
+    assert_non_null(strstr(e.message, "kernel file"));
+    assert_non_null(strstr(e.message, "read as a kernels list, having no kernel header"));
+    write_at(dir, "kernelslist.g", "kernel-7.traceg\n"); /* by name: no such guess */
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_IO);
+    assert_null(strstr(e.message, "read as a kernels list"));
 }
 
 /* ---------- fast path against the general parser ---------- */
