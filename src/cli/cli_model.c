@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report/report.h"
+#include "trace/trace.h"
 #include "timing/profile.h"
 #include "util/atomic_file.h"
 
@@ -54,7 +55,7 @@ void gf_model_args_progress_end(gf_model_args *a)
     a->progress.shown = 0;
 }
 
-enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_COLD, OPT_EXTRA0 };
+enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_COLD, OPT_PARTIAL, OPT_EXTRA0 };
 
 int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
@@ -80,8 +81,9 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         {"jobs", required_argument, NULL, 'j'},
         {"hold", required_argument, NULL, OPT_HOLD},
         {"cold", no_argument, NULL, OPT_COLD},
+        {"partial", no_argument, NULL, OPT_PARTIAL},
     };
-    int n = 13;
+    int n = 14;
     for (int i = 0; extra_names && extra_names[i] && n < 30; i++, n++) {
         opts[n].name = extra_names[i];
         opts[n].has_arg = required_argument;
@@ -127,6 +129,7 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         }
         case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
         case OPT_COLD: a->popt.cold = 1; break;
+        case OPT_PARTIAL: a->partial = 1; break;
         case OPT_SCHED:
             /* A shorthand for --set sm.warp_scheduler=...: the model file's choice is
              * the default. */
@@ -175,6 +178,8 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         a->positional[a->npositional++] = argv[i];
     }
     a->popt.models_dir = a->models_dir;
+    if (a->partial) /* the readers are opened in timing/, out of reach of popt */
+        gf_trace_set_partial_default(1, warn_header, NULL);
     if (!a->jobs) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;
@@ -236,10 +241,10 @@ int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *
         rc = gf_cli_usage_error(argv[0], "%s is a saved profile; this command needs a trace",
                                 a->positional[0]);
     else if (rc < 0 && gf_profile_is_profile(a->positional[0]) &&
-             (a->popt.mode == GF_HIER_EXACT || a->popt.cold ||
+             (a->popt.mode == GF_HIER_EXACT || a->popt.cold || a->partial ||
               a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
-        rc = gf_cli_usage_error(argv[0], "--exact, --cold and --unknown-opcode act when a "
-                                         "trace is profiled, not on a saved profile");
+        rc = gf_cli_usage_error(argv[0], "--exact, --cold, --partial and --unknown-opcode act "
+                                         "when a trace is profiled, not on a saved profile");
     if (rc < 0)
         rc = gf_model_args_load_gpu(a, gpu) ? 1 : -1;
     if (rc >= 0)

@@ -18,6 +18,7 @@ typedef struct gf_model_args {
     gf_format format;
     const char *output;
     int quiet;
+    int partial;        /* --partial: a trace with fewer blocks than its grid is used */
     unsigned jobs;      /* -j N; default: the number of online CPUs */
     gf_predict_options popt;
     struct gf_progress_state {

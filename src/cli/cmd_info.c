@@ -51,12 +51,20 @@ static int cmp_opcount(const void *a, const void *b)
     return strcmp(gf_opcode_name(x->op), gf_opcode_name(y->op));
 }
 
-static gf_status scan_kernel(const char *path, kstats *k, uint64_t *counts, gf_error *err)
+static void warn_partial(void *ctx, const char *file, const char *message)
+{
+    (void)ctx;
+    gf_cli_warn("%s: %s", file, message);
+}
+
+static gf_status scan_kernel(const char *path, int partial, kstats *k, uint64_t *counts,
+                             gf_error *err)
 {
     gf_kreader *r;
     gf_status st = gf_kreader_open(path, &r, err);
     if (st != GF_OK)
         return st;
+    gf_kreader_set_partial(r, partial, warn_partial, NULL);
     memset(k, 0, sizeof *k);
     k->info = *gf_kreader_info(r);
     if (k->info.suspect) { /* CUDA 13 headers: say what is shown instead */
@@ -318,7 +326,7 @@ static void out_table(FILE *o, const char *trace, const gf_trace *t, const kstat
 
 static void help(void)
 {
-    fputs("usage: gpuforecast info TRACE [--format table|csv|json] [-o FILE]\n\n"
+    fputs("usage: gpuforecast info TRACE [--format table|csv|json] [-o FILE] [--partial]\n\n"
           "Summarises an Accel-Sim trace: per kernel its header (name, id, grid, block,\n"
           "shmem, nregs, binary version, stream), blocks, warps, warp instructions, thread\n"
           "instructions (active lanes), memory instructions by space (global ld/st, local,\n"
@@ -330,6 +338,9 @@ static void help(void)
           "options:\n"
           "  --format F   table (default), csv or json\n"
           "  -o FILE      write to FILE (atomically) instead of standard output\n"
+          "  --partial    a kernel trace holding fewer thread blocks than its grid (cut at\n"
+          "               a block boundary) is summarised, with a warning, instead of\n"
+          "               being an error\n"
           "  -h, --help   this help\n",
           stdout);
 }
@@ -338,6 +349,7 @@ int gf_cmd_info(int argc, char **argv)
 {
     const char *trace = NULL, *outpath = NULL;
     gf_format fmt = GF_FORMAT_TABLE;
+    int partial = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -354,6 +366,8 @@ int gf_cmd_info(int argc, char **argv)
             if (i + 1 >= argc)
                 return gf_cli_usage_error("info", "%s needs a file name", a);
             outpath = argv[++i];
+        } else if (strcmp(a, "--partial") == 0) {
+            partial = 1;
         } else if (a[0] == '-' && a[1] != '\0') {
             return gf_cli_usage_error("info", "unknown option '%s'", a);
         } else if (!trace) {
@@ -388,7 +402,7 @@ int gf_cmd_info(int argc, char **argv)
         const gf_command *c = gf_trace_command(t, i);
         if (c->kind != GF_CMD_KERNEL)
             continue;
-        if (scan_kernel(c->path, &ks[k], counts, &err) != GF_OK)
+        if (scan_kernel(c->path, partial, &ks[k], counts, &err) != GF_OK)
             goto fail;
         k++;
     }

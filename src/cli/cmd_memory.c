@@ -21,6 +21,8 @@ static const char help[] =
     "                           default --cache-control all (MemcpyHtoD warms nothing)\n"
     "  -f, --format FMT         table (default), csv or json\n"
     "  -o, --output FILE        write there (atomically) instead of stdout\n"
+    "      --partial            a kernel trace holding fewer thread blocks than its grid\n"
+    "                           is counted from the blocks it has, with a warning\n"
     "      --scheduler gto|lrr  warp scheduler, which sets the interleaving (default:\n"
     "                           the model's sm.warp_scheduler)\n"
     "      --unknown-opcode error|alu\n"

@@ -19,9 +19,8 @@ static const char help[] =
     "policy and scheduler, L2/NoC bandwidth, MSHRs, clocks, launch overhead, and L2 size\n"
     "and ways (re-derived from the histograms).\n"
     "\n"
-    "options: --gpu, --set, --models, --exact, --cold, --scheduler, --unknown-opcode, -j,\n"
-    "--hold,"
-    " -q as in predict;\n"
+    "options: --gpu, --set, --models, --exact, --cold, --partial, --scheduler,\n"
+    "--unknown-opcode, -j, --hold, -q as in predict;\n"
     "  -o, --output FILE        the profile to write (required)\n";
 
 int gf_cmd_profile(int argc, char **argv)

@@ -20,6 +20,7 @@
 #include <ctype.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "trace/blockset.h"
 #include "trace/infer.h"
 #include "trace/opcode.h"
 #include "trace/pptgpu.h"
@@ -72,7 +74,19 @@ struct gf_kreader {
     int lazy_strides;        /* gf_kreader_set_lazy_strides */
     int immediate;           /* tracer version 5+: each line ends in the instruction's
                                 immediate (a signed decimal), read and not kept */
+    gf_blockset seen;        /* blocks read, against the grid (info.has_grid) */
+    int blocks_ended;        /* next_block has returned its end (checked once) */
+    int partial;             /* gf_kreader_set_partial */
+    gf_trace_warn_fn warn_partial;
+    void *warn_ctx;
 };
+
+/* gf_trace_set_partial_default: what readers start with. A lock, not atomics: readers
+ * may be opened from several threads, and opening is far from the hot path. */
+static pthread_mutex_t partial_lock = PTHREAD_MUTEX_INITIALIZER;
+static int partial_on;
+static gf_trace_warn_fn partial_warn;
+static void *partial_ctx;
 
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
  * whole line, newline included, when it has none) and what parsing that text gave. Every
@@ -107,15 +121,12 @@ struct deltamemo {
 
 /* ---------- small lexing helpers ---------- */
 
+/* The first 60 bytes of a line for a message, control bytes as \xNN: a corrupt or binary
+ * line must not put raw bytes on the user's terminal. */
 static const char *snip(const char *line)
 {
-    static _Thread_local char buf[72];
-    size_t n = strlen(line);
-    if (n <= 60)
-        snprintf(buf, sizeof buf, "%s", line);
-    else
-        snprintf(buf, sizeof buf, "%.60s...", line);
-    return buf;
+    static _Thread_local char buf[GF_PRINTABLE_SIZE(60)];
+    return gf_stream_printable(line, strlen(line), 60, buf, sizeof buf);
 }
 
 static int is_space(char c)
@@ -340,7 +351,7 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
         val[--vl] = '\0';
 
     gf_kernel_info *k = &r->info;
-    uint64_t u;
+    uint64_t u = 0; /* read only when the parse succeeded; gcc 12 -O2 cannot tell */
     int bad = 0;
     if (strcmp(key, "kernel name") == 0) {
         /* Longer names (deep templates) are cut at 511 bytes; the id stays unique. */
@@ -350,6 +361,11 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
         k->id = (long)u;
     } else if (strcmp(key, "grid dim") == 0) {
         bad = parse_dim3(val, k->grid);
+        k->has_grid = !bad;
+        char why[160];
+        if (!bad && gf_grid_problem(k->grid, why, sizeof why))
+            return gf_error_set(err, GF_ERR_PARSE, path, ln, "-grid dim = %s: %s", snip(val),
+                                why);
     } else if (strcmp(key, "block dim") == 0) {
         bad = parse_dim3(val, k->block);
     } else if (strcmp(key, "shmem") == 0) {
@@ -375,6 +391,12 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
     } else if (strcmp(key, "accelsim tracer version") == 0) {
         bad = value_udec(val, 1000, &u);
         k->tracer_version = (int)u;
+        if (!bad && u == 0) /* unversioned traces have no such line: 0 is no version */
+            return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                                "accelsim tracer version 0 is no version a tracer writes: "
+                                "expected 1 to %d (traces before version 3 have no version "
+                                "line)",
+                                GF_TRACER_VERSION_MAX);
         if (!bad && u > GF_TRACER_VERSION_MAX) /* its line format is unknown: say so */
             return gf_error_set(err, GF_ERR_PARSE, path, ln,
                                 "accelsim tracer version %llu is newer than this reader "
@@ -406,6 +428,46 @@ gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err)
     return st;
 }
 
+/* Readers start with the process's partial default and an empty set of blocks of their
+ * grid. A PPT-GPU grid is checked here (an Accel-Sim one at its header line). */
+static gf_status begin_blocks(gf_kreader *r, gf_error *err)
+{
+    pthread_mutex_lock(&partial_lock);
+    r->partial = partial_on;
+    r->warn_partial = partial_warn;
+    r->warn_ctx = partial_ctx;
+    pthread_mutex_unlock(&partial_lock);
+    const gf_kernel_info *k = gf_kreader_info(r);
+    char why[160];
+    if (k->has_grid && gf_grid_problem(k->grid, why, sizeof why))
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), 0,
+                            "grid (%u,%u,%u): %s", k->grid[0], k->grid[1], k->grid[2], why);
+    gf_blockset_init(&r->seen, k->has_grid ? (uint64_t)k->grid[0] * k->grid[1] * k->grid[2] : 0);
+    return GF_OK;
+}
+
+void gf_trace_set_partial_default(int on, gf_trace_warn_fn warn, void *ctx)
+{
+    pthread_mutex_lock(&partial_lock);
+    partial_on = on;
+    partial_warn = warn;
+    partial_ctx = ctx;
+    pthread_mutex_unlock(&partial_lock);
+}
+
+void gf_kreader_set_partial(gf_kreader *r, int on, gf_trace_warn_fn warn, void *ctx)
+{
+    r->partial = on;
+    r->warn_partial = warn;
+    r->warn_ctx = ctx;
+}
+
+void gf_kreader_block_counts(const gf_kreader *r, uint64_t *found, uint64_t *total)
+{
+    *found = r->seen.count;
+    *total = r->seen.total;
+}
+
 gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *err)
 {
     *out = NULL;
@@ -415,8 +477,10 @@ gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *er
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
     if (gf_pptgpu_is_kernel_path(path)) { /* second input format (pptgpu.h) */
         gf_status pst = gf_pptgpu_open(path, &r->ppt, err);
+        if (pst == GF_OK)
+            pst = begin_blocks(r, err);
         if (pst != GF_OK) {
-            free(r);
+            gf_kreader_close(r);
             return pst;
         }
         *out = r;
@@ -466,6 +530,8 @@ gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *er
     r->nprefix = (r->info.tracer_version < 3 ? 4 : 0) + (r->lineinfo ? 1 : 0);
     r->immediate = r->info.tracer_version >= 5;
     r->state = RS_BETWEEN_BLOCKS;
+    if ((st = begin_blocks(r, err)) != GF_OK)
+        goto fail;
     *out = r;
     return GF_OK;
 fail:
@@ -479,6 +545,7 @@ void gf_kreader_close(gf_kreader *r)
         return;
     gf_pptgpu_close(r->ppt);
     gf_stream_close(r->s);
+    gf_blockset_free(&r->seen);
     free(r->tpl);
     free(r->dmemo);
     free(r);
@@ -577,7 +644,8 @@ static int parse_assign(const char *line, const char *name, uint64_t *v, int max
     return *p ? -1 : n;
 }
 
-gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
+/* The next block as the file lists it, unchecked (gf_kreader_next_block checks it). */
+static gf_status next_block_listed(gf_kreader *r, unsigned tb[3], gf_error *err)
 {
     if (r->ppt)
         return gf_pptgpu_next_block(r->ppt, tb, err);
@@ -637,6 +705,67 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
                                 snip(line));
         }
     }
+}
+
+/* A block read: inside the grid, and not seen before. */
+static gf_status check_block(gf_kreader *r, const unsigned tb[3], gf_error *err)
+{
+    const gf_kernel_info *k = gf_kreader_info(r);
+    if (!k->has_grid)
+        return GF_OK;
+    if (tb[0] >= k->grid[0] || tb[1] >= k->grid[1] || tb[2] >= k->grid[2])
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), gf_kreader_line(r),
+                            "thread block (%u,%u,%u) is outside the grid (%u,%u,%u) of the "
+                            "header: expected x < %u, y < %u, z < %u",
+                            tb[0], tb[1], tb[2], k->grid[0], k->grid[1], k->grid[2],
+                            k->grid[0], k->grid[1], k->grid[2]);
+    uint64_t id = tb[0] + (uint64_t)k->grid[0] * (tb[1] + (uint64_t)k->grid[1] * tb[2]);
+    int fresh = gf_blockset_add(&r->seen, id);
+    if (fresh < 0)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(r), gf_kreader_line(r),
+                            "out of memory recording the thread blocks seen");
+    if (!fresh)
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), gf_kreader_line(r),
+                            "thread block (%u,%u,%u) appears a second time: expected each "
+                            "block of the grid (%u,%u,%u) once (two traces joined?)",
+                            tb[0], tb[1], tb[2], k->grid[0], k->grid[1], k->grid[2]);
+    return GF_OK;
+}
+
+/* The end of the blocks: all of the grid's there, or partial accepted with a warning. */
+static gf_status check_complete(gf_kreader *r, gf_error *err)
+{
+    const gf_kernel_info *k = gf_kreader_info(r);
+    if (r->blocks_ended || !k->has_grid || r->seen.count == r->seen.total) {
+        r->blocks_ended = 1;
+        return GF_END;
+    }
+    r->blocks_ended = 1;
+    char msg[256];
+    snprintf(msg, sizeof msg,
+             "only %llu of the %llu thread blocks of the grid (%u,%u,%u) are in the trace",
+             (unsigned long long)r->seen.count, (unsigned long long)r->seen.total,
+             k->grid[0], k->grid[1], k->grid[2]);
+    if (!r->partial)
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), 0,
+                            "%s: expected all of them (a trace cut at a block boundary?); "
+                            "--partial uses the %llu present",
+                            msg, (unsigned long long)r->seen.count);
+    if (r->warn_partial) {
+        char full[400];
+        snprintf(full, sizeof full, "%s; using those %llu alone (--partial)", msg,
+                 (unsigned long long)r->seen.count);
+        r->warn_partial(r->warn_ctx, gf_kreader_path(r), full);
+    }
+    return GF_END;
+}
+
+gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
+{
+    gf_status st = next_block_listed(r, tb, err);
+    if (st == GF_OK)
+        return check_block(r, tb, err);
+    return st == GF_END ? check_complete(r, err) : st;
 }
 
 static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
@@ -1245,8 +1374,22 @@ addresses:
     return (size_t)((const char *)p + 1 - line);
 }
 
-#define TOKERR(what, ...)                                                                  \
-    gf_error_set(err, GF_ERR_PARSE, path, ln, what, __VA_ARGS__)
+/* Tokens are any bytes but blanks: the message quotes them with control bytes escaped
+ * (snip's rule), never raw. */
+static gf_status tok_error(gf_error *err, const char *path, long ln, const char *fmt, ...)
+    GF_PRINTF(4, 5);
+static gf_status tok_error(gf_error *err, const char *path, long ln, const char *fmt, ...)
+{
+    char raw[sizeof err->message];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    char shown[GF_PRINTABLE_SIZE(sizeof raw)];
+    return gf_error_set(err, GF_ERR_PARSE, path, ln, "%s",
+                        gf_stream_printable(raw, strlen(raw), sizeof raw, shown, sizeof shown));
+}
+#define TOKERR(what, ...) tok_error(err, path, ln, what, __VA_ARGS__)
 
 static gf_status next_inst_general(gf_kreader *r, gf_inst *inst, gf_error *err);
 

@@ -32,6 +32,18 @@ static int is_regular(const char *p)
     return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* A list line for a message (stream.h: no raw control bytes). */
+static const char *shown(const char *line, char *buf, size_t size)
+{
+    return gf_stream_printable(line, strlen(line), 60, buf, size);
+}
+
 static gf_status add(gf_trace *t, const gf_command *c, const char *path, gf_error *err)
 {
     if (gf_grow((void **)&t->cmds, &t->cap, t->n + 1, sizeof *t->cmds) != 0)
@@ -89,7 +101,16 @@ static int parse_memcpy(const char *s, uint64_t *addr, uint64_t *bytes)
     return 0;
 }
 
-static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_error *err)
+/* A copy whose last byte lies past 2^64 - 1 is no copy a 64-bit GPU can make. */
+static int memcpy_wraps(uint64_t addr, uint64_t bytes)
+{
+    return bytes > 0 && bytes - 1 > UINT64_MAX - addr;
+}
+
+/* hint: said after a missing kernel file (a file given as TRACE is read as a list when
+ * it has no kernel header, and its first line may be anything). */
+static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, const char *hint,
+                           gf_error *err)
 {
     char dir[1024];
     snprintf(dir, sizeof dir, "%s", listpath);
@@ -101,6 +122,7 @@ static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_e
     char *line;
     size_t len;
     gf_status st;
+    char show[GF_PRINTABLE_SIZE(60)];
     while ((st = gf_stream_next_line(s, &line, &len, err)) == GF_OK) {
         long ln = gf_stream_line(s);
         line = trim(line, &len);
@@ -113,15 +135,21 @@ static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_e
             if (strncmp(line, "MemcpyHtoD,", 11) != 0 ||
                 parse_memcpy(line, &c.addr, &c.bytes) != 0)
                 return gf_error_set(err, GF_ERR_PARSE, listpath, ln,
-                                    "expected 'MemcpyHtoD,0xADDRESS,BYTES', found '%.60s'",
-                                    line);
+                                    "expected 'MemcpyHtoD,0xADDRESS,BYTES', found '%s'",
+                                    shown(line, show, sizeof show));
+            if (memcpy_wraps(c.addr, c.bytes))
+                return gf_error_set(err, GF_ERR_PARSE, listpath, ln,
+                                    "MemcpyHtoD of %llu bytes at 0x%016llx runs past the end "
+                                    "of the 64-bit address space: expected address + bytes "
+                                    "<= 2^64",
+                                    (unsigned long long)c.bytes, (unsigned long long)c.addr);
             c.kind = GF_CMD_MEMCPY_HTOD;
         } else {
             if (len >= 512 || memchr(line, ',', len))
                 return gf_error_set(err, GF_ERR_PARSE, listpath, ln,
                                     "expected a kernel trace file name or "
-                                    "'MemcpyHtoD,0xADDRESS,BYTES', found '%.60s'",
-                                    line);
+                                    "'MemcpyHtoD,0xADDRESS,BYTES', found '%s'",
+                                    shown(line, show, sizeof show));
             c.kind = GF_CMD_KERNEL;
             char base[1024];
             if (line[0] == '/')
@@ -134,10 +162,15 @@ static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_e
                 snprintf(c.path, sizeof c.path, "%s%s", base, suffix[i]);
                 found = is_regular(c.path);
             }
+            if (!found && is_dir(base))
+                return gf_error_set(err, GF_ERR_IO, listpath, ln,
+                                    "kernel file '%s' is a directory: expected a kernel trace "
+                                    "file",
+                                    base);
             if (!found)
                 return gf_error_set(err, GF_ERR_IO, listpath, ln,
-                                    "kernel file '%s' not found (also tried .gz and .xz)",
-                                    base);
+                                    "kernel file '%s' not found (also tried .gz and .xz)%s",
+                                    base, hint);
         }
         st = add(t, &c, listpath, err);
         if (st != GF_OK)
@@ -151,6 +184,16 @@ static gf_status read_list(gf_trace *t, gf_stream *s, const char *listpath, gf_e
                             "lines");
     return GF_OK;
 }
+
+/* A file called kernelslist.g is a list by name; any other is one by a guess. */
+static int named_as_list(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    return strcmp(base ? base + 1 : path, "kernelslist.g") == 0;
+}
+
+static const char guessed_list[] = "; the file was read as a kernels list, having no kernel "
+                                   "header ('-kernel name = ...')";
 
 /* PPT-GPU directory (pptgpu.h): one kernel command per app_config.py dict. */
 static gf_status open_pptgpu(const char *dir, gf_trace **out, gf_error *err)
@@ -240,7 +283,7 @@ gf_status gf_trace_open(const char *path, gf_trace **out, gf_error *err)
         st = gf_stream_open(list, &s, err);
         if (st != GF_OK)
             goto fail;
-        st = read_list(t, s, list, err);
+        st = read_list(t, s, list, named_as_list(list) ? "" : guessed_list, err);
         gf_stream_close(s);
         s = NULL;
         if (st != GF_OK)

@@ -52,14 +52,14 @@ static uint16_t probe(const char *s, size_t len, uint32_t h, size_t *empty_slot)
 
 uint16_t gf_opcode_find(const char *s, size_t len)
 {
-    size_t empty;
+    size_t empty = 0; /* probe sets it; gcc 12 -O3 cannot tell */
     return probe(s, len, hash(s, len), &empty);
 }
 
 uint16_t gf_opcode_intern(const char *s, size_t len)
 {
     uint32_t h = hash(s, len);
-    size_t empty;
+    size_t empty = 0;
     uint16_t id = probe(s, len, h, &empty);
     if (id != UINT16_MAX)
         return id;

@@ -467,7 +467,7 @@ static gf_status parse_kernel_dict(lexer *lx, cfgkernel *k)
         }
         if ((st = lex_next(lx)) != GF_OK || (st = parse_value(lx, v, 1)) != GF_OK)
             break;
-        long long x;
+        long long x = 0; /* int_of sets it on success; gcc 12 -O3 cannot tell */
         if (strcmp(key, "kernel_name") == 0) {
             if (v->kind != V_STR) {
                 st = gf_error_set(lx->err, GF_ERR_PARSE, lx->path, v->line,
@@ -488,6 +488,7 @@ static gf_status parse_kernel_dict(lexer *lx, cfgkernel *k)
             if ((st = dims_of(lx, v, key, ki->grid)) != GF_OK)
                 break;
             have |= HAVE_GRID;
+            ki->has_grid = 1;
         } else if (strcmp(key, "block_size") == 0) {
             if ((st = dims_of(lx, v, key, ki->block)) != GF_OK)
                 break;

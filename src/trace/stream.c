@@ -41,7 +41,9 @@ struct gf_stream {
     size_t scanned;     /* bytes from pos already known to hold no '\n' */
     int eof;            /* no more decompressed data will arrive */
     long line;
-    uint64_t bytes;
+    uint64_t bytes;     /* decompressed bytes handed out: buf[i] is at offset
+                           bytes + (i - pos) of the decompressed data */
+    uint64_t text_checked; /* decompressed bytes checked for text (GF_STREAM_TEXT_CHECK) */
     unsigned char *in;  /* compressed input */
     int in_eof;
     z_stream z;
@@ -80,10 +82,65 @@ static ssize_t read_full(int fd, void *dst, size_t n)
     return (ssize_t)got;
 }
 
-static gf_status io_error(gf_stream *s, gf_error *err, const char *what)
+/* A compressed stream that fails: where it failed in the decompressed data, counting the
+ * `pending` bytes the decoder wrote after end in this call. The line is the one the
+ * decoded data had reached, not the last one handed out (a whole small file is decoded
+ * before its first line is). */
+static gf_status io_error(gf_stream *s, gf_error *err, const char *what, size_t pending)
 {
-    return gf_error_set(err, GF_ERR_IO, s->path, s->line + 1, "%s (reached line %ld)", what,
-                        s->line + 1);
+    const char *p = s->buf + s->pos, *lim = s->buf + s->end + pending;
+    long line = s->line + 1;
+    while ((p = memchr(p, '\n', (size_t)(lim - p))) != NULL && p < lim) {
+        line++;
+        p++;
+    }
+    unsigned long long off = s->bytes + (s->end + pending - s->pos);
+    return gf_error_set(err, GF_ERR_IO, s->path, line,
+                        "%s (the compressed file is damaged: decoding reached uncompressed "
+                        "byte %llu, line %ld)",
+                        what, off, line);
+}
+
+/* The GF_STREAM_TEXT_CHECK test on the data [pos, end) not checked yet. */
+static gf_status check_text(gf_stream *s, gf_error *err)
+{
+    uint64_t produced = s->bytes + (s->end - s->pos);
+    uint64_t stop = produced < GF_STREAM_TEXT_CHECK ? produced : GF_STREAM_TEXT_CHECK;
+    for (uint64_t off = s->text_checked; off < stop; off++) {
+        unsigned char c = (unsigned char)s->buf[s->pos + (off - s->bytes)];
+        if (c == '\n') {
+            s->text_checked = GF_STREAM_TEXT_CHECK; /* the first line is text: done */
+            return GF_OK;
+        }
+        if ((c < 0x20 && c != '\t' && c != '\r' && c != '\v' && c != '\f') || c == 0x7f)
+            return gf_error_set(err, GF_ERR_PARSE, s->path, 0,
+                                "not a text trace (binary byte 0x%02x at offset %llu): "
+                                "expected an Accel-Sim kernel trace or kernels list, or a "
+                                "PPT-GPU file, as text (plain, gzip or xz)",
+                                c, (unsigned long long)off);
+    }
+    if (stop > s->text_checked)
+        s->text_checked = stop;
+    return GF_OK;
+}
+
+const char *gf_stream_printable(const char *s, size_t len, size_t max, char *buf, size_t size)
+{
+    size_t o = 0, n = len < max ? len : max;
+    for (size_t i = 0; i < n && o + 8 < size; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            o += (size_t)snprintf(buf + o, size - o, "\\x%02x", c);
+        else
+            buf[o++] = (char)c;
+    }
+    if (len > n && o + 4 <= size) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    if (size)
+        buf[o < size ? o : size - 1] = '\0';
+    return buf;
 }
 
 static gf_status fill_in(gf_stream *s, gf_error *err, const unsigned char **next,
@@ -122,13 +179,15 @@ static gf_status fill_gzip(gf_stream *s, size_t space, gf_error *err)
             }
             /* Another gzip member follows (files made by `cat a.gz b.gz`). */
             if (inflateReset(&s->z) != Z_OK)
-                return io_error(s, err, "gzip stream is corrupt: cannot restart decoder");
+                return io_error(s, err, "gzip stream is corrupt: cannot restart decoder",
+                                space - s->z.avail_out);
             s->z_member_done = 0;
         }
         if (s->z.avail_in == 0 && s->in_eof)
             return io_error(s, err,
                             "gzip stream is truncated: expected more compressed data "
-                            "before the end of the file");
+                            "before the end of the file",
+                            space - s->z.avail_out);
         int rc = inflate(&s->z, Z_NO_FLUSH);
         if (rc == Z_STREAM_END) {
             s->z_member_done = 1;
@@ -138,7 +197,7 @@ static gf_status fill_gzip(gf_stream *s, size_t space, gf_error *err)
             char what[256];
             snprintf(what, sizeof what, "gzip stream is corrupt: %s",
                      s->z.msg ? s->z.msg : "inflate failed");
-            return io_error(s, err, what);
+            return io_error(s, err, what, space - s->z.avail_out);
         }
     }
     s->end += space - s->z.avail_out;
@@ -170,7 +229,8 @@ static gf_status fill_xz(gf_stream *s, size_t space, gf_error *err)
         if (rc == LZMA_BUF_ERROR)
             return io_error(s, err,
                             "xz stream is truncated: expected more compressed data before "
-                            "the end of the file");
+                            "the end of the file",
+                            space - s->x.avail_out);
         const char *why = rc == LZMA_MEM_ERROR        ? "out of memory"
                           : rc == LZMA_FORMAT_ERROR   ? "not in .xz format"
                           : rc == LZMA_OPTIONS_ERROR  ? "unsupported options"
@@ -179,7 +239,7 @@ static gf_status fill_xz(gf_stream *s, size_t space, gf_error *err)
                                                       : "decoder failed";
         char what[256];
         snprintf(what, sizeof what, "xz stream is corrupt: %s", why);
-        return io_error(s, err, what);
+        return io_error(s, err, what, space - s->x.avail_out);
     }
     s->end += space - s->x.avail_out;
     return GF_OK;
@@ -227,6 +287,8 @@ static gf_status fill(gf_stream *s, gf_error *err)
     /* gf_stream_peek's end marker, also after an error: the read or the decoder may have
      * written past end before failing */
     s->buf[s->end] = '\0';
+    if (st == GF_OK && s->text_checked < GF_STREAM_TEXT_CHECK)
+        st = check_text(s, err);
     return st;
 }
 
@@ -273,6 +335,11 @@ gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err)
         s->buf[s->end] = '\0';
         if (r == 0)
             s->eof = 1;
+        gf_status st = check_text(s, err);
+        if (st != GF_OK) {
+            gf_stream_close(s);
+            return st;
+        }
         *out = s;
         return GF_OK;
     }

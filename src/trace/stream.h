@@ -41,8 +41,9 @@ gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err);
 void gf_stream_close(gf_stream *s); /* NULL is fine */
 
 /* Next line: GF_OK with *line and *len (see above), GF_END at end of data, or GF_ERR_IO for
- * a read error or a corrupt/truncated compressed stream (message names the line
- * reached), GF_ERR_PARSE for an over-long line (a binary file, most likely). */
+ * a read error or a corrupt/truncated compressed stream (message names the uncompressed
+ * byte and line reached), GF_ERR_PARSE for a binary file (GF_STREAM_TEXT_CHECK) or an
+ * over-long line. */
 gf_status gf_stream_next_line(gf_stream *s, char **line, size_t *len, gf_error *err);
 
 /* For parsers that find line ends themselves, to skip gf_stream_next_line's per-line
@@ -63,6 +64,21 @@ const char *gf_stream_path(const gf_stream *s);
 gf_compression gf_stream_compression(const gf_stream *s);
 /* Decompressed bytes handed out so far (line bytes + newlines), for throughput numbers. */
 uint64_t gf_stream_bytes(const gf_stream *s);
+
+/* The first line (at most this many decompressed bytes) is checked for text: a NUL or
+ * another control byte (other than tab, CR, VT, FF) or DEL there makes the file "not a
+ * text trace" (GF_ERR_PARSE, naming the byte's offset), so a binary file is never parsed
+ * as lines nor echoed. Only the first line: a binary file shows such a byte at once,
+ * checking every byte would cost the hot path, and later lines reach the parsers, which
+ * report bad bytes as escapes (gf_stream_printable). */
+#define GF_STREAM_TEXT_CHECK (64u * 1024u)
+
+/* Bytes a gf_stream_printable buffer needs for max input bytes (each may become \xNN,
+ * plus "..." and the NUL). */
+#define GF_PRINTABLE_SIZE(max) (4u * (max) + 4u)
+/* Up to max of the len bytes at s, for a message: printable ASCII and bytes >= 0x80
+ * (UTF-8) as they are, control bytes as \xNN, "..." when cut. Returns buf. */
+const char *gf_stream_printable(const char *s, size_t len, size_t max, char *buf, size_t size);
 
 /* Compression of the file at path from its magic bytes; GF_ERR_IO when unreadable. */
 gf_status gf_stream_detect(const char *path, gf_compression *out, gf_error *err);

@@ -55,6 +55,8 @@ typedef struct gf_kernel_info {
     char name[512];
     long id;
     unsigned grid[3], block[3];
+    int has_grid;               /* the header gave a grid; its blocks are then checked
+                                   against it (gf_kreader_next_block) */
     unsigned long shmem;        /* bytes of dynamic+static shared memory per block */
     unsigned nregs;
     unsigned binary_version;    /* e.g. 61, 70, 80 */
@@ -77,6 +79,10 @@ typedef struct gf_kernel_info {
 enum { GF_HDR_SHMEM = 0, GF_HDR_NREGS = 1, GF_HDR_BINARY_VERSION = 2 };
 /* The newest Accel-Sim tracer version this reader knows (5: a trailing immediate). */
 #define GF_TRACER_VERSION_MAX 5
+/* CUDA's largest grid, every compute capability since 3.0 (CUDA C++ Programming Guide,
+ * "Technical Specifications per Compute Capability"): a header beyond it is no launch. */
+#define GF_GRID_X_MAX 2147483647u
+#define GF_GRID_YZ_MAX 65535u
 
 typedef enum gf_command_kind { GF_CMD_MEMCPY_HTOD = 1, GF_CMD_KERNEL = 2 } gf_command_kind;
 
@@ -108,6 +114,22 @@ gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err);
 void gf_kernel_info_describe_suspect(const gf_kernel_info *k, char *buf, size_t size);
 void gf_kreader_close(gf_kreader *r);         /* NULL is fine */
 const gf_kernel_info *gf_kreader_info(const gf_kreader *r);
+
+/* A warning for the caller to show: the file it is about and one sentence. */
+typedef void (*gf_trace_warn_fn)(void *ctx, const char *file, const char *message);
+
+/* Thread blocks are checked against the header's grid (when the header has one): a block
+ * outside the grid or one listed twice is an error at next_block, and so is the end of
+ * the blocks with fewer distinct blocks than the grid holds (a trace cut at a block
+ * boundary) - unless partial is on: then next_block ends normally and warn (may be NULL)
+ * is called once with how many of how many blocks were found. Off by default. */
+void gf_kreader_set_partial(gf_kreader *r, int on, gf_trace_warn_fn warn, void *ctx);
+/* gf_kreader_set_partial for every reader opened afterwards in this process: for callers
+ * that do not open the readers themselves (the CLI's --partial reaches the readers that
+ * timing/predict.c opens this way). */
+void gf_trace_set_partial_default(int on, gf_trace_warn_fn warn, void *ctx);
+/* Distinct thread blocks read so far and the grid's total (0 when the header gave none). */
+void gf_kreader_block_counts(const gf_kreader *r, uint64_t *found, uint64_t *total);
 
 /* Iteration. Each returns GF_OK with the item, GF_END when the enclosing level has no
  * more items, or an error. Call order: next_block, then next_warp until GF_END, and

@@ -51,6 +51,17 @@
 
 #define H "-kernel name = k\n-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\n"
 
+/* A gf_trace_warn_fn that counts its calls and keeps the last message. */
+static int warned;
+static char warned_msg[512];
+static void warn_count(void *ctx, const char *file, const char *message)
+{
+    (void)ctx;
+    (void)file;
+    warned++;
+    snprintf(warned_msg, sizeof warned_msg, "%s", message);
+}
+
 typedef struct totals {
     int blocks, warps, insts, thread_insts, mem;
     uint64_t addr_sum;
@@ -889,6 +900,222 @@ static void torture_error_garbage_lines(void **state)
     assert_true(read_all(p, &t, &e) < 0);
 }
 
+
+/* ---------- traces that lie (issue #22, finding 3) ---------- */
+
+/* A kernel file with header grid `grid` ("x,y,z") and one one-instruction block for each
+ * "x,y,z" in blocks (NULL-terminated). */
+static const char *grid_trace(const char *grid, const char *const *blocks)
+{
+    static char text[16384];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "-kernel name = k\n-grid dim = (%s)\n-block dim = (32,1,1)\n"
+                                "-accelsim tracer version = 4\n",
+                                grid);
+    for (int i = 0; blocks[i]; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "#BEGIN_TB\nthread block = %s\nwarp = 0\ninsts = 1\n"
+                              "0000 ffffffff 0 NOP 0 0\n#END_TB\n",
+                              blocks[i]);
+    assert_true(n < sizeof text);
+    return gf_test_write_file("grid.traceg", text, n);
+}
+
+static gf_status read_grid(const char *grid, const char *const *blocks, totals *t,
+                           gf_error *e)
+{
+    memset(e, 0, sizeof *e);
+    return read_all(grid_trace(grid, blocks), t, e);
+}
+
+static void expect_grid_error(const char *grid, const char *const *blocks, long line,
+                              const char *msg)
+{
+    gf_error e;
+    totals t;
+    gf_status st = read_grid(grid, blocks, &t, &e);
+    if (st != GF_ERR_PARSE || e.line != line || !strstr(e.message, msg))
+        fail_msg("grid (%s): got status %d line %ld '%s'; wanted line %ld '%s'", grid, st,
+                 e.line, e.message, line, msg);
+}
+
+static void torture_blocks_checked_against_grid(void **state)
+{
+    (void)state;
+    static const char *const all6[] = {"0,0,0", "1,0,0", "2,0,0", "0,1,0", "1,1,0", "2,1,0",
+                                       NULL};
+    gf_error e;
+    totals t;
+    assert_int_equal(read_grid("3,2,1", all6, &t, &e), GF_OK);
+    assert_int_equal(t.blocks, 6);
+    /* out of order is fine: the tracer writes blocks as they finish */
+    static const char *const shuffled[] = {"2,1,0", "0,0,0", "1,1,0", "2,0,0", "0,1,0",
+                                           "1,0,0", NULL};
+    assert_int_equal(read_grid("3,2,1", shuffled, &t, &e), GF_OK);
+    /* a block outside the grid: file, its line, the block and the grid */
+    static const char *const outside[] = {"0,0,0", "1,0,0", "0,0,1", NULL};
+    expect_grid_error("2,1,1", outside, 18,
+                      "thread block (0,0,1) is outside the grid (2,1,1) of the header");
+    static const char *const outx[] = {"3,0,0", NULL};
+    expect_grid_error("3,2,1", outx, 6, "thread block (3,0,0) is outside the grid (3,2,1)");
+    /* a block listed twice is not two blocks */
+    static const char *const twice[] = {"0,0,0", "1,0,0", "1,0,0", "2,0,0", NULL};
+    expect_grid_error("4,1,1", twice, 18, "thread block (1,0,0) appears a second time");
+    /* a zero dimension or one CUDA cannot launch: an error at the header line */
+    static const char *const one[] = {"0,0,0", NULL};
+    expect_grid_error("0,1,1", one, 2, "grid x is 0");
+    expect_grid_error("1,1,0", one, 2, "grid z is 0");
+    expect_grid_error("4294967295,4294967295,65535", one, 2,
+                      "grid x is 4294967295: CUDA launches at most 2147483647");
+    expect_grid_error("1,65536,1", one, 2, "grid y is 65536");
+    /* a header without a grid: nothing to check the blocks against */
+    static const char nogrid[] = H "warp = 0\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n";
+    const char *p = gf_test_write_file("nogrid.traceg", nogrid, sizeof nogrid - 1);
+    assert_int_equal(read_all(p, &t, &e), GF_OK);
+}
+
+static void torture_missing_blocks(void **state)
+{
+    (void)state;
+    /* a trace cut cleanly at a block boundary: 2 of the 4 blocks */
+    static const char *const half[] = {"0,0,0", "1,0,0", NULL};
+    expect_grid_error("4,1,1", half, 0,
+                      "only 2 of the 4 thread blocks of the grid (4,1,1) are in the trace");
+    /* a grid far larger than the blocks present (hash set, not a bitmap): missing blocks */
+    expect_grid_error("2147483647,65535,65535", half, 0,
+                      "only 2 of the 9223090559730712575 thread blocks");
+    static const char *const big[] = {"0,0,0", "2147483646,65534,65534", "7,3,1", NULL};
+    expect_grid_error("2147483647,65535,65535", big, 0, "only 3 of the");
+    static const char *const bigdup[] = {"0,0,0", "7,3,1", "2147483646,65534,65534",
+                                         "7,3,1", NULL};
+    expect_grid_error("2147483647,65535,65535", bigdup, 24,
+                      "thread block (7,3,1) appears a second time");
+    /* partial: the blocks present are read, the end is normal, one warning says so */
+    gf_kreader *r;
+    gf_error e;
+    memset(&e, 0, sizeof e);
+    assert_int_equal(gf_kreader_open(grid_trace("4,1,1", half), &r, &e), GF_OK);
+    gf_kreader_set_partial(r, 1, warn_count, NULL);
+    warned = 0;
+    unsigned tb[3];
+    int blocks = 0;
+    gf_status st;
+    while ((st = gf_kreader_next_block(r, tb, &e)) == GF_OK)
+        blocks++;
+    assert_int_equal(st, GF_END);
+    assert_int_equal(blocks, 2);
+    assert_int_equal(warned, 1);
+    assert_non_null(strstr(warned_msg, "only 2 of the 4 thread blocks"));
+    assert_non_null(strstr(warned_msg, "using those 2 alone"));
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_END); /* warned once */
+    assert_int_equal(warned, 1);
+    uint64_t found, total;
+    gf_kreader_block_counts(r, &found, &total);
+    assert_true(found == 2 && total == 4);
+    gf_kreader_close(r);
+    /* the process default reaches readers opened afterwards (the CLI's --partial) */
+    gf_trace_set_partial_default(1, warn_count, NULL);
+    totals t;
+    assert_int_equal(read_grid("4,1,1", half, &t, &e), GF_OK);
+    assert_int_equal(warned, 2);
+    gf_trace_set_partial_default(0, NULL, NULL);
+    assert_int_equal(read_grid("4,1,1", half, &t, &e), GF_ERR_PARSE);
+}
+
+static void torture_tracer_and_binary_versions(void **state)
+{
+    (void)state;
+    expect_error("-kernel name = k\n-accelsim tracer version = 99\n", GF_ERR_PARSE, 2,
+                 "accelsim tracer version 99 is newer than this reader knows (up to 5)");
+    expect_error("-kernel name = k\n-accelsim tracer version = 0\n", GF_ERR_PARSE, 2,
+                 "accelsim tracer version 0 is no version a tracer writes");
+    /* -binary version = 0: a suspect header field (infer.c's rule), not a silent 0 */
+    const char *text = "-kernel name = k\n-binary version = 0\n-accelsim tracer version = 4\n"
+                       "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+                       "0000 ffffffff 0 NOP 0 0\n";
+    const char *p = gf_test_write_file("bv0.traceg", text, strlen(text));
+    gf_kreader *r;
+    gf_error e;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    assert_true(gf_kreader_info(r)->suspect & 1u << GF_HDR_BINARY_VERSION);
+    char msg[768];
+    gf_kernel_info_describe_suspect(gf_kreader_info(r), msg, sizeof msg);
+    assert_non_null(strstr(msg, "-binary version = 0"));
+    gf_kreader_close(r);
+}
+
+static void torture_memcpy_wrapping_refused(void **state)
+{
+    (void)state;
+    const char *dir = tmpsub("klist-wrap");
+    write_at(dir, "kernel-1.traceg", "-kernel name = k\n-accelsim tracer version = 4\n");
+    gf_error e;
+    gf_trace *t;
+    /* ends exactly at 2^64: the last byte is 2^64 - 1, a copy a GPU can make */
+    write_at(dir, "kernelslist.g", "MemcpyHtoD,0xffffffffffffff00,256\nkernel-1.traceg\n");
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_OK);
+    gf_trace_free(t);
+    write_at(dir, "kernelslist.g", "kernel-1.traceg\nMemcpyHtoD,0xffffffffffffff00,257\n");
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 2);
+    assert_non_null(strstr(e.message, "runs past the end of the 64-bit address space"));
+    write_at(dir, "kernelslist.g", "MemcpyHtoD,0xffffffffffffffff,18446744073709551615\n");
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_PARSE);
+}
+
+/* ---------- misleading messages (issue #22, finding 4) ---------- */
+
+static void torture_binary_and_directory_messages(void **state)
+{
+    (void)state;
+    const char *dir = tmpsub("klist-binary");
+    static const unsigned char elf[] = {0x7f, 'E', 'L', 'F', 2, 1, 1, 0, '\n', 0x1b, '[', 'J'};
+    char kp[1200];
+    snprintf(kp, sizeof kp, "%s/kernel-1.traceg", dir);
+    FILE *f = fopen(kp, "wb");
+    assert_non_null(f);
+    fwrite(elf, 1, sizeof elf, f);
+    fclose(f);
+    gf_error e;
+    gf_trace *t;
+    /* given as TRACE: not "kernel file '\x7fELF' not found" */
+    assert_int_equal(gf_trace_open(kp, &t, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "not a text trace (binary byte 0x7f at offset 0)"));
+    /* listed: the kernel reader says the same */
+    write_at(dir, "kernelslist.g", "kernel-1.traceg\n");
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_OK);
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(gf_trace_command(t, 0)->path, &r, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "not a text trace (binary byte 0x7f at offset 0)"));
+    gf_trace_free(t);
+    /* raw bytes after a text first line come back escaped */
+    write_at(dir, "kernelslist.g", "kernel-1.traceg\n\x1b[2J\x07,x\n");
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "found '\\x1b[2J\\x07,x'"));
+    expect_error(H "warp = 0\ninsts = 1\n0000 fff\x1b" "ffff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+                 "bad mask 'fff\\x1b" "ffff'");
+    /* a listed kernel file that is a directory is not "not found" */
+    char sub[1200];
+    snprintf(sub, sizeof sub, "%s/kernel-2.traceg", dir);
+    mkdir(sub, 0777);
+    write_at(dir, "kernelslist.g", "kernel-2.traceg\n");
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_IO);
+    assert_int_equal(e.line, 1);
+    assert_non_null(strstr(e.message, "kernel-2.traceg' is a directory"));
+    assert_int_equal(gf_kreader_open(sub, &r, &e), GF_ERR_IO);
+    assert_non_null(strstr(e.message, "is a directory"));
+    /* a text file without a kernel header, given as TRACE: says it was taken for a list */
+    write_at(dir, "notes.traceg", "hello\n");
+    char np[1200];
+    snprintf(np, sizeof np, "%s/notes.traceg", dir);
+    assert_int_equal(gf_trace_open(np, &t, &e), GF_ERR_IO);
+    assert_non_null(strstr(e.message, "kernel file"));
+    assert_non_null(strstr(e.message, "read as a kernels list, having no kernel header"));
+    write_at(dir, "kernelslist.g", "kernel-7.traceg\n"); /* by name: no such guess */
+    assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_IO);
+    assert_null(strstr(e.message, "read as a kernels list"));
+}
+
 /* ---------- fast path against the general parser ---------- */
 
 /* Reads the one instruction of a file `hdr` + one warp holding `line`. */
@@ -1311,6 +1538,11 @@ int main(void)
         cmocka_unit_test(torture_error_too_few_addresses),
         cmocka_unit_test(torture_error_empty_file),
         cmocka_unit_test(torture_error_garbage_lines),
+        cmocka_unit_test(torture_blocks_checked_against_grid),
+        cmocka_unit_test(torture_missing_blocks),
+        cmocka_unit_test(torture_tracer_and_binary_versions),
+        cmocka_unit_test(torture_memcpy_wrapping_refused),
+        cmocka_unit_test(torture_binary_and_directory_messages),
         cmocka_unit_test(torture_fast_path_matches_general_parser),
         cmocka_unit_test(torture_v5_immediate),
         cmocka_unit_test(torture_suspect_header_inferred),
