@@ -178,8 +178,7 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         a->positional[a->npositional++] = argv[i];
     }
     a->popt.models_dir = a->models_dir;
-    if (a->partial) /* the readers are opened in timing/, out of reach of popt */
-        gf_trace_set_partial_default(1, warn_header, NULL);
+    a->popt.ksim.partial = a->partial;
     if (!a->jobs) {
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         a->jobs = ncpu > 0 ? (unsigned)ncpu : 1;

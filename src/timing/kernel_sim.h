@@ -37,6 +37,9 @@ typedef struct gf_ksim_options {
      * (gf_kernel_info.suspect), with what was used instead (may be NULL). */
     void (*warn_header)(void *ctx, const char *file, const char *message);
     void *warn_ctx;
+    /* Accept a trace with fewer thread blocks than its grid (gf_kreader_set_partial):
+     * predict the blocks present, telling warn_header how many of how many. */
+    int partial;
     /* Called after each thread block is read (may be NULL): blocks read so far and the
      * grid's total, for a progress display. */
     void (*progress)(void *ctx, const char *kernel, uint64_t blocks_done, uint64_t blocks_total);

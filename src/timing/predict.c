@@ -104,6 +104,7 @@ static gf_status run_kernel(const char *file, const gf_gpu *gpu, gf_isa **isa,
     gf_status st = gf_kreader_open(file, &r, err);
     if (st != GF_OK)
         return st;
+    gf_kreader_set_partial(r, opt->ksim.partial, opt->ksim.warn_header, opt->ksim.warn_ctx);
     const gf_kernel_info *ki = gf_kreader_info(r);
     if (ki->suspect && opt->ksim.warn_header) {
         char msg[768];

@@ -81,13 +81,6 @@ struct gf_kreader {
     void *warn_ctx;
 };
 
-/* gf_trace_set_partial_default: what readers start with. A lock, not atomics: readers
- * may be opened from several threads, and opening is far from the hot path. */
-static pthread_mutex_t partial_lock = PTHREAD_MUTEX_INITIALIZER;
-static int partial_on;
-static gf_trace_warn_fn partial_warn;
-static void *partial_ctx;
-
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
  * whole line, newline included, when it has none) and what parsing that text gave. Every
  * warp of a kernel runs the same instructions, so most lines repeat an earlier line's
@@ -428,15 +421,10 @@ gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err)
     return st;
 }
 
-/* Readers start with the process's partial default and an empty set of blocks of their
- * grid. A PPT-GPU grid is checked here (an Accel-Sim one at its header line). */
+/* Readers start strict (not partial) with an empty set of blocks of their grid. A
+ * PPT-GPU grid is checked here (an Accel-Sim one at its header line). */
 static gf_status begin_blocks(gf_kreader *r, gf_error *err)
 {
-    pthread_mutex_lock(&partial_lock);
-    r->partial = partial_on;
-    r->warn_partial = partial_warn;
-    r->warn_ctx = partial_ctx;
-    pthread_mutex_unlock(&partial_lock);
     const gf_kernel_info *k = gf_kreader_info(r);
     char why[160];
     if (k->has_grid && gf_grid_problem(k->grid, why, sizeof why))
@@ -444,15 +432,6 @@ static gf_status begin_blocks(gf_kreader *r, gf_error *err)
                             "grid (%u,%u,%u): %s", k->grid[0], k->grid[1], k->grid[2], why);
     gf_blockset_init(&r->seen, k->has_grid ? (uint64_t)k->grid[0] * k->grid[1] * k->grid[2] : 0);
     return GF_OK;
-}
-
-void gf_trace_set_partial_default(int on, gf_trace_warn_fn warn, void *ctx)
-{
-    pthread_mutex_lock(&partial_lock);
-    partial_on = on;
-    partial_warn = warn;
-    partial_ctx = ctx;
-    pthread_mutex_unlock(&partial_lock);
 }
 
 void gf_kreader_set_partial(gf_kreader *r, int on, gf_trace_warn_fn warn, void *ctx)

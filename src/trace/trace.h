@@ -124,10 +124,6 @@ typedef void (*gf_trace_warn_fn)(void *ctx, const char *file, const char *messag
  * boundary) - unless partial is on: then next_block ends normally and warn (may be NULL)
  * is called once with how many of how many blocks were found. Off by default. */
 void gf_kreader_set_partial(gf_kreader *r, int on, gf_trace_warn_fn warn, void *ctx);
-/* gf_kreader_set_partial for every reader opened afterwards in this process: for callers
- * that do not open the readers themselves (the CLI's --partial reaches the readers that
- * timing/predict.c opens this way). */
-void gf_trace_set_partial_default(int on, gf_trace_warn_fn warn, void *ctx);
 /* Distinct thread blocks read so far and the grid's total (0 when the header gave none). */
 void gf_kreader_block_counts(const gf_kreader *r, uint64_t *found, uint64_t *total);
 

@@ -1013,12 +1013,8 @@ static void torture_missing_blocks(void **state)
     gf_kreader_block_counts(r, &found, &total);
     assert_true(found == 2 && total == 4);
     gf_kreader_close(r);
-    /* the process default reaches readers opened afterwards (the CLI's --partial) */
-    gf_trace_set_partial_default(1, warn_count, NULL);
+    /* readers start strict */
     totals t;
-    assert_int_equal(read_grid("4,1,1", half, &t, &e), GF_OK);
-    assert_int_equal(warned, 2);
-    gf_trace_set_partial_default(0, NULL, NULL);
     assert_int_equal(read_grid("4,1,1", half, &t, &e), GF_ERR_PARSE);
 }
 
