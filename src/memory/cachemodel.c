@@ -6,6 +6,8 @@
 #include "memory/cachemodel.h"
 
 #include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 
@@ -29,6 +31,36 @@ double gf_cachemodel_hit_prob(uint64_t d, uint64_t lines, unsigned ways)
     if (d <= UINT_MAX)
         return gsl_cdf_binomial_P(ways - 1, p, (unsigned)d);
     return gsl_cdf_poisson_P(ways - 1, (double)d * p);
+}
+
+size_t gf_cachemodel_hit_probs(uint64_t lines, unsigned ways, double min_p, double *p,
+                               size_t cap)
+{
+    if (ways == 0 || lines / ways <= 1 || cap == 0)
+        return 0;
+    double q = 1.0 / (double)(lines / ways), local[256];
+    double *pmf = ways <= 256 ? local : malloc(ways * sizeof *pmf);
+    if (!pmf)
+        return 0; /* (0 only then: a set-associative geometry has p[0] = 1) */
+    memset(pmf, 0, ways * sizeof *pmf);
+    pmf[0] = 1.0; /* Binomial(0, q): no intervening line in our set */
+    size_t n = 0;
+    for (; n < cap; n++) {
+        double sum = 0.0;
+        for (unsigned k = 0; k < ways; k++)
+            sum += pmf[k];
+        if (n < ways)
+            sum = 1.0; /* (exactly, as hit_prob) */
+        if (sum < min_p)
+            break;
+        p[n] = sum > 1.0 ? 1.0 : sum;
+        for (unsigned k = ways - 1; k > 0; k--) /* Binomial(n, q) -> Binomial(n + 1, q) */
+            pmf[k] = pmf[k] * (1.0 - q) + pmf[k - 1] * q;
+        pmf[0] *= 1.0 - q;
+    }
+    if (pmf != local)
+        free(pmf);
+    return n;
 }
 
 double gf_cachemodel_hits(const gf_hist *h, uint64_t lines, unsigned ways)

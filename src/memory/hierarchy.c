@@ -47,6 +47,10 @@ struct gf_hier {
     unsigned nsm, nslices;
     uint64_t l1_lines;
     unsigned l1_ways;
+    /* REUSE mode, set-associative L1: P[hit | sector distance d] x 2^32 (saturated) for
+     * d < l1_phit_n, 0 beyond; NULL when the L1 is fully associative (l1_assoc_hits). */
+    uint32_t *l1_phit;
+    uint64_t l1_phit_n;
     gf_lru_write l1_write;
     uint64_t l2_lines; /* per slice */
     unsigned l2_ways;
@@ -92,6 +96,7 @@ void gf_hier_free(gf_hier *h)
     if (!h)
         return;
     free_l1(h);
+    free(h->l1_phit);
     for (unsigned i = 0; i < h->nslices; i++) {
         if (h->l2_rd)
             gf_secreuse_free(h->l2_rd[i]);
@@ -299,6 +304,67 @@ static void reset_profile(gf_hier *h)
     memset(h->atom_home, 0, h->nslices * sizeof *h->atom_home);
 }
 
+/* One decision per access: the counters take each L1 sector's hit chance from the
+ * set-associative binomial model (memory/cachemodel.h) of its reuse distance, so the
+ * per-access decisions that time the kernel and send misses to L2 use the same chance,
+ * drawn from a hash of (line, sector, distance): deterministic, the same on any number
+ * of threads, and in expectation the counters' hits. Fully associative decisions (the
+ * tracker's "distance < lines") had timed a sweep of 112-128 KB over TITAN V's 128 KB,
+ * 64-way L1 as hitting every second pass while its counters said 57-76 % of them missed
+ * (docs/model.md). The table spans the distances whose chance is at least 2^-33. */
+static gf_status l1_assoc_table(gf_hier *h, gf_error *err)
+{
+    free(h->l1_phit);
+    h->l1_phit = NULL;
+    h->l1_phit_n = 0;
+    if (h->mode != GF_HIER_REUSE || h->l1_lines == 0 || h->l1_ways == 0 ||
+        h->l1_lines / h->l1_ways <= 1)
+        return GF_OK;
+    size_t cap = 16 * (size_t)h->l1_lines + 64;
+    double *p = malloc(cap * sizeof *p);
+    uint32_t *t = malloc(cap * sizeof *t);
+    if (!p || !t) {
+        free(p);
+        free(t);
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory (L1 hit table)");
+    }
+    size_t n = gf_cachemodel_hit_probs(h->l1_lines, h->l1_ways, 0x1p-33, p, cap);
+    if (n == 0) {
+        free(p);
+        free(t);
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory (L1 hit table)");
+    }
+    for (size_t d = 0; d < n; d++) {
+        double x = p[d] * 4294967296.0;
+        t[d] = x >= 4294967295.0 ? UINT32_MAX : (uint32_t)x;
+    }
+    free(p);
+    h->l1_phit = t;
+    h->l1_phit_n = n;
+    return GF_OK;
+}
+
+/* The sectors of smask that hit by l1_phit (see l1_assoc_table). */
+static unsigned l1_assoc_hits(const gf_hier *h, uint64_t line, const gf_secreuse_result *r,
+                              unsigned smask)
+{
+    unsigned hit = 0;
+    for (unsigned k = 0; k < 4; k++) {
+        uint64_t d = r->sdist[k];
+        if (!(smask >> k & 1u) || d >= h->l1_phit_n)
+            continue;
+        uint64_t x = (line << 2 | k) ^ (d * UINT64_C(0x9E3779B97F4A7C15));
+        x ^= x >> 33; /* splitmix64's finaliser */
+        x *= UINT64_C(0xff51afd7ed558ccd);
+        x ^= x >> 33;
+        x *= UINT64_C(0xc4ceb9fe1a85ec53);
+        x ^= x >> 33;
+        if ((uint32_t)x < h->l1_phit[d] || h->l1_phit[d] == UINT32_MAX)
+            hit |= 1u << k;
+    }
+    return hit;
+}
+
 gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
 {
     free_l1(h);
@@ -321,6 +387,11 @@ gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
             free_l1(h);
             return st;
         }
+    }
+    gf_status st = l1_assoc_table(h, err);
+    if (st != GF_OK) {
+        free_l1(h);
+        return st;
     }
     reset_profile(h);
     return GF_OK;
@@ -552,7 +623,11 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
                 h->sm_nomem[sm] = 1; /* counters become NAN; keep the decision defined */
                 memset(&r, 0, sizeof r);
             }
-            unsigned hit = r.hit_mask, tag = r.tag_hit;
+            /* (a sector's distance is at least its line's: past the table, all miss) */
+            unsigned hit = !h->l1_phit                  ? r.hit_mask
+                           : r.line_dist >= h->l1_phit_n ? 0u
+                                                         : l1_assoc_hits(h, line, &r, smask);
+            unsigned tag = r.tag_hit;
             if (h->mode == GF_HIER_EXACT) {
                 gf_lru_result x;
                 gf_lru_access(h->l1_ex[sm], line, smask, bytes, op, &x);

@@ -572,7 +572,9 @@ static void local_word_addrs(sim *s, const gf_inst *in, unsigned width, unsigned
     }
 }
 
-static void local_sectors(sim *s, const gf_inst *in, unsigned width, gf_coalesced *c)
+/* (not inlined: local accesses are rare, and mem_sectors stays small enough to inline) */
+static __attribute__((noinline)) void local_sectors(sim *s, const gf_inst *in, unsigned width,
+                                                   gf_coalesced *c)
 {
     uint64_t addr[GF_WARP_SIZE];
     unsigned words = 1, w = width;
@@ -950,7 +952,7 @@ static enum ag_class async_class(sim *s, uint16_t opcode)
     return (enum ag_class)s->ag_class[opcode];
 }
 
-static void async_note(sim *s, const gf_inst *in)
+static void async_note_slow(sim *s, const gf_inst *in)
 {
     enum ag_class c = async_class(s, in->opcode);
     s->ag_nregs = 0;
@@ -981,6 +983,17 @@ static void async_note(sim *s, const gf_inst *in)
         if (upto > s->ag_waited)
             s->ag_waited = upto;
     }
+}
+
+/* async_note_slow for the instructions that are not asynchronous copies, commits or
+ * waits, almost all, without the call. */
+static inline void async_note(sim *s, const gf_inst *in)
+{
+    if (in->opcode < GF_OPCODE_MAX && s->ag_class[in->opcode] == AG_NONE) {
+        s->ag_nregs = s->ag_dst = s->ag_changes = 0;
+        return;
+    }
+    async_note_slow(s, in);
 }
 
 /* Decodes in into w in full (ksim_produce_block tries replay_inst first). */

@@ -52,6 +52,26 @@ static void torture_cachemodel_binomial_values(void **state)
                        1e-9);
 }
 
+/* The recurrence table (gf_cachemodel_hit_probs) is gf_cachemodel_hit_prob at every
+ * distance, for an L1-like and an L2-slice-like geometry, and stops where the chance
+ * falls below min_p. */
+static void torture_cachemodel_hit_probs_table(void **state)
+{
+    (void)state;
+    static const struct { uint64_t lines; unsigned ways; } geo[] = {{1024, 64}, {4096, 16},
+                                                                    {256, 4}};
+    static double p[1 << 16];
+    for (size_t i = 0; i < sizeof geo / sizeof geo[0]; i++) {
+        size_t n = gf_cachemodel_hit_probs(geo[i].lines, geo[i].ways, 1e-9, p, 1 << 16);
+        assert_true(n > geo[i].lines && n < (1 << 16));
+        for (size_t d = 0; d < n; d++)
+            assert_true(fabs(p[d] - gf_cachemodel_hit_prob(d, geo[i].lines, geo[i].ways)) <
+                        1e-12);
+        assert_true(gf_cachemodel_hit_prob(n, geo[i].lines, geo[i].ways) < 1e-9);
+    }
+    assert_int_equal(gf_cachemodel_hit_probs(1024, 0, 1e-9, p, 100), 0); /* fully assoc */
+}
+
 /* MODEL.md §3: PPT-GPU's normal approximation with |A-1-mu| drifts to 50 % hits for long
  * distances. The binomial/Poisson model must fall to zero. */
 static void torture_cachemodel_long_distances_do_not_hit(void **state)
@@ -81,6 +101,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_cachemodel_fully_associative_exact),
         cmocka_unit_test(torture_cachemodel_binomial_values),
+        cmocka_unit_test(torture_cachemodel_hit_probs_table),
         cmocka_unit_test(torture_cachemodel_long_distances_do_not_hit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
