@@ -3,6 +3,11 @@
  * directory's command list) uses of pptgpu_config.c (the app_config.py literal parser).
  * Nothing outside src/trace includes this.
  *
+ * Invariants of what ppt_parse_config returns: at least one kernel, ids unique within
+ * the file; each has a kernel_name, a grid and a block (every dimension 1..INT_MAX), at
+ * most 65536 threads a block and at most UINT32_MAX blocks, and "format = pptgpu" as its
+ * first extra attribute.
+ *
  * Prefix of functions shared between the files: ppt_; all else is static to its file.
  */
 #ifndef GF_TRACE_PPTGPU_INTERNAL_H
