@@ -57,17 +57,11 @@ void gf_model_args_progress_end(gf_model_args *a)
 
 enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_COLD, OPT_PARTIAL, OPT_EXTRA0 };
 
-int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
-                        int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
-                        const char *const *extra_names)
+/* The options every model command takes, then extra_names (OPT_EXTRA0 + i, with a value),
+ * then the terminating zero entry; opts has room for 32. */
+static void fill_options(struct option *opts, const char *const *extra_names)
 {
-    memset(a, 0, sizeof *a);
-    a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
-    a->popt.ksim.hold_bytes = GF_KSIM_HOLD_DEFAULT;
-    a->popt.ksim.warn_unknown = warn_unknown;
-    a->popt.ksim.warn_header = warn_header;
-    a->popt.mode = GF_HIER_REUSE;
-    struct option opts[32] = {
+    static const struct option common[] = {
         {"gpu", required_argument, NULL, 'g'},
         {"set", required_argument, NULL, 's'},
         {"format", required_argument, NULL, 'f'},
@@ -83,7 +77,8 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         {"cold", no_argument, NULL, OPT_COLD},
         {"partial", no_argument, NULL, OPT_PARTIAL},
     };
-    int n = 14;
+    int n = (int)(sizeof common / sizeof common[0]);
+    memcpy(opts, common, sizeof common);
     for (int i = 0; extra_names && extra_names[i] && n < 30; i++, n++) {
         opts[n].name = extra_names[i];
         opts[n].has_arg = required_argument;
@@ -91,86 +86,117 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
         opts[n].val = OPT_EXTRA0 + i;
     }
     opts[n] = (struct option){0};
+}
+
+/* --jobs N and --hold SIZE: values checked and stored. -1 = taken, else the exit code. */
+static int take_number_option(int c, const char *cmd, gf_model_args *a)
+{
+    if (c == 'j') {
+        char *end;
+        long jobs = strtol(optarg, &end, 10);
+        if (*end || jobs < 1 || jobs > 1024)
+            return gf_cli_usage_error(cmd, "--jobs takes a number from 1 to 1024, not '%s'",
+                                      optarg);
+        a->jobs = (unsigned)jobs;
+        return -1;
+    }
+    const char *why = NULL;
+    uint64_t v;
+    if (gf_gpu_parse_size(optarg, &v, &why) != 0)
+        return gf_cli_usage_error(cmd, "--hold takes a size such as 512MiB or 0, not "
+                                  "'%s' (%s)", optarg, why ? why : "not a size");
+    a->popt.ksim.hold_bytes = v;
+    return -1;
+}
+
+/* One option getopt_long returned (c, with optarg). -1 = taken, go on; else the exit
+ * code (0 after --help, 2 on a usage error, already printed). */
+static int take_option(int c, char **argv, const char *help, gf_model_args *a,
+                       int (*extra)(int opt, const char *arg, void *ctx), void *ctx)
+{
+    const char *cmd = argv[0];
+    switch (c) {
+    case 'g': a->gpu_name = optarg; break;
+    case 's':
+        if (gf_setlist_add(&a->sets, optarg) != 0)
+            return gf_cli_usage_error(cmd, "--set takes key=value, got '%s'", optarg);
+        break;
+    case 'f':
+        if (gf_cli_parse_format(optarg, &a->format) != 0)
+            return gf_cli_usage_error(cmd, "--format must be table, csv or json, not '%s'",
+                                      optarg);
+        break;
+    case 'o': a->output = optarg; break;
+    case 'j':
+    case OPT_HOLD: return take_number_option(c, cmd, a);
+    case OPT_MODELS: a->models_dir = optarg; break;
+    case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
+    case OPT_COLD: a->popt.cold = 1; break;
+    case OPT_PARTIAL: a->partial = 1; break;
+    case OPT_SCHED:
+        /* A shorthand for --set sm.warp_scheduler=...: the model file's choice is
+         * the default. */
+        if (strcmp(optarg, "gto") == 0)
+            gf_setlist_add(&a->sets, "sm.warp_scheduler=gto");
+        else if (strcmp(optarg, "lrr") == 0)
+            gf_setlist_add(&a->sets, "sm.warp_scheduler=lrr");
+        else
+            return gf_cli_usage_error(cmd, "--scheduler must be gto or lrr, not '%s'",
+                                      optarg);
+        break;
+    case OPT_UNKNOWN:
+        if (strcmp(optarg, "error") == 0)
+            a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
+        else if (strcmp(optarg, "alu") == 0)
+            a->popt.ksim.unknown = GF_UNKNOWN_ALU;
+        else
+            return gf_cli_usage_error(cmd, "--unknown-opcode must be error or alu, not '%s'",
+                                      optarg);
+        break;
+    case 'q':
+    case OPT_QUIET: a->quiet = 1; break;
+    case 'h': fputs(help, stdout); return 0;
+    case ':':
+        if (optopt && optopt < 256)
+            return gf_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
+        return gf_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+    case '?':
+        if (optopt && optopt < 256)
+            return gf_cli_usage_error(cmd, "unknown option '-%c'", optopt);
+        return gf_cli_usage_error(cmd, "unknown option or unexpected value '%s'",
+                                  argv[optind - 1]);
+    default:
+        if (c >= OPT_EXTRA0 && extra) { /* (its nonzero returns are exit codes, > 0) */
+            int rc = extra(c - OPT_EXTRA0, optarg, ctx);
+            if (rc)
+                return rc;
+            break;
+        }
+        return gf_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+    }
+    return -1;
+}
+
+int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
+                        int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
+                        const char *const *extra_names)
+{
+    memset(a, 0, sizeof *a);
+    a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
+    a->popt.ksim.hold_bytes = GF_KSIM_HOLD_DEFAULT;
+    a->popt.ksim.warn_unknown = warn_unknown;
+    a->popt.ksim.warn_header = warn_header;
+    a->popt.mode = GF_HIER_REUSE;
+    struct option opts[32];
+    fill_options(opts, extra_names);
     const char *cmd = argv[0];
     optind = 1;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":g:s:f:o:hqj:", opts, NULL)) != -1) {
-        switch (c) {
-        case 'g': a->gpu_name = optarg; break;
-        case 's':
-            if (gf_setlist_add(&a->sets, optarg) != 0)
-                return gf_cli_usage_error(cmd, "--set takes key=value, got '%s'", optarg);
-            break;
-        case 'f':
-            if (gf_cli_parse_format(optarg, &a->format) != 0)
-                return gf_cli_usage_error(cmd, "--format must be table, csv or json, not '%s'",
-                                          optarg);
-            break;
-        case 'o': a->output = optarg; break;
-        case 'j': {
-            char *end;
-            long jobs = strtol(optarg, &end, 10);
-            if (*end || jobs < 1 || jobs > 1024)
-                return gf_cli_usage_error(cmd, "--jobs takes a number from 1 to 1024, not '%s'",
-                                          optarg);
-            a->jobs = (unsigned)jobs;
-            break;
-        }
-        case OPT_MODELS: a->models_dir = optarg; break;
-        case OPT_HOLD: {
-            const char *why = NULL;
-            uint64_t v;
-            if (gf_gpu_parse_size(optarg, &v, &why) != 0)
-                return gf_cli_usage_error(cmd, "--hold takes a size such as 512MiB or 0, not "
-                                          "'%s' (%s)", optarg, why ? why : "not a size");
-            a->popt.ksim.hold_bytes = v;
-            break;
-        }
-        case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
-        case OPT_COLD: a->popt.cold = 1; break;
-        case OPT_PARTIAL: a->partial = 1; break;
-        case OPT_SCHED:
-            /* A shorthand for --set sm.warp_scheduler=...: the model file's choice is
-             * the default. */
-            if (strcmp(optarg, "gto") == 0)
-                gf_setlist_add(&a->sets, "sm.warp_scheduler=gto");
-            else if (strcmp(optarg, "lrr") == 0)
-                gf_setlist_add(&a->sets, "sm.warp_scheduler=lrr");
-            else
-                return gf_cli_usage_error(cmd, "--scheduler must be gto or lrr, not '%s'",
-                                          optarg);
-            break;
-        case OPT_UNKNOWN:
-            if (strcmp(optarg, "error") == 0)
-                a->popt.ksim.unknown = GF_UNKNOWN_ERROR;
-            else if (strcmp(optarg, "alu") == 0)
-                a->popt.ksim.unknown = GF_UNKNOWN_ALU;
-            else
-                return gf_cli_usage_error(cmd, "--unknown-opcode must be error or alu, not '%s'",
-                                          optarg);
-            break;
-        case 'q':
-        case OPT_QUIET: a->quiet = 1; break;
-        case 'h': fputs(help, stdout); return 0;
-        case ':':
-            if (optopt && optopt < 256)
-                return gf_cli_usage_error(cmd, "option '-%c' needs a value", optopt);
-            return gf_cli_usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
-        case '?':
-            if (optopt && optopt < 256)
-                return gf_cli_usage_error(cmd, "unknown option '-%c'", optopt);
-            return gf_cli_usage_error(cmd, "unknown option or unexpected value '%s'",
-                                      argv[optind - 1]);
-        default:
-            if (c >= OPT_EXTRA0 && extra) {
-                int rc = extra(c - OPT_EXTRA0, optarg, ctx);
-                if (rc)
-                    return rc;
-                break;
-            }
-            return gf_cli_usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
-        }
+        int rc = take_option(c, argv, help, a, extra, ctx);
+        if (rc >= 0)
+            return rc;
     }
     for (int i = optind; i < argc; i++) {
         if (a->npositional == sizeof a->positional / sizeof a->positional[0])

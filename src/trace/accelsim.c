@@ -14,8 +14,11 @@
  *   (same reading as /work/shared/tools/tracecheck.py).
  * Hand-written tokenizer instead of sscanf: the parse is the hot loop of every command
  * (bench/README.md: target >= 200 MB/s). Instruction lines of the usual shape take a
- * one-pass fast path over the stream's buffer (fast_inst); the tokenizing parser handles
- * everything else and every error.
+ * one-pass fast path over the stream's buffer (fast_inst, accelsim_fast.c, which also
+ * holds gf_kreader_next_inst); the tokenizing parser here handles everything else and
+ * every error. This file: opening and the header, the block/warp structure (with the
+ * grid's block set), and the general instruction parser (accelsim_next_inst_general).
+ * Types and invariants shared with accelsim_fast.c: accelsim_internal.h.
  */
 #include <ctype.h>
 #include <limits.h>
@@ -24,93 +27,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
-#include "trace/blockset.h"
+#include "trace/accelsim_internal.h"
 #include "trace/infer.h"
-#include "trace/opcode.h"
-#include "trace/pptgpu.h"
-#include "trace/stream.h"
-#include "trace/trace.h"
 #include "util/alloc.h"
 #include "util/bits.h"
-#include "util/error.h"
-
-typedef enum rstate {
-    RS_BETWEEN_BLOCKS = 0, /* before a block, or after #END_TB */
-    RS_IN_BLOCK,           /* after `thread block =`, between warps */
-    RS_IN_WARP,            /* after `insts = n`, remaining > 0 possible */
-    RS_DONE
-} rstate;
-
-struct gf_kreader {
-    gf_stream *s;
-    gf_kernel_info info;
-    int lineinfo;
-    rstate state;
-    char *pushback; /* a line read one step too early (valid until the next read) */
-    size_t pushback_len;
-    int has_pushback;
-    unsigned warp_id;
-    uint32_t ninsts, remaining;
-    long warp_line;  /* line of `insts = n`, for messages */
-    uint16_t base_of[GF_OPCODE_MAX]; /* opcode id -> base id + 1; 0 = not computed */
-    int nprefix;    /* decimal fields before the PC: 4 before v3, +1 with lineinfo */
-    struct opslot { /* opcode token (<= 16 bytes, zero-padded) -> ids, see fast_opcode */
-        uint64_t k0, k1;
-        uint32_t len; /* 0 = empty */
-        uint16_t op, base;
-    } opcache[256];
-    struct linetpl *tpl; /* LINE_TPLS recent lines' parsed heads, see fast_inst; NULL if
-                          * out of memory (no cache then) */
-    gf_pptgpu *ppt; /* non-NULL: a PPT-GPU kernel (.sass), every call goes there */
-    struct deltamemo *dmemo; /* beside tpl: LINE_TPLS mode-2 delta lists, allocated at the
-                              * first mode-2 line; NULL: none (only costs speed) */
-    uint64_t dgen;           /* delta lists stored so far (deltamemo.gen) */
-    const char *last_text;   /* the last instruction line fast_inst took (last_len 0: */
-    size_t last_len;         /* the last one was not), see gf_kreader_last_text */
-    int lazy_strides;        /* gf_kreader_set_lazy_strides */
-    int immediate;           /* tracer version 5+: each line ends in the instruction's
-                                immediate (a signed decimal), read and not kept */
-    gf_blockset seen;        /* blocks read, against the grid (info.has_grid) */
-    int blocks_ended;        /* next_block has returned its end (checked once) */
-    int partial;             /* gf_kreader_set_partial */
-    gf_trace_warn_fn warn_partial;
-    void *warn_ctx;
-};
-
-/* A line's head as last parsed (fast_inst): its text up to its address list (or the
- * whole line, newline included, when it has none) and what parsing that text gave. Every
- * warp of a kernel runs the same instructions, so most lines repeat an earlier line's
- * text up to the addresses; comparing the bytes and copying the fields replaces parsing
- * them (callgrind: ~310 instructions per line on a vecadd trace). */
-#define LINE_TPLS 1024u
-#define LINE_TPL_MAX 112u
-#define INST_HEAD offsetof(gf_inst, addr)
-struct linetpl {
-    unsigned char text[LINE_TPL_MAX];
-    uint16_t len;   /* 0 = empty */
-    uint8_t addrs;  /* addresses follow the text, in address mode `mode` */
-    uint8_t mode;
-    unsigned char head[INST_HEAD]; /* the gf_inst fields before addr[] */
-};
-
-/* The address deltas of the last mode-2 line parsed through template slot i, in
- * dmemo[i]: its text after the base address up to the newline and the lane offsets it
- * gives. Kernels that use mode 2 repeat their deltas block after block (shared-memory
- * offsets, tile shapes): SGEMM's 31 deltas a line cost ~1,200 instructions to parse and
- * ~30 to compare (callgrind). A hit needs the same bytes and the same lane count. */
-#define DELTA_TEXT_MAX 120u
-struct deltamemo {
-    uint64_t gen;                  /* which list this is: never the same for two lists */
-    uint64_t below;                /* minus its lowest offset (>= 0) */
-    uint16_t len;                  /* 0 = empty */
-    uint8_t ndelta;                /* active lanes - 1 */
-    unsigned char text[DELTA_TEXT_MAX];
-    int32_t off[GF_WARP_SIZE - 1]; /* the k-th next active lane's address minus the base */
-};
 
 /* ---------- small lexing helpers ---------- */
 
@@ -134,18 +55,14 @@ static const char *skip_ws(const char *p)
     return p;
 }
 
-/* Byte classes for the tokenizer: 1 = blank, 2 = end of line. A table lookup per byte
- * instead of five comparisons: tokenizing is most of the parse time (perf). */
-static unsigned char cls[256];
-
-/* Next whitespace-separated token; returns its length (0 at end of line). */
+/* Next whitespace-separated token (accelsim_cls); returns its length (0 at end of line). */
 static inline size_t token(const char **p, const char **tok)
 {
     const unsigned char *q = (const unsigned char *)*p;
-    while (cls[*q] == 1)
+    while (accelsim_cls[*q] == 1)
         q++;
     *tok = (const char *)q;
-    while (!cls[*q])
+    while (!accelsim_cls[*q])
         q++;
     *p = (const char *)q;
     return (size_t)((const char *)q - *tok);
@@ -156,25 +73,9 @@ static int starts(const char *s, const char *prefix)
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static signed char hexval[256];
+/* accelsim_cls and accelsim_hexval are filled once per process (readers may be opened
+ * from several threads). */
 static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
-
-/* Filled once per process (pthread_once: readers may be opened from several threads). */
-static void init_tables(void)
-{
-    for (int i = 0; i < 256; i++)
-        hexval[i] = -1;
-    for (int i = 0; i < 10; i++)
-        hexval['0' + i] = (signed char)i;
-    for (int i = 0; i < 6; i++) {
-        hexval['a' + i] = (signed char)(10 + i);
-        hexval['A' + i] = (signed char)(10 + i);
-    }
-    for (int i = 0; i < 256; i++)
-        cls[i] = 0;
-    cls[' '] = cls['\t'] = cls['\r'] = cls['\v'] = cls['\f'] = 1;
-    cls[0] = 2;
-}
 
 /* Hex with optional 0x prefix, at most maxdigits digits. 0 on success. */
 static inline int parse_hex(const char *t, size_t n, unsigned maxdigits, uint64_t *out)
@@ -187,7 +88,7 @@ static inline int parse_hex(const char *t, size_t n, unsigned maxdigits, uint64_
         return -1;
     uint64_t v = 0;
     for (size_t i = 0; i < n; i++) {
-        int d = hexval[(unsigned char)t[i]];
+        int d = accelsim_hexval[(unsigned char)t[i]];
         if (d < 0)
             return -1;
         v = v << 4 | (uint64_t)d;
@@ -450,7 +351,7 @@ void gf_kreader_block_counts(const gf_kreader *r, uint64_t *found, uint64_t *tot
 gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *err)
 {
     *out = NULL;
-    pthread_once(&tables_once, init_tables);
+    pthread_once(&tables_once, accelsim_tables_init);
     gf_kreader *r = gf_calloc(1, sizeof *r);
     if (!r)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
@@ -747,9 +648,6 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err)
     return st == GF_END ? check_complete(r, err) : st;
 }
 
-static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
-                            uint64_t *insts, size_t *len1, size_t *len2);
-
 gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
                                gf_error *err)
 {
@@ -765,7 +663,7 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
         gf_stream_peek(r->s, &data, &lim);
         uint64_t w, n;
         size_t nblank, l1, l2;
-        if (fast_warp_header(data, &nblank, &w, &n, &l1, &l2)) {
+        if (accelsim_fast_warp_header(data, &nblank, &w, &n, &l1, &l2)) {
             for (size_t i = 0; i < nblank; i++)
                 gf_stream_skip_line(r->s, 1);
             gf_stream_skip_line(r->s, l1);
@@ -841,7 +739,7 @@ static inline int reg_token(const char *t, size_t n)
     return gf_reg_parse(t, n);
 }
 
-static uint16_t base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n)
+uint16_t accelsim_base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n)
 {
     if (r->base_of[id])
         return (uint16_t)(r->base_of[id] - 1);
@@ -872,486 +770,6 @@ static int read_regs(const char **p, unsigned count, uint16_t *out, const char *
     return 0;
 }
 
-/* ---------- fast path for instruction lines ---------- */
-
-/* Most lines have one fixed shape: single blanks, plain Rn registers, short opcodes. The
- * fast path decodes that shape in one pass straight from the stream's buffer (no memchr,
- * no tokens) and gives up, returning 0, on anything else: the general parser below then
- * reads the same line again and decides (and reports errors). So the fast path may reject
- * more than it must, but must never accept a line the general parser rejects, nor decode
- * one differently. It stops at the first byte it does not expect, and the stream's buffer
- * ends with a NUL (gf_stream_peek), so it never reads past the data except for short
- * look-aheads (fixed-string compares, the word loads in fast_opcode), which stay within
- * the stream's pad. */
-
-static inline int is_digit(unsigned char c)
-{
-    return (unsigned)(c - '0') < 10u;
-}
-
-/* Clears the lane addresses. memset of this fixed size compiles to `rep stos`, whose
- * start-up cost dominates at 256 bytes (~22 ns against ~8 ns for 16-byte stores on the
- * bench machine); the empty asm hides the zero so the compiler cannot turn the stores
- * back into a memset. */
-static inline void clear_addr(uint64_t *a)
-{
-#if defined(__GNUC__) && defined(__SSE2__)
-    typedef uint64_t v2u64 __attribute__((vector_size(16)));
-    v2u64 z = {0, 0};
-    __asm__("" : "+x"(z));
-    for (int i = 0; i < GF_WARP_SIZE; i += 2)
-        memcpy(a + i, &z, sizeof z);
-#else
-    memset(a, 0, GF_WARP_SIZE * sizeof *a);
-#endif
-}
-
-/* a[k] = base + off[k] for the 31 offsets of a full warp's delta list (lane k + 1 is
- * the k-th after the first): four lanes per step with SSE2, whose 32-to-64-bit sign
- * extension GCC does not find by itself (callgrind: ~6 instructions a lane before,
- * SGEMM's shared loads being a third of its lines). */
-static inline void add_offsets(uint64_t *a, uint64_t base, const int32_t *off)
-{
-    unsigned k = 0;
-#if defined(__SSE2__)
-    __m128i b = _mm_set1_epi64x((long long)base);
-    for (; k + 4 <= GF_WARP_SIZE - 1; k += 4) {
-        __m128i o = _mm_loadu_si128((const __m128i *)(const void *)(off + k));
-        __m128i sign = _mm_srai_epi32(o, 31);
-        _mm_storeu_si128((__m128i *)(void *)(a + k), _mm_add_epi64(b, _mm_unpacklo_epi32(o, sign)));
-        _mm_storeu_si128((__m128i *)(void *)(a + k + 2),
-                         _mm_add_epi64(b, _mm_unpackhi_epi32(o, sign)));
-    }
-#endif
-    for (; k < GF_WARP_SIZE - 1; k++)
-        a[k] = base + (uint64_t)(int64_t)off[k];
-}
-
-/* a[l] = base + l * stride for all lanes. As a scalar loop (31 8-byte stores) this was
- * ~11 % of `gpuforecast info` on the bench_parse trace (perf); two lanes per store. */
-static inline void fill_stride(uint64_t *a, uint64_t base, uint64_t stride)
-{
-#if defined(__GNUC__) && defined(__SSE2__)
-    typedef uint64_t v2u64 __attribute__((vector_size(16)));
-    v2u64 v = {base, base + stride}, step = {2 * stride, 2 * stride};
-    for (int i = 0; i < GF_WARP_SIZE; i += 2) {
-        memcpy(a + i, &v, sizeof v);
-        v += step;
-    }
-#else
-    for (unsigned l = 0; l < GF_WARP_SIZE; l++)
-        a[l] = base + stride * l;
-#endif
-}
-
-/* Hex with optional 0x, 1..maxdigits digits (as parse_hex). 0 = give up. (A word-at-a-
- * time version was no faster than this table loop on 4-, 8- and 12-digit numbers.) */
-static inline __attribute__((always_inline)) int
-fast_hex(const unsigned char **pp, unsigned maxdigits, uint64_t *out)
-{
-    const unsigned char *p = *pp;
-    if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
-        p += 2;
-    const unsigned char *t = p;
-    uint64_t v = 0;
-    int d;
-    while ((d = hexval[*p]) >= 0) {
-        v = v << 4 | (uint64_t)d;
-        p++;
-    }
-    if (p == t || (size_t)(p - t) > maxdigits)
-        return 0;
-    *out = v;
-    *pp = p;
-    return 1;
-}
-
-/* Unsigned decimal <= max, at most 19 digits (cannot overflow). 0 = give up. */
-static inline int fast_udec(const unsigned char **pp, uint64_t max, uint64_t *out)
-{
-    const unsigned char *p = *pp;
-    uint64_t v = 0;
-    while (is_digit(*p)) {
-        v = v * 10 + (uint64_t)(*p - '0');
-        p++;
-        if (p - *pp > 19)
-            return 0;
-    }
-    if (p == *pp || v > max)
-        return 0;
-    *out = v;
-    *pp = p;
-    return 1;
-}
-
-/* Signed decimal within int64 (as parse_sdec). 0 = give up. */
-static inline int fast_sdec(const unsigned char **pp, int64_t *out)
-{
-    const unsigned char *p = *pp;
-    int neg = *p == '-';
-    if (*p == '-' || *p == '+')
-        p++;
-    uint64_t v;
-    if (!fast_udec(&p, (uint64_t)INT64_MAX, &v))
-        return 0;
-    *out = neg ? -(int64_t)v : (int64_t)v;
-    *pp = p;
-    return 1;
-}
-
-/* An immediate kept in gf_inst.imm: clamped into int32 (the instructions it matters for
- * take small counts). */
-static inline int32_t clamp_imm(int64_t v)
-{
-    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
-}
-
-/* Tracer v5's trailing immediate: a blank and a signed decimal. 0 = give up. */
-static inline int fast_immediate(const unsigned char **pp, int32_t *imm)
-{
-    int64_t v;
-    if (**pp != ' ')
-        return 0;
-    ++*pp;
-    if (!fast_sdec(pp, &v))
-        return 0;
-    *imm = clamp_imm(v);
-    return 1;
-}
-
-/* One register token and the blank after it. 0 = give up. */
-static inline int fast_reg(const unsigned char **pp, uint16_t *out)
-{
-    const unsigned char *p = *pp;
-    unsigned v;
-    if (p[0] == 'R' && is_digit(p[1])) { /* R0..R255, as reg_token */
-        v = (unsigned)(p[1] - '0');
-        p += 2;
-        if (is_digit(*p)) {
-            v = v * 10 + (unsigned)(*p++ - '0');
-            if (is_digit(*p))
-                v = v * 10 + (unsigned)(*p++ - '0');
-        }
-        if (v > 255)
-            return 0;
-    } else {
-        while (*p > ' ')
-            p++;
-        int reg = gf_reg_parse((const char *)*pp, (size_t)(p - *pp));
-        if (reg < 0)
-            return 0;
-        v = (unsigned)reg;
-    }
-    if (*p != ' ')
-        return 0;
-    *out = (uint16_t)v;
-    *pp = p + 1;
-    return 1;
-}
-
-/* A one-digit count and that many registers, each followed by a blank. */
-static inline int fast_reg_list(const unsigned char **pp, unsigned max, uint16_t *regs,
-                                uint8_t *count)
-{
-    const unsigned char *p = *pp;
-    unsigned n = (unsigned)(p[0] - '0');
-    if (n > max || p[1] != ' ')
-        return 0;
-    p += 2;
-    for (unsigned i = 0; i < n; i++)
-        if (!fast_reg(&p, &regs[i]))
-            return 0;
-    *count = (uint8_t)n;
-    *pp = p;
-    return 1;
-}
-
-/* The opcode token and the blank after it -> inst->opcode, inst->base_opcode. Interning
- * hashes the string and compares it in the shared table (~10 % of the parse, perf); the
- * reader's own cache instead keys on the token's bytes loaded as two words, which also
- * find its end without a byte loop. 0 = give up. */
-static inline int fast_opcode(gf_kreader *r, const unsigned char **pp, gf_inst *inst)
-{
-    const unsigned char *t = *pp;
-    if ((unsigned)(t[0] - 'A') >= 26u) /* the general parser wants isupper */
-        return 0;
-    size_t n;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w0, w1, k0, k1;
-    memcpy(&w0, t, 8); /* may read past the line: within the stream's pad */
-    memcpy(&w1, t + 8, 8);
-    /* Lowest byte below 0x21 (blank, NUL, '\n', control): exact for the first such byte
-     * ("Bit Twiddling Hacks", hasless); t[0] is a letter, so n >= 1. */
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t e0 = (w0 - ones * 0x21) & ~w0 & highs;
-    uint64_t e1 = (w1 - ones * 0x21) & ~w1 & highs;
-    if (e0) {
-        n = (size_t)__builtin_ctzll(e0) >> 3;
-        k0 = w0 & ((1ull << (n * 8)) - 1);
-        k1 = 0;
-    } else if (e1) {
-        n = 8 + ((size_t)__builtin_ctzll(e1) >> 3);
-        k0 = w0;
-        k1 = w1 & ((1ull << ((n - 8) * 8)) - 1);
-    } else {
-        goto general;
-    }
-    if (t[n] != ' ')
-        return 0;
-    struct opslot *sl =
-        &r->opcache[((k0 ^ (k1 * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull) >> 56];
-    if (sl->len != n || sl->k0 != k0 || sl->k1 != k1) {
-        uint16_t op = gf_opcode_intern((const char *)t, n);
-        if (op == UINT16_MAX)
-            return 0;
-        uint16_t base = base_opcode(r, op, (const char *)t, n);
-        if (base == UINT16_MAX)
-            return 0;
-        sl->k0 = k0;
-        sl->k1 = k1;
-        sl->len = (uint32_t)n;
-        sl->op = op;
-        sl->base = base;
-    }
-    inst->opcode = sl->op;
-    inst->base_opcode = sl->base;
-    *pp = t + n + 1;
-    return 1;
-general:
-#endif
-    n = 0;
-    while (t[n] > ' ')
-        n++;
-    if (t[n] != ' ')
-        return 0;
-    uint16_t op = gf_opcode_intern((const char *)t, n);
-    if (op == UINT16_MAX)
-        return 0;
-    inst->opcode = op;
-    inst->base_opcode = base_opcode(r, op, (const char *)t, n);
-    if (inst->base_opcode == UINT16_MAX)
-        return 0;
-    *pp = t + n + 1;
-    return 1;
-}
-
-/* Empty lines, then "warp = w\ninsts = n\n" exactly (values as parse_assign takes them):
- * 1 with the number of empty lines, the values and the two lines' lengths, 0 to leave
- * them to the general code. */
-static int fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
-                            uint64_t *insts, size_t *len1, size_t *len2)
-{
-    const char *start = data;
-    while (*data == '\n') /* `thread block = ...` is followed by one */
-        data++;
-    *nblank = (size_t)(data - start);
-    const unsigned char *p = (const unsigned char *)data;
-    if (memcmp(p, "warp = ", 7) != 0) /* may read past the data: within the pad */
-        return 0;
-    p += 7;
-    if (!fast_udec(&p, UINT32_MAX, warp) || *p++ != '\n')
-        return 0;
-    *len1 = (size_t)((const char *)p - data);
-    const unsigned char *q = p;
-    if (memcmp(q, "insts = ", 8) != 0)
-        return 0;
-    q += 8;
-    if (!fast_udec(&q, UINT32_MAX, insts) || *q++ != '\n')
-        return 0;
-    *len2 = (size_t)(q - p);
-    return 1;
-}
-
-/* The template slot for a line: a hash of its first 16 bytes (PC and mask, mostly), or
- * 32 when decimal fields come before the PC (pre-v3, lineinfo), which would otherwise
- * fill the 16 bytes and send every line of a warp to one slot (a review helper measured
- * 0 hits on such an SGEMM trace). Readable: the stream pads its buffer. */
-static struct linetpl *tpl_slot(const gf_kreader *r, const unsigned char *line)
-{
-    uint64_t a, b;
-    memcpy(&a, line, 8);
-    memcpy(&b, line + 8, 8);
-    uint64_t h = (a * UINT64_C(0x9e3779b97f4a7c15)) ^ (b * UINT64_C(0xc2b2ae3d27d4eb4f));
-    if (r->nprefix) {
-        memcpy(&a, line + 16, 8);
-        memcpy(&b, line + 24, 8);
-        h ^= (a * UINT64_C(0xff51afd7ed558ccd)) ^ (b * UINT64_C(0x94d049bb133111eb));
-    }
-    return &r->tpl[(h ^ (h >> 29)) & (LINE_TPLS - 1)];
-}
-
-static void tpl_store(struct linetpl *tp, const unsigned char *line, size_t len, int addrs,
-                      int mode, const gf_inst *inst)
-{
-    if (!tp || len > LINE_TPL_MAX)
-        return;
-    memcpy(tp->text, line, len);
-    tp->len = (uint16_t)len;
-    tp->addrs = (uint8_t)addrs;
-    tp->mode = (uint8_t)mode;
-    memcpy(tp->head, inst, INST_HEAD);
-}
-
-/* Decodes the instruction line at line (ending in '\n'; lim: the end of the data read so
- * far) into inst; returns its length including the '\n', or 0 to leave the line to the
- * general parser. */
-static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_inst *inst)
-{
-    const unsigned char *p = (const unsigned char *)line;
-    uint64_t u;
-    int mode;
-    uint32_t mask;
-    struct linetpl *tp = r->tpl ? tpl_slot(r, p) : NULL;
-    /* (a line cut at lim ends in a NUL there, which no template holds; the length test
-     * keeps memcmp inside the buffer) */
-    inst->addr_pattern = 0;
-    if (tp && tp->len && (size_t)(lim - line) >= tp->len &&
-        memcmp(p, tp->text, tp->len) == 0) {
-        /* the same bytes as a line parsed before: the same fields */
-        memcpy(inst, tp->head, INST_HEAD);
-        if (!tp->addrs)
-            return tp->len;
-        p += tp->len;
-        mode = tp->mode;
-        mask = inst->mask;
-        goto addresses;
-    }
-    for (int i = 0; i < r->nprefix; i++) /* tbx tby tbz warp, line number */
-        if (!fast_udec(&p, UINT32_MAX, &u) || *p++ != ' ')
-            return 0;
-    if (!fast_hex(&p, 16, &inst->pc) || *p++ != ' ')
-        return 0;
-    if (memcmp(p, "ffffffff ", 9) == 0) { /* most lines: one compare, not 8 digits */
-        u = 0xffffffffu;
-        p += 9;
-    } else if (!fast_hex(&p, 8, &u) || *p++ != ' ') {
-        return 0;
-    }
-    mask = (uint32_t)u;
-    inst->mask = mask;
-    if (!fast_reg_list(&p, GF_MAX_DST, inst->dst, &inst->ndst) || !fast_opcode(r, &p, inst) ||
-        !fast_reg_list(&p, GF_MAX_SRC, inst->src, &inst->nsrc))
-        return 0;
-    if (!fast_udec(&p, UINT32_MAX, &u))
-        return 0;
-    inst->mem_width = (uint32_t)u;
-    if (u == 0 || mask == 0) {
-        /* mask 0 with a width: the general parser ignores whatever follows; rare. No
-         * width: addr[] is left as it was (trace.h). */
-        if (u != 0)
-            return 0;
-        if (r->immediate && !fast_immediate(&p, &inst->imm))
-            return 0;
-        while (cls[*p] == 1) /* trailing blanks, as the tokenizer skips them */
-            p++;
-        if (*p != '\n')
-            return 0;
-        tpl_store(tp, (const unsigned char *)line, (size_t)((const char *)p + 1 - line), 0, 0,
-                  inst);
-        return (size_t)((const char *)p + 1 - line);
-    }
-    if (p[0] != ' ' || p[1] < '0' || p[1] > '2' || p[2] != ' ')
-        return 0;
-    mode = p[1] - '0';
-    p += 3;
-    tpl_store(tp, (const unsigned char *)line, (size_t)((const char *)p - line), 1, mode, inst);
-addresses:
-    {
-        /* every lane of a full mask is written below */
-        if (mask != 0xffffffffu)
-            clear_addr(inst->addr);
-        uint64_t a;
-        if (!fast_hex(&p, 16, &a))
-            return 0;
-        uint32_t m = mask;
-        unsigned lane = (unsigned)__builtin_ctz(m);
-        m &= m - 1;
-        inst->addr[lane] = a;
-        if (mode == 1) {
-            int64_t stride;
-            if (*p++ != ' ' || !fast_sdec(&p, &stride))
-                return 0;
-            /* a pattern of its own kind (odd; mode 2's are even): the stride, when every
-             * lane's address stays in [0, 2^63) (trace.h) — a < 2^62, |stride| < 2^40 */
-            if (a < (UINT64_C(1) << 62) && stride > -((int64_t)1 << 40) &&
-                stride < ((int64_t)1 << 40) &&
-                (stride >= 0 || a >= (uint64_t)-stride * (gf_popcount32(mask) - 1)))
-                inst->addr_pattern = (uint64_t)stride << 2 | 1u;
-            if (inst->addr_pattern && r->lazy_strides) {
-                /* the caller fills the other lanes in if it needs them */
-            } else if (mask == 0xffffffffu) {
-                fill_stride(inst->addr, a, (uint64_t)stride);
-            } else {
-                while (m) {
-                    a += (uint64_t)stride;
-                    inst->addr[__builtin_ctz(m)] = a;
-                    m &= m - 1;
-                }
-            }
-        } else if (mode == 0) {
-            while (m) {
-                if (*p++ != ' ' || !fast_hex(&p, 16, &a))
-                    return 0;
-                inst->addr[__builtin_ctz(m)] = a;
-                m &= m - 1;
-            }
-        } else {
-            struct deltamemo *dm = tp && r->dmemo ? &r->dmemo[tp - r->tpl] : NULL;
-            unsigned nd = gf_popcount32(m);
-            if (dm && dm->len && dm->ndelta == nd && (size_t)(lim - (const char *)p) > dm->len &&
-                (p[dm->len] == '\n' || cls[p[dm->len]] == 1) &&
-                memcmp(p, dm->text, dm->len) == 0) {
-                if (mask == 0xffffffffu)
-                    add_offsets(inst->addr + 1, a, dm->off);
-                else
-                    for (unsigned k = 0; m; k++, m &= m - 1)
-                        inst->addr[__builtin_ctz(m)] = a + (uint64_t)(int64_t)dm->off[k];
-                if (a < (UINT64_C(1) << 62) && a >= dm->below) /* addresses in [0, 2^63) */
-                    inst->addr_pattern = dm->gen << 1;
-                p += dm->len;
-            } else {
-                const unsigned char *text = p;
-                uint64_t base = a;
-                int fits = 1;
-                int32_t off[GF_WARP_SIZE - 1], lowest = 0;
-                for (unsigned k = 0; m; k++, m &= m - 1) {
-                    int64_t d;
-                    if (*p++ != ' ' || !fast_sdec(&p, &d))
-                        return 0;
-                    a += (uint64_t)d;
-                    inst->addr[__builtin_ctz(m)] = a;
-                    int64_t o = (int64_t)(a - base);
-                    fits &= o >= INT32_MIN && o <= INT32_MAX;
-                    off[k] = (int32_t)o;
-                    lowest = off[k] < lowest ? off[k] : lowest;
-                }
-                if (tp && !r->dmemo)
-                    r->dmemo = calloc(LINE_TPLS, sizeof *r->dmemo); /* NULL: no memo */
-                dm = tp && r->dmemo ? &r->dmemo[tp - r->tpl] : NULL;
-                /* the memo holds the deltas alone: what follows them (blanks, the
-                 * immediate of tracer v5, the newline) is read below for every line */
-                size_t len = (size_t)(p - text);
-                if (dm && fits && (*p == '\n' || cls[*p] == 1) && len <= DELTA_TEXT_MAX) {
-                    memcpy(dm->text, text, len);
-                    memcpy(dm->off, off, nd * sizeof off[0]);
-                    dm->len = (uint16_t)len;
-                    dm->ndelta = (uint8_t)nd;
-                    dm->gen = ++r->dgen;
-                    dm->below = (uint64_t)-(int64_t)lowest;
-                    if (base < (UINT64_C(1) << 62) && base >= dm->below)
-                        inst->addr_pattern = dm->gen << 1;
-                }
-            }
-        }
-    }
-    if (r->immediate && !fast_immediate(&p, &inst->imm))
-        return 0;
-    while (cls[*p] == 1) /* trailing blanks, as the tokenizer skips them */
-        p++;
-    if (*p != '\n')
-        return 0;
-    return (size_t)((const char *)p + 1 - line);
-}
 
 /* Tokens are any bytes but blanks: the message quotes them with control bytes escaped
  * (snip's rule), never raw. */
@@ -1370,96 +788,172 @@ static gf_status tok_error(gf_error *err, const char *path, long ln, const char 
 }
 #define TOKERR(what, ...) tok_error(err, path, ln, what, __VA_ARGS__)
 
-static gf_status next_inst_general(gf_kreader *r, gf_inst *inst, gf_error *err);
-
-gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
+/* The decimal fields before the PC: `tbx tby tbz warp` (pre-v3 traces; redundant with the
+ * block/warp headers) and the source line number (enable lineinfo = 1). */
+static gf_status general_prefix(const gf_kreader *r, const char **p, const char *path,
+                                long ln, gf_error *err)
 {
-    if (r->ppt) {
-        inst->addr_pattern = 0;
-        return gf_pptgpu_next_inst(r->ppt, inst, err);
-    }
-    if (r->state != RS_IN_WARP || r->remaining == 0)
-        return GF_END;
-    if (!r->has_pushback) {
-        const char *data, *lim;
-        gf_stream_peek(r->s, &data, &lim);
-        size_t used = fast_inst(r, data, lim, inst);
-        if (used) {
-            gf_stream_skip_line(r->s, used);
-            r->remaining--;
-            r->last_text = data;
-            r->last_len = used;
-            return GF_OK;
+    const char *t;
+    size_t n;
+    uint64_t u;
+    if (r->info.tracer_version < 3) {
+        for (int i = 0; i < 4; i++) {
+            n = token(p, &t);
+            if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+                return TOKERR("expected 4 decimal numbers 'tbx tby tbz warp' before the PC "
+                              "(pre-v3 trace), found '%.*s'",
+                              (int)(n ? n : 5), n ? t : "(end)");
         }
     }
-    r->last_len = 0;
-    return next_inst_general(r, inst, err);
-}
-
-void gf_kreader_set_lazy_strides(gf_kreader *r, int on)
-{
-    r->lazy_strides = on != 0;
-}
-
-void gf_inst_fill_stride(const gf_inst *in, uint64_t out[GF_WARP_SIZE])
-{
-    uint32_t m = in->mask;
-    uint64_t stride = (uint64_t)((int64_t)in->addr_pattern >> 2); /* (|stride| < 2^40) */
-    uint64_t a = in->addr[__builtin_ctz(m)];
-    memset(out, 0, GF_WARP_SIZE * sizeof *out);
-    for (; m; m &= m - 1) {
-        out[__builtin_ctz(m)] = a;
-        a += stride;
+    if (r->lineinfo) {
+        n = token(p, &t);
+        if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+            return TOKERR("expected a source line number (enable lineinfo = 1), found "
+                          "'%.*s'",
+                          (int)(n ? n : 5), n ? t : "(end)");
     }
+    return GF_OK;
 }
 
-void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len)
+/* PC, mask, the destination registers, the opcode, the source registers and mem_width. */
+static gf_status general_head(gf_kreader *r, const char **p, gf_inst *inst, const char *path,
+                              long ln, gf_error *err)
 {
-    *text = r->last_text;
-    *len = r->ppt ? 0 : r->last_len;
+    const char *t;
+    size_t n;
+    uint64_t u;
+    n = token(p, &t);
+    if (parse_hex(t, n, 16, &inst->pc) != 0)
+        return TOKERR("bad hex PC '%.*s': expected a hexadecimal program counter",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(p, &t);
+    if (parse_hex(t, n, 8, &u) != 0)
+        return TOKERR("bad mask '%.*s': expected up to 8 hex digits of active lanes",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    inst->mask = (uint32_t)u;
+
+    n = token(p, &t);
+    if (parse_udec(t, n, GF_MAX_DST, &u) != 0)
+        return TOKERR("expected a destination register count 0..%d, found '%.*s'",
+                      GF_MAX_DST, (int)(n ? n : 5), n ? t : "(end)");
+    inst->ndst = (uint8_t)u;
+    unsigned bad_i;
+    if (read_regs(p, inst->ndst, inst->dst, &t, &n, &bad_i) != 0)
+        return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
+                      "UPn (destination %u)",
+                      (int)(n ? n : 5), n ? t : "(end)", bad_i);
+    n = token(p, &t);
+    if (n == 0 || !isupper((unsigned char)t[0]))
+        return TOKERR("expected an opcode (e.g. LDG.E), found '%.*s'", (int)(n ? n : 5),
+                      n ? t : "(end)");
+    uint16_t op = gf_opcode_intern(t, n);
+    if (op == UINT16_MAX)
+        return TOKERR("too many distinct opcodes (more than %d): cannot intern '%.*s'",
+                      GF_OPCODE_MAX, (int)n, t);
+    inst->opcode = op;
+    inst->base_opcode = accelsim_base_opcode(r, op, t, n);
+    if (inst->base_opcode == UINT16_MAX)
+        return TOKERR("too many distinct opcodes (more than %d)", GF_OPCODE_MAX);
+
+    n = token(p, &t);
+    if (parse_udec(t, n, GF_MAX_SRC, &u) != 0)
+        return TOKERR("expected a source register count 0..%d, found '%.*s'", GF_MAX_SRC,
+                      (int)(n ? n : 5), n ? t : "(end)");
+    inst->nsrc = (uint8_t)u;
+    if (read_regs(p, inst->nsrc, inst->src, &t, &n, &bad_i) != 0)
+        return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
+                      "UPn (source %u)",
+                      (int)(n ? n : 5), n ? t : "(end)", bad_i);
+    n = token(p, &t);
+    if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+        return TOKERR("expected mem_width (bytes per lane, 0 = no memory access), found "
+                      "'%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    inst->mem_width = (uint32_t)u;
+    return GF_OK;
 }
 
-size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len, size_t *compared)
+/* The address mode and the addresses of the nact (> 0) active lanes into addr[]. */
+static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
+                                   const char *path, long ln, gf_error *err)
 {
-    *compared = 0;
-    if (r->ppt || r->state != RS_IN_WARP || r->remaining == 0 || r->has_pushback)
-        return 0;
-    const char *data, *lim;
-    gf_stream_peek(r->s, &data, &lim);
-    size_t avail = (size_t)(lim - data), n = len < avail ? len : avail, i = 0;
-    *compared = n;
-    if (memcmp(data, text, n) == 0) /* the usual case, and libc's memcmp is the fastest */
-        return n;
-    for (; i + 8 <= n; i += 8) { /* then where: word by word */
-        uint64_t a, b;
-        memcpy(&a, data + i, 8);
-        memcpy(&b, text + i, 8);
-        if (a != b) /* the first differing byte: the lowest in memory */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-            return i + (size_t)(__builtin_clzll(a ^ b) >> 3);
-#else
-            return i + (size_t)(__builtin_ctzll(a ^ b) >> 3);
-#endif
+    const char *t;
+    size_t n = token(p, &t);
+    if (n != 1 || t[0] < '0' || t[0] > '2')
+        return TOKERR("unknown address mode '%.*s': expected 0 (one address per lane), "
+                      "1 (base stride) or 2 (base deltas)",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    int mode = t[0] - '0';
+    uint32_t m = inst->mask;
+    uint64_t a = 0;
+    int64_t stride = 0;
+    for (unsigned k = 0; k < nact; k++) {
+        unsigned lane = (unsigned)__builtin_ctz(m);
+        m &= m - 1;
+        if (mode == 0 || k == 0) {
+            n = token(p, &t);
+            if (n == 0)
+                return TOKERR("too few addresses: expected %u for %u active lanes "
+                              "(mask %08x, mode %d), found %u",
+                              mode == 0 ? nact : 1u, nact, inst->mask, mode, k);
+            if (parse_hex(t, n, 16, &a) != 0)
+                return TOKERR("bad hex address '%.*s' for lane %u", (int)n, t, lane);
+            if (k == 0 && mode == 1) {
+                n = token(p, &t);
+                if (parse_sdec(t, n, &stride) != 0)
+                    return TOKERR("expected a decimal stride after the base address "
+                                  "(mode 1), found '%.*s'",
+                                  (int)(n ? n : 5), n ? t : "(end)");
+            }
+        } else if (mode == 1) {
+            a += (uint64_t)stride;
+        } else {
+            int64_t d;
+            n = token(p, &t);
+            if (n == 0)
+                return TOKERR("too few addresses: expected base + %u deltas for %u "
+                              "active lanes (mask %08x, mode 2), found %u deltas",
+                              nact - 1, nact, inst->mask, k - 1);
+            if (parse_sdec(t, n, &d) != 0)
+                return TOKERR("bad decimal address delta '%.*s' for lane %u", (int)n, t,
+                              lane);
+            a += (uint64_t)d;
+        }
+        inst->addr[lane] = a;
     }
-    while (i < n && data[i] == text[i])
-        i++;
-    return i;
+    return GF_OK;
 }
 
-int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n)
+/* After the addresses: tracer v5's immediate, then nothing. */
+static gf_status general_line_end(const gf_kreader *r, const char **p, gf_inst *inst,
+                                  const char *path, long ln, gf_error *err)
 {
-    if (r->ppt || r->state != RS_IN_WARP || r->remaining < n || r->has_pushback)
-        return 0;
-    gf_stream_skip_lines(r->s, bytes, (long)n);
-    r->remaining -= n;
-    r->last_len = 0; /* (the last text is the caller's copy, not the buffer's) */
-    return 1;
+    const char *t;
+    size_t n;
+    if (r->immediate) {
+        int64_t imm;
+        n = token(p, &t);
+        if (parse_sdec(t, n, &imm) != 0)
+            return TOKERR("expected the instruction's immediate (a decimal; tracer version "
+                          "%d lines end with it), found '%.*s'",
+                          r->info.tracer_version, (int)(n ? n : 5), n ? t : "(end)");
+        inst->imm = accelsim_clamp_imm(imm);
+    }
+    n = token(p, &t);
+    if (n != 0)
+        return TOKERR("unexpected token '%.*s' at the end of the instruction line%s", (int)n,
+                      t,
+                      r->immediate || r->info.tracer_version < 3
+                          ? ""
+                          : " (tracer version 5 adds an immediate there: is the header's "
+                            "'-accelsim tracer version' right?)");
+    return GF_OK;
 }
 
 /* The general parser (a line fast_inst did not take), out of line so that the common
- * path above is a small function. */
-static __attribute__((noinline)) gf_status next_inst_general(gf_kreader *r, gf_inst *inst,
-                                                             gf_error *err)
+ * path (gf_kreader_next_inst, accelsim_fast.c) is a small function. */
+__attribute__((noinline)) gf_status accelsim_next_inst_general(gf_kreader *r, gf_inst *inst,
+                                                               gf_error *err)
 {
     inst->addr_pattern = 0; /* (a failed fast_inst may have set one) */
     char *line;
@@ -1476,75 +970,10 @@ static __attribute__((noinline)) gf_status next_inst_general(gf_kreader *r, gf_i
     }
     const char *path = gf_kreader_path(r);
     long ln = gf_stream_line(r->s);
-    const char *p = line, *t;
-    size_t n;
-    uint64_t u;
-
-    if (r->info.tracer_version < 3) {
-        /* tbx tby tbz warp: redundant with the block/warp headers */
-        for (int i = 0; i < 4; i++) {
-            n = token(&p, &t);
-            if (parse_udec(t, n, UINT32_MAX, &u) != 0)
-                return TOKERR("expected 4 decimal numbers 'tbx tby tbz warp' before the PC "
-                              "(pre-v3 trace), found '%.*s'",
-                              (int)(n ? n : 5), n ? t : "(end)");
-        }
-    }
-    if (r->lineinfo) {
-        n = token(&p, &t);
-        if (parse_udec(t, n, UINT32_MAX, &u) != 0)
-            return TOKERR("expected a source line number (enable lineinfo = 1), found "
-                          "'%.*s'",
-                          (int)(n ? n : 5), n ? t : "(end)");
-    }
-    n = token(&p, &t);
-    if (parse_hex(t, n, 16, &inst->pc) != 0)
-        return TOKERR("bad hex PC '%.*s': expected a hexadecimal program counter",
-                      (int)(n ? n : 5), n ? t : "(end)");
-    n = token(&p, &t);
-    if (parse_hex(t, n, 8, &u) != 0)
-        return TOKERR("bad mask '%.*s': expected up to 8 hex digits of active lanes",
-                      (int)(n ? n : 5), n ? t : "(end)");
-    inst->mask = (uint32_t)u;
-
-    n = token(&p, &t);
-    if (parse_udec(t, n, GF_MAX_DST, &u) != 0)
-        return TOKERR("expected a destination register count 0..%d, found '%.*s'",
-                      GF_MAX_DST, (int)(n ? n : 5), n ? t : "(end)");
-    inst->ndst = (uint8_t)u;
-    unsigned bad_i;
-    if (read_regs(&p, inst->ndst, inst->dst, &t, &n, &bad_i) != 0)
-        return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
-                      "UPn (destination %u)",
-                      (int)(n ? n : 5), n ? t : "(end)", bad_i);
-    n = token(&p, &t);
-    if (n == 0 || !isupper((unsigned char)t[0]))
-        return TOKERR("expected an opcode (e.g. LDG.E), found '%.*s'", (int)(n ? n : 5),
-                      n ? t : "(end)");
-    uint16_t op = gf_opcode_intern(t, n);
-    if (op == UINT16_MAX)
-        return TOKERR("too many distinct opcodes (more than %d): cannot intern '%.*s'",
-                      GF_OPCODE_MAX, (int)n, t);
-    inst->opcode = op;
-    inst->base_opcode = base_opcode(r, op, t, n);
-    if (inst->base_opcode == UINT16_MAX)
-        return TOKERR("too many distinct opcodes (more than %d)", GF_OPCODE_MAX);
-
-    n = token(&p, &t);
-    if (parse_udec(t, n, GF_MAX_SRC, &u) != 0)
-        return TOKERR("expected a source register count 0..%d, found '%.*s'", GF_MAX_SRC,
-                      (int)(n ? n : 5), n ? t : "(end)");
-    inst->nsrc = (uint8_t)u;
-    if (read_regs(&p, inst->nsrc, inst->src, &t, &n, &bad_i) != 0)
-        return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
-                      "UPn (source %u)",
-                      (int)(n ? n : 5), n ? t : "(end)", bad_i);
-    n = token(&p, &t);
-    if (parse_udec(t, n, UINT32_MAX, &u) != 0)
-        return TOKERR("expected mem_width (bytes per lane, 0 = no memory access), found "
-                      "'%.*s'",
-                      (int)(n ? n : 5), n ? t : "(end)");
-    inst->mem_width = (uint32_t)u;
+    const char *p = line;
+    if ((st = general_prefix(r, &p, path, ln, err)) != GF_OK ||
+        (st = general_head(r, &p, inst, path, ln, err)) != GF_OK)
+        return st;
     /* Clearing 256 bytes per instruction was 12 % of the parse (perf, bench_parse); a
      * full-mask access writes every lane below, so only the others are cleared, and an
      * instruction without a width leaves addr[] as it was (trace.h). (Skipping the clear
@@ -1552,9 +981,7 @@ static __attribute__((noinline)) gf_status next_inst_general(gf_kreader *r, gf_i
      * the caller's loop is a new object each time.) */
     if (inst->mem_width != 0 && inst->mask != 0xffffffffu)
         memset(inst->addr, 0, sizeof inst->addr);
-
     if (inst->mem_width > 0) {
-        n = token(&p, &t);
         unsigned nact = gf_popcount32(inst->mask);
         if (nact == 0) {
             /* No active lane (mask 0): nothing to decode, whatever the tracer printed
@@ -1562,66 +989,11 @@ static __attribute__((noinline)) gf_status next_inst_general(gf_kreader *r, gf_i
             r->remaining--;
             return GF_OK;
         }
-        if (n != 1 || t[0] < '0' || t[0] > '2')
-            return TOKERR("unknown address mode '%.*s': expected 0 (one address per lane), "
-                          "1 (base stride) or 2 (base deltas)",
-                          (int)(n ? n : 5), n ? t : "(end)");
-        int mode = t[0] - '0';
-        uint32_t m = inst->mask;
-        uint64_t a = 0;
-        int64_t stride = 0;
-        for (unsigned k = 0; k < nact; k++) {
-            unsigned lane = (unsigned)__builtin_ctz(m);
-            m &= m - 1;
-            if (mode == 0 || k == 0) {
-                n = token(&p, &t);
-                if (n == 0)
-                    return TOKERR("too few addresses: expected %u for %u active lanes "
-                                  "(mask %08x, mode %d), found %u",
-                                  mode == 0 ? nact : 1u, nact, inst->mask, mode, k);
-                if (parse_hex(t, n, 16, &a) != 0)
-                    return TOKERR("bad hex address '%.*s' for lane %u", (int)n, t, lane);
-                if (k == 0 && mode == 1) {
-                    n = token(&p, &t);
-                    if (parse_sdec(t, n, &stride) != 0)
-                        return TOKERR("expected a decimal stride after the base address "
-                                      "(mode 1), found '%.*s'",
-                                      (int)(n ? n : 5), n ? t : "(end)");
-                }
-            } else if (mode == 1) {
-                a += (uint64_t)stride;
-            } else {
-                int64_t d;
-                n = token(&p, &t);
-                if (n == 0)
-                    return TOKERR("too few addresses: expected base + %u deltas for %u "
-                                  "active lanes (mask %08x, mode 2), found %u deltas",
-                                  nact - 1, nact, inst->mask, k - 1);
-                if (parse_sdec(t, n, &d) != 0)
-                    return TOKERR("bad decimal address delta '%.*s' for lane %u", (int)n, t,
-                                  lane);
-                a += (uint64_t)d;
-            }
-            inst->addr[lane] = a;
-        }
+        if ((st = general_addresses(&p, inst, nact, path, ln, err)) != GF_OK)
+            return st;
     }
-    if (r->immediate) {
-        int64_t imm;
-        n = token(&p, &t);
-        if (parse_sdec(t, n, &imm) != 0)
-            return TOKERR("expected the instruction's immediate (a decimal; tracer version "
-                          "%d lines end with it), found '%.*s'",
-                          r->info.tracer_version, (int)(n ? n : 5), n ? t : "(end)");
-        inst->imm = clamp_imm(imm);
-    }
-    n = token(&p, &t);
-    if (n != 0)
-        return TOKERR("unexpected token '%.*s' at the end of the instruction line%s", (int)n,
-                      t,
-                      r->immediate || r->info.tracer_version < 3
-                          ? ""
-                          : " (tracer version 5 adds an immediate there: is the header's "
-                            "'-accelsim tracer version' right?)");
+    if ((st = general_line_end(r, &p, inst, path, ln, err)) != GF_OK)
+        return st;
     r->remaining--;
     return GF_OK;
 }

@@ -16,14 +16,15 @@
  * - the tracer prints a lane only when its address is non-zero, so lane positions are
  *   lost; its older version writes `=====` before each entry and 0x-prefixed addresses,
  *   the newer one one entry per line without 0x. Both are read.
- * - app_config.py is a Python literal written by the tracer; it is parsed here as data
- *   (a small literal grammar), never executed.
+ * - app_config.py is a Python literal written by the tracer; it is parsed as data (a
+ *   small literal grammar, pptgpu_config.c), never executed.
+ * This file: the trace directory's command list, the SASS template (load_template: one
+ * block's instructions, its warps renumbered), each block's .mem file (load_mem) and the
+ * iteration that lays the two over each other (build_items, gf_pptgpu_next_*).
  */
 #include "trace/pptgpu.h"
 
 #include <ctype.h>
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,627 +32,13 @@
 
 #include "trace/memspace.h"
 #include "trace/opcode.h"
+#include "trace/pptgpu_internal.h"
 #include "trace/stream.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
-#define PPT_MAX_CONFIG (16u * 1024u * 1024u) /* app_config.py is ~170 B per launch */
-#define PPT_MAX_DEPTH 32                      /* nesting of literals */
-#define PPT_MAX_BLOCK_THREADS 65536u
 #define PPT_MAX_WARP_ID 65535u
 #define PPT_NREGS (GF_MAX_DST + GF_MAX_SRC)
-
-/* ======================= app_config.py: literal parser ======================= */
-
-typedef enum tkind { TK_EOF, TK_NAME, TK_INT, TK_FLOAT, TK_STR, TK_PUNCT } tkind;
-
-typedef struct lexer {
-    const char *buf, *path;
-    size_t len, pos;
-    long line;
-    gf_error *err;
-    /* current token */
-    tkind kind;
-    long tline;
-    size_t tstart, tend;
-    long long ival;
-    char punct;
-    char sval[512];
-} lexer;
-
-static gf_status lex_err(lexer *lx, long line, const char *what, const char *found)
-{
-    return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, line, "%s, found %s", what, found);
-}
-
-/* Printable description of the current token for messages. */
-static const char *tok_desc(const lexer *lx)
-{
-    static _Thread_local char buf[96];
-    if (lx->kind == TK_EOF)
-        return "end of file";
-    size_t n = lx->tend - lx->tstart;
-    snprintf(buf, sizeof buf, "'%.*s%s'", (int)(n > 40 ? 40 : n), lx->buf + lx->tstart,
-             n > 40 ? "..." : "");
-    return buf;
-}
-
-static gf_status lex_string(lexer *lx, char q)
-{
-    size_t p = lx->pos + 1;
-    int triple = p + 1 < lx->len && lx->buf[p] == q && lx->buf[p + 1] == q;
-    if (triple)
-        p += 2;
-    size_t o = 0;
-    for (;;) {
-        if (p >= lx->len)
-            return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->tline,
-                                "unterminated string: expected a closing %c", q);
-        char c = lx->buf[p];
-        if (c == '\n') {
-            if (!triple)
-                return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->tline,
-                                    "unterminated string: expected a closing %c before the "
-                                    "end of the line",
-                                    q);
-            lx->line++;
-        }
-        if (c == q) {
-            if (!triple) {
-                p++;
-                break;
-            }
-            if (p + 2 < lx->len && lx->buf[p + 1] == q && lx->buf[p + 2] == q) {
-                p += 3;
-                break;
-            }
-        }
-        if (c == '\\' && p + 1 < lx->len) {
-            p++;
-            c = lx->buf[p];
-            c = c == 'n' ? '\n' : c == 't' ? '\t' : c;
-            if (c == '\n')
-                lx->line++;
-        }
-        if (o + 1 < sizeof lx->sval)
-            lx->sval[o++] = c;
-        p++;
-    }
-    lx->sval[o] = '\0';
-    lx->kind = TK_STR;
-    lx->pos = p;
-    return GF_OK;
-}
-
-static gf_status lex_number(lexer *lx)
-{
-    size_t p = lx->pos;
-    const char *b = lx->buf;
-    int hex = b[p] == '0' && p + 1 < lx->len && (b[p + 1] == 'x' || b[p + 1] == 'X');
-    size_t q = p + (hex ? 2 : 0);
-    while (q < lx->len && (hex ? isxdigit((unsigned char)b[q]) : isdigit((unsigned char)b[q])))
-        q++;
-    if (!hex && q < lx->len && (b[q] == '.' || b[q] == 'e' || b[q] == 'E')) {
-        while (q < lx->len && (isalnum((unsigned char)b[q]) || b[q] == '.' ||
-                               ((b[q] == '+' || b[q] == '-') && (b[q - 1] == 'e' ||
-                                                                  b[q - 1] == 'E'))))
-            q++;
-        lx->kind = TK_FLOAT;
-        lx->pos = q;
-        return GF_OK;
-    }
-    if (q < lx->len && (isalnum((unsigned char)b[q]) || b[q] == '_'))
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->line,
-                            "malformed number '%.*s': expected decimal or 0x digits",
-                            (int)(q + 1 - p > 40 ? 40 : q + 1 - p), b + p);
-    if (q == p + (hex ? 2u : 0u))
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->line,
-                            "malformed number: expected digits after '0x'");
-    char tmp[64];
-    size_t n = q - p;
-    if (n >= sizeof tmp)
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->line,
-                            "number '%.40s...' is too large: expected a 64-bit integer",
-                            b + p);
-    memcpy(tmp, b + p, n);
-    tmp[n] = '\0';
-    errno = 0;
-    unsigned long long v = strtoull(tmp, NULL, hex ? 16 : 10);
-    if (errno || v > (unsigned long long)LLONG_MAX)
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->line,
-                            "number %s is too large: expected a 64-bit integer", tmp);
-    lx->ival = (long long)v;
-    lx->kind = TK_INT;
-    lx->pos = q;
-    return GF_OK;
-}
-
-static gf_status lex_next(lexer *lx)
-{
-    const char *b = lx->buf;
-    for (;;) {
-        while (lx->pos < lx->len && (b[lx->pos] == ' ' || b[lx->pos] == '\t' ||
-                                     b[lx->pos] == '\r' || b[lx->pos] == '\f' ||
-                                     b[lx->pos] == '\v' || b[lx->pos] == '\n')) {
-            if (b[lx->pos] == '\n')
-                lx->line++;
-            lx->pos++;
-        }
-        if (lx->pos < lx->len && b[lx->pos] == '#') {
-            while (lx->pos < lx->len && b[lx->pos] != '\n')
-                lx->pos++;
-            continue;
-        }
-        if (lx->pos + 1 < lx->len && b[lx->pos] == '\\' && b[lx->pos + 1] == '\n') {
-            lx->pos++;
-            continue;
-        }
-        break;
-    }
-    lx->tstart = lx->pos;
-    lx->tline = lx->line;
-    if (lx->pos >= lx->len) {
-        lx->kind = TK_EOF;
-        lx->tend = lx->pos;
-        return GF_OK;
-    }
-    char c = b[lx->pos];
-    gf_status st = GF_OK;
-    if (isalpha((unsigned char)c) || c == '_') {
-        size_t q = lx->pos;
-        while (q < lx->len && (isalnum((unsigned char)b[q]) || b[q] == '_'))
-            q++;
-        size_t n = q - lx->pos;
-        if (n >= sizeof lx->sval)
-            n = sizeof lx->sval - 1;
-        memcpy(lx->sval, b + lx->pos, n);
-        lx->sval[n] = '\0';
-        lx->kind = TK_NAME;
-        lx->pos = q;
-    } else if (isdigit((unsigned char)c)) {
-        st = lex_number(lx);
-    } else if (c == '"' || c == '\'') {
-        st = lex_string(lx, c);
-    } else if (strchr("{}[]():,=;-+", c)) {
-        lx->kind = TK_PUNCT;
-        lx->punct = c;
-        lx->pos++;
-    } else {
-        if ((unsigned char)c < 32 || (unsigned char)c >= 127)
-            return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->line,
-                                "unexpected byte 0x%02x: expected a Python literal "
-                                "(app_config.py)",
-                                (unsigned)(unsigned char)c);
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->line,
-                            "unexpected character '%c': expected a Python literal "
-                            "(app_config.py is read as data, never executed)",
-                            c);
-    }
-    lx->tend = lx->pos;
-    return st;
-}
-
-static int is_punct(const lexer *lx, char c)
-{
-    return lx->kind == TK_PUNCT && lx->punct == c;
-}
-
-typedef enum vkind { V_INT, V_STR, V_SEQ, V_DICT, V_OTHER } vkind;
-
-typedef struct pyval {
-    vkind kind;
-    long long i;
-    unsigned nseq;       /* elements of a list/tuple */
-    int seq_all_ints;
-    long long seq[3];    /* first three elements when they are ints */
-    char s[512];
-    size_t start, end;   /* source span, for extra[] */
-    long line;
-} pyval;
-
-static gf_status parse_value(lexer *lx, pyval *v, int depth);
-
-/* After the opening bracket has been consumed; the closing one is `close`. */
-static gf_status parse_seq(lexer *lx, pyval *v, char close, int depth)
-{
-    v->kind = V_SEQ;
-    v->nseq = 0;
-    v->seq_all_ints = 1;
-    gf_status st = lex_next(lx);
-    if (st != GF_OK)
-        return st;
-    while (!is_punct(lx, close)) {
-        pyval *e = gf_calloc(1, sizeof *e);
-        if (!e)
-            return gf_error_set(lx->err, GF_ERR_NOMEM, lx->path, lx->tline, "out of memory");
-        st = parse_value(lx, e, depth + 1);
-        if (st == GF_OK) {
-            if (e->kind != V_INT)
-                v->seq_all_ints = 0;
-            else if (v->nseq < 3)
-                v->seq[v->nseq] = e->i;
-            v->nseq++;
-        }
-        free(e);
-        if (st != GF_OK)
-            return st;
-        if ((st = lex_next(lx)) != GF_OK)
-            return st;
-        if (is_punct(lx, ',')) {
-            if ((st = lex_next(lx)) != GF_OK)
-                return st;
-        } else if (!is_punct(lx, close)) {
-            char what[48];
-            snprintf(what, sizeof what, "expected ',' or '%c' in a %s", close,
-                     close == ']' ? "list" : "tuple");
-            return lex_err(lx, lx->tline, what, tok_desc(lx));
-        }
-    }
-    return GF_OK;
-}
-
-static gf_status parse_dict_generic(lexer *lx, int depth)
-{
-    gf_status st = lex_next(lx);
-    if (st != GF_OK)
-        return st;
-    while (!is_punct(lx, '}')) {
-        pyval *e = gf_calloc(1, sizeof *e);
-        if (!e)
-            return gf_error_set(lx->err, GF_ERR_NOMEM, lx->path, lx->tline, "out of memory");
-        st = parse_value(lx, e, depth + 1); /* key */
-        if (st == GF_OK && (st = lex_next(lx)) == GF_OK && !is_punct(lx, ':'))
-            st = lex_err(lx, lx->tline, "expected ':' after a dict key", tok_desc(lx));
-        if (st == GF_OK && (st = lex_next(lx)) == GF_OK)
-            st = parse_value(lx, e, depth + 1);
-        free(e);
-        if (st != GF_OK)
-            return st;
-        if ((st = lex_next(lx)) != GF_OK)
-            return st;
-        if (is_punct(lx, ',')) {
-            if ((st = lex_next(lx)) != GF_OK)
-                return st;
-        } else if (!is_punct(lx, '}')) {
-            return lex_err(lx, lx->tline, "expected ',' or '}' in a dict", tok_desc(lx));
-        }
-    }
-    return GF_OK;
-}
-
-/* Parses the value starting at the current token; leaves the current token on its last
- * token. */
-static gf_status parse_value(lexer *lx, pyval *v, int depth)
-{
-    memset(v, 0, sizeof *v);
-    v->start = lx->tstart;
-    v->line = lx->tline;
-    if (depth > PPT_MAX_DEPTH)
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->tline,
-                            "literal nested deeper than %d levels", PPT_MAX_DEPTH);
-    gf_status st = GF_OK;
-    if (is_punct(lx, '-') || is_punct(lx, '+')) {
-        int neg = lx->punct == '-';
-        if ((st = lex_next(lx)) != GF_OK)
-            return st;
-        if (lx->kind == TK_FLOAT) {
-            v->kind = V_OTHER;
-        } else if (lx->kind == TK_INT) {
-            v->kind = V_INT;
-            v->i = neg ? -lx->ival : lx->ival;
-        } else {
-            return lex_err(lx, lx->tline, "expected a number after a sign", tok_desc(lx));
-        }
-    } else if (lx->kind == TK_INT) {
-        v->kind = V_INT;
-        v->i = lx->ival;
-    } else if (lx->kind == TK_FLOAT) {
-        v->kind = V_OTHER;
-    } else if (lx->kind == TK_STR) {
-        v->kind = V_STR;
-        snprintf(v->s, sizeof v->s, "%s", lx->sval);
-    } else if (lx->kind == TK_NAME) {
-        if (strcmp(lx->sval, "True") && strcmp(lx->sval, "False") && strcmp(lx->sval, "None"))
-            return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, lx->tline,
-                                "expected a literal value, found name '%.60s' (app_config.py "
-                                "is read as data, never executed)",
-                                lx->sval);
-        v->kind = V_OTHER;
-    } else if (is_punct(lx, '[')) {
-        st = parse_seq(lx, v, ']', depth);
-    } else if (is_punct(lx, '(')) {
-        st = parse_seq(lx, v, ')', depth);
-    } else if (is_punct(lx, '{')) {
-        v->kind = V_DICT;
-        st = parse_dict_generic(lx, depth);
-    } else {
-        return lex_err(lx, lx->tline, "expected a value (number, string, list, tuple or dict)",
-                       tok_desc(lx));
-    }
-    v->end = lx->tend;
-    return st;
-}
-
-typedef struct cfgkernel {
-    long id;   /* K of kernel_K */
-    long line; /* line of `kernel_K = {` */
-    gf_kernel_info info;
-} cfgkernel;
-
-static void add_extra(gf_kernel_info *ki, const char *key, const char *val)
-{
-    if (ki->nextra >= sizeof ki->extra / sizeof ki->extra[0])
-        return; /* the struct has room for 32; later ones are informational only */
-    snprintf(ki->extra[ki->nextra].key, sizeof ki->extra[0].key, "%s", key);
-    snprintf(ki->extra[ki->nextra].value, sizeof ki->extra[0].value, "%s", val);
-    ki->nextra++;
-}
-
-static gf_status dims_of(lexer *lx, const pyval *v, const char *key, unsigned d[3])
-{
-    long long x[3] = {1, 1, 1};
-    if (v->kind == V_INT) {
-        x[0] = v->i;
-    } else if (v->kind == V_SEQ && v->seq_all_ints && v->nseq >= 1 && v->nseq <= 3) {
-        for (unsigned i = 0; i < v->nseq; i++)
-            x[i] = v->seq[i];
-    } else {
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, v->line,
-                            "\"%s\": expected a positive integer or a tuple/list of 1 to 3 "
-                            "positive integers",
-                            key);
-    }
-    for (int i = 0; i < 3; i++) {
-        if (x[i] < 1 || x[i] > INT_MAX)
-            return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, v->line,
-                                "\"%s\": dimension %lld out of range: expected 1..%d", key,
-                                x[i], INT_MAX);
-        d[i] = (unsigned)x[i];
-    }
-    return GF_OK;
-}
-
-static gf_status int_of(lexer *lx, const pyval *v, const char *key, long long lo,
-                        long long hi, long long *out)
-{
-    if (v->kind != V_INT)
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, v->line,
-                            "\"%s\": expected an integer", key);
-    if (v->i < lo || v->i > hi)
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, v->line,
-                            "\"%s\": %lld out of range: expected %lld..%lld", key, v->i, lo,
-                            hi);
-    *out = v->i;
-    return GF_OK;
-}
-
-/* Current token is '{' of a kernel dict. */
-static gf_status parse_kernel_dict(lexer *lx, cfgkernel *k)
-{
-    gf_kernel_info *ki = &k->info;
-    memset(ki, 0, sizeof *ki);
-    ki->id = k->id;
-    add_extra(ki, "format", "pptgpu");
-    enum { HAVE_NAME = 1, HAVE_GRID = 2, HAVE_BLOCK = 4 };
-    unsigned have = 0;
-    char seen[16][64];
-    unsigned nseen = 0;
-    pyval *v = gf_calloc(1, sizeof *v);
-    if (!v)
-        return gf_error_set(lx->err, GF_ERR_NOMEM, lx->path, lx->tline, "out of memory");
-    gf_status st = lex_next(lx);
-    while (st == GF_OK && !is_punct(lx, '}')) {
-        if (lx->kind != TK_STR) {
-            st = lex_err(lx, lx->tline,
-                         "expected a quoted key (e.g. \"grid_size\") or '}' in the kernel "
-                         "dict",
-                         tok_desc(lx));
-            break;
-        }
-        char key[64];
-        long kline = lx->tline;
-        snprintf(key, sizeof key, "%.63s", lx->sval);
-        for (unsigned i = 0; i < nseen && st == GF_OK; i++)
-            if (strcmp(seen[i], key) == 0)
-                st = gf_error_set(lx->err, GF_ERR_PARSE, lx->path, kline,
-                                  "duplicate key \"%s\" in kernel_%ld", key, k->id);
-        if (st != GF_OK)
-            break;
-        if (nseen < 16)
-            snprintf(seen[nseen++], sizeof seen[0], "%s", key);
-        if ((st = lex_next(lx)) != GF_OK)
-            break;
-        if (!is_punct(lx, ':')) {
-            st = lex_err(lx, lx->tline, "expected ':' after the key", tok_desc(lx));
-            break;
-        }
-        if ((st = lex_next(lx)) != GF_OK || (st = parse_value(lx, v, 1)) != GF_OK)
-            break;
-        long long x = 0; /* int_of sets it on success; gcc 12 -O3 cannot tell */
-        if (strcmp(key, "kernel_name") == 0) {
-            if (v->kind != V_STR) {
-                st = gf_error_set(lx->err, GF_ERR_PARSE, lx->path, v->line,
-                                  "\"kernel_name\": expected a quoted string");
-                break;
-            }
-            snprintf(ki->name, sizeof ki->name, "%s", v->s);
-            have |= HAVE_NAME;
-        } else if (strcmp(key, "num_registers") == 0) {
-            if ((st = int_of(lx, v, key, 0, 65535, &x)) != GF_OK)
-                break;
-            ki->nregs = (unsigned)x;
-        } else if (strcmp(key, "shared_mem_bytes") == 0) {
-            if ((st = int_of(lx, v, key, 0, (long long)UINT32_MAX, &x)) != GF_OK)
-                break;
-            ki->shmem = (unsigned long)x;
-        } else if (strcmp(key, "grid_size") == 0) {
-            if ((st = dims_of(lx, v, key, ki->grid)) != GF_OK)
-                break;
-            have |= HAVE_GRID;
-            ki->has_grid = 1;
-        } else if (strcmp(key, "block_size") == 0) {
-            if ((st = dims_of(lx, v, key, ki->block)) != GF_OK)
-                break;
-            have |= HAVE_BLOCK;
-        } else if (strcmp(key, "cuda_stream_id") == 0) {
-            /* the tracer prints the stream handle's value; anything 64-bit is fine */
-            if ((st = int_of(lx, v, key, LLONG_MIN + 1, LLONG_MAX, &x)) != GF_OK)
-                break;
-            ki->stream_id = (long)x;
-        } else {
-            char val[256];
-            size_t n = v->end - v->start;
-            snprintf(val, sizeof val, "%.*s", (int)(n > 255 ? 255 : n), lx->buf + v->start);
-            add_extra(ki, key, val);
-        }
-        if ((st = lex_next(lx)) != GF_OK)
-            break;
-        if (is_punct(lx, ','))
-            st = lex_next(lx);
-        else if (!is_punct(lx, '}'))
-            st = lex_err(lx, lx->tline, "expected ',' or '}' after a value in the kernel dict",
-                         tok_desc(lx));
-    }
-    free(v);
-    if (st != GF_OK)
-        return st;
-    static const struct {
-        unsigned bit;
-        const char *key;
-    } req[] = {{HAVE_NAME, "kernel_name"}, {HAVE_GRID, "grid_size"}, {HAVE_BLOCK, "block_size"}};
-    for (size_t i = 0; i < 3; i++)
-        if (!(have & req[i].bit))
-            return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, k->line,
-                                "kernel_%ld has no \"%s\": expected keys kernel_name, "
-                                "grid_size and block_size",
-                                k->id, req[i].key);
-    unsigned long long threads =
-        (unsigned long long)ki->block[0] * ki->block[1] * ki->block[2];
-    if (threads > PPT_MAX_BLOCK_THREADS)
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, k->line,
-                            "kernel_%ld: block_size of %llu threads: expected at most %u",
-                            k->id, threads, PPT_MAX_BLOCK_THREADS);
-    unsigned long long blocks = (unsigned long long)ki->grid[0] * ki->grid[1] * ki->grid[2];
-    if (blocks > UINT32_MAX)
-        return gf_error_set(lx->err, GF_ERR_PARSE, lx->path, k->line,
-                            "kernel_%ld: grid of %llu blocks: expected at most %u", k->id,
-                            blocks, UINT32_MAX);
-    return GF_OK;
-}
-
-/* "kernel_<digits>" -> K, else -1. */
-static long kernel_var_id(const char *s)
-{
-    if (strncmp(s, "kernel_", 7) != 0 || !isdigit((unsigned char)s[7]))
-        return -1;
-    long v = 0;
-    for (const char *p = s + 7; *p; p++) {
-        if (!isdigit((unsigned char)*p) || v > 100000000)
-            return -1;
-        v = v * 10 + (*p - '0');
-    }
-    return v;
-}
-
-/* Parses path; *out (caller frees) gets the kernel dicts in file order. */
-static gf_status parse_config(const char *path, cfgkernel **out, size_t *nout, gf_error *err)
-{
-    *out = NULL;
-    *nout = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
-    char *buf = malloc(PPT_MAX_CONFIG + 1);
-    if (!buf) {
-        fclose(f);
-        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
-    }
-    size_t len = fread(buf, 1, PPT_MAX_CONFIG + 1, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr) {
-        free(buf);
-        return gf_error_set(err, GF_ERR_IO, path, 0, "read failed");
-    }
-    if (len > PPT_MAX_CONFIG) {
-        free(buf);
-        return gf_error_set(err, GF_ERR_PARSE, path, 0,
-                            "larger than %u MiB: not a PPT-GPU app_config.py",
-                            PPT_MAX_CONFIG >> 20);
-    }
-    lexer lx = {.buf = buf, .path = path, .len = len, .line = 1, .err = err};
-    cfgkernel *ks = NULL;
-    size_t n = 0, cap = 0;
-    gf_status st;
-    pyval *v = gf_calloc(1, sizeof *v);
-    if (!v) {
-        free(buf);
-        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
-    }
-    while ((st = lex_next(&lx)) == GF_OK && lx.kind != TK_EOF) {
-        if (is_punct(&lx, ';'))
-            continue;
-        if (lx.kind != TK_NAME) {
-            st = lex_err(&lx, lx.tline, "expected an assignment 'kernel_K = {...}'",
-                         tok_desc(&lx));
-            break;
-        }
-        char name[512];
-        long nline = lx.tline;
-        snprintf(name, sizeof name, "%s", lx.sval);
-        if ((st = lex_next(&lx)) != GF_OK)
-            break;
-        if (!is_punct(&lx, '=')) {
-            st = lex_err(&lx, lx.tline, "expected '=' after the name (app_config.py holds "
-                                        "only assignments of literals)",
-                         tok_desc(&lx));
-            break;
-        }
-        if ((st = lex_next(&lx)) != GF_OK)
-            break;
-        long id = kernel_var_id(name);
-        if (id < 0) { /* app_kernels_id and anything else: checked, then ignored */
-            st = parse_value(&lx, v, 0);
-            if (st != GF_OK)
-                break;
-            continue;
-        }
-        if (!is_punct(&lx, '{')) {
-            st = lex_err(&lx, lx.tline, "expected '{' opening the kernel dict", tok_desc(&lx));
-            break;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (ks[i].id == id) {
-                st = gf_error_set(err, GF_ERR_PARSE, path, nline,
-                                  "kernel_%ld defined twice (first on line %ld)", id,
-                                  ks[i].line);
-                break;
-            }
-        if (st != GF_OK)
-            break;
-        if (gf_grow((void **)&ks, &cap, n + 1, sizeof *ks) != 0) {
-            st = gf_error_set(err, GF_ERR_NOMEM, path, nline, "out of memory");
-            break;
-        }
-        ks[n].id = id;
-        ks[n].line = nline;
-        if ((st = parse_kernel_dict(&lx, &ks[n])) != GF_OK)
-            break;
-        n++;
-    }
-    free(v);
-    free(buf);
-    if (st == GF_OK && n == 0)
-        st = gf_error_set(err, GF_ERR_PARSE, path, lx.line,
-                          "no kernel dicts: expected 'kernel_1 = { \"kernel_name\": ..., ... }'");
-    if (st != GF_OK) {
-        free(ks);
-        return st;
-    }
-    *out = ks;
-    *nout = n;
-    return GF_OK;
-}
 
 /* ======================= directory helpers ======================= */
 
@@ -697,7 +84,7 @@ gf_status gf_pptgpu_commands(const char *dir, gf_command **cmds, size_t *n, gf_e
     join(cfg, sizeof cfg, dir, "app_config.py");
     cfgkernel *ks;
     size_t nk;
-    gf_status st = parse_config(cfg, &ks, &nk, err);
+    gf_status st = ppt_parse_config(cfg, &ks, &nk, err);
     if (st != GF_OK)
         return st;
     gf_command *c = gf_calloc(nk, sizeof *c);
@@ -865,119 +252,107 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static gf_status load_template(gf_pptgpu *p, gf_error *err)
+/* The operands after the opcode into ti's registers: operand 0 is the destination unless
+ * the instruction is store-like, the rest are sources. */
+static gf_status template_operands(tinst *ti, char **q, const char *path, long ln,
+                                   gf_error *err)
 {
-    gf_stream *s;
-    gf_status st = gf_stream_open(p->sass, &s, err);
+    char *t;
+    size_t n;
+    unsigned nops = 0;
+    while ((n = next_tok(q, &t)) != 0) {
+        int reg = gf_reg_parse(t, n);
+        if (reg < 0)
+            return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                                "unknown operand '%s': expected a register (Rn, RZ, Pn, PT, "
+                                "URn or UPn)",
+                                snip(t, n));
+        int dst = nops == 0 && !(ti->flags & TF_STORELIKE);
+        if (dst) {
+            ti->regs[ti->ndst++] = (uint16_t)reg;
+        } else {
+            if (ti->nsrc >= GF_MAX_SRC)
+                return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                                    "more than %d source registers: expected at most %d",
+                                    GF_MAX_SRC, GF_MAX_SRC);
+            ti->regs[GF_MAX_DST + ti->nsrc++] = (uint16_t)reg;
+        }
+        nops++;
+    }
+    return GF_OK;
+}
+
+/* One non-blank line of the SASS template, `<warp id> <OPCODE> <registers...>`, appended
+ * to p->ti (*cap: its capacity). */
+static gf_status template_line(gf_pptgpu *p, char *line, size_t len, long ln, size_t *cap,
+                               gf_error *err)
+{
+    const char *path = p->sass;
+    gf_status st = GF_OK;
+    char *q = line, *t;
+    size_t n = next_tok(&q, &t);
+    uint32_t w = 0;
+    if (n > 6)
+        return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                            "expected '<warp id> <OPCODE> <registers...>', found '%s'",
+                            snip(line, len));
+    for (size_t i = 0; i < n && st == GF_OK; i++) {
+        if (t[i] < '0' || t[i] > '9')
+            st = gf_error_set(err, GF_ERR_PARSE, path, ln,
+                              "expected a decimal warp id first, found '%s'", snip(t, n));
+        w = w * 10 + (uint32_t)(t[i] - '0');
+    }
     if (st != GF_OK)
         return st;
-    size_t cap = 0;
-    char *line;
-    size_t len;
-    const char *path = p->sass;
-    while ((st = gf_stream_next_line(s, &line, &len, err)) == GF_OK) {
-        long ln = gf_stream_line(s);
-        char *q = line, *t;
-        size_t n = next_tok(&q, &t);
-        if (n == 0)
-            continue;
-        uint32_t w = 0;
-        if (n > 6) {
-            st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                              "expected '<warp id> <OPCODE> <registers...>', found '%s'",
-                              snip(line, len));
-            break;
-        }
-        for (size_t i = 0; i < n && st == GF_OK; i++) {
-            if (t[i] < '0' || t[i] > '9')
-                st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                                  "expected a decimal warp id first, found '%s'", snip(t, n));
-            w = w * 10 + (uint32_t)(t[i] - '0');
-        }
-        if (st != GF_OK)
-            break;
-        if (w > PPT_MAX_WARP_ID) {
-            st = gf_error_set(err, GF_ERR_PARSE, path, ln, "warp id %u: expected at most %u",
-                              w, PPT_MAX_WARP_ID);
-            break;
-        }
-        n = next_tok(&q, &t);
-        if (n == 0 || !isupper((unsigned char)t[0])) {
-            st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                              "expected an opcode (e.g. LDG.E) after the warp id, found '%s'",
-                              n ? snip(t, n) : "(end of line)");
-            break;
-        }
-        if (gf_grow((void **)&p->ti, &cap, p->nt + 1, sizeof *p->ti) != 0) {
-            st = gf_error_set(err, GF_ERR_NOMEM, path, ln, "out of memory");
-            break;
-        }
-        tinst *ti = &p->ti[p->nt];
-        memset(ti, 0, sizeof *ti);
-        ti->line = ln;
-        ti->warp = w;
-        ti->mem_ord = UINT32_MAX;
-        ti->opcode = gf_opcode_intern(t, n);
-        ti->base = ti->opcode == UINT16_MAX ? UINT16_MAX : intern_base(t, n, ti->opcode);
-        if (ti->base == UINT16_MAX) {
-            st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                              "too many distinct opcodes (more than %d): cannot intern '%s'",
-                              GF_OPCODE_MAX, snip(t, n));
-            break;
-        }
-        const char *bname = gf_opcode_name(ti->base);
-        gf_memspace ms = gf_memspace_of(bname, strlen(bname));
-        if (traced_mem(ms, bname))
-            ti->flags |= TF_MEM;
-        /* The tracer prints operand 0 first; for stores and reductions that is the
-         * address register of the memory operand, a source, not a destination. */
-        if (ms == GF_MEMSPACE_GLOBAL_ST || ms == GF_MEMSPACE_LOCAL_ST ||
-            ms == GF_MEMSPACE_SHARED_ST || ms == GF_MEMSPACE_GENERIC_ST ||
-            strcmp(bname, "RED") == 0)
-            ti->flags |= TF_STORELIKE;
-        if (strcmp(bname, "EXIT") == 0)
-            ti->flags |= TF_EXIT;
-        unsigned nops = 0;
-        while ((n = next_tok(&q, &t)) != 0) {
-            int reg = gf_reg_parse(t, n);
-            if (reg < 0) {
-                st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                                  "unknown operand '%s': expected a register (Rn, RZ, Pn, PT, "
-                                  "URn or UPn)",
-                                  snip(t, n));
-                break;
-            }
-            int dst = nops == 0 && !(ti->flags & TF_STORELIKE);
-            if (dst) {
-                ti->regs[ti->ndst++] = (uint16_t)reg;
-            } else {
-                if (ti->nsrc >= GF_MAX_SRC) {
-                    st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                                      "more than %d source registers: expected at most %d",
-                                      GF_MAX_SRC, GF_MAX_SRC);
-                    break;
-                }
-                ti->regs[GF_MAX_DST + ti->nsrc++] = (uint16_t)reg;
-            }
-            nops++;
-        }
-        if (st != GF_OK)
-            break;
-        if (p->nt >= INT32_MAX - 1) {
-            st = gf_error_set(err, GF_ERR_UNSUPPORTED, path, ln,
-                              "more than %d instructions in one block", INT32_MAX - 1);
-            break;
-        }
-        p->nt++;
-    }
-    if (st == GF_END && p->nt == 0)
-        st = gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(s) + 1,
-                          "empty SASS trace: expected '<warp id> <OPCODE> <registers...>' "
-                          "lines of one thread block");
-    gf_stream_close(s);
-    if (st != GF_END)
+    if (w > PPT_MAX_WARP_ID)
+        return gf_error_set(err, GF_ERR_PARSE, path, ln, "warp id %u: expected at most %u", w,
+                            PPT_MAX_WARP_ID);
+    n = next_tok(&q, &t);
+    if (n == 0 || !isupper((unsigned char)t[0]))
+        return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                            "expected an opcode (e.g. LDG.E) after the warp id, found '%s'",
+                            n ? snip(t, n) : "(end of line)");
+    if (gf_grow((void **)&p->ti, cap, p->nt + 1, sizeof *p->ti) != 0)
+        return gf_error_set(err, GF_ERR_NOMEM, path, ln, "out of memory");
+    tinst *ti = &p->ti[p->nt];
+    memset(ti, 0, sizeof *ti);
+    ti->line = ln;
+    ti->warp = w;
+    ti->mem_ord = UINT32_MAX;
+    ti->opcode = gf_opcode_intern(t, n);
+    ti->base = ti->opcode == UINT16_MAX ? UINT16_MAX : intern_base(t, n, ti->opcode);
+    if (ti->base == UINT16_MAX)
+        return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                            "too many distinct opcodes (more than %d): cannot intern '%s'",
+                            GF_OPCODE_MAX, snip(t, n));
+    const char *bname = gf_opcode_name(ti->base);
+    gf_memspace ms = gf_memspace_of(bname, strlen(bname));
+    if (traced_mem(ms, bname))
+        ti->flags |= TF_MEM;
+    /* The tracer prints operand 0 first; for stores and reductions that is the
+     * address register of the memory operand, a source, not a destination. */
+    if (ms == GF_MEMSPACE_GLOBAL_ST || ms == GF_MEMSPACE_LOCAL_ST ||
+        ms == GF_MEMSPACE_SHARED_ST || ms == GF_MEMSPACE_GENERIC_ST ||
+        strcmp(bname, "RED") == 0)
+        ti->flags |= TF_STORELIKE;
+    if (strcmp(bname, "EXIT") == 0)
+        ti->flags |= TF_EXIT;
+    if ((st = template_operands(ti, &q, path, ln, err)) != GF_OK)
         return st;
+    if (p->nt >= INT32_MAX - 1)
+        return gf_error_set(err, GF_ERR_UNSUPPORTED, path, ln,
+                            "more than %d instructions in one block", INT32_MAX - 1);
+    p->nt++;
+    return GF_OK;
+}
 
+/* The template's warps: their distinct ids in ascending order (p->warp_ids, renumbered
+ * 0.. unless they already fit the block), each instruction's warp index, the per-warp
+ * instruction lists (wstart, widx) and the memory instructions' ordinals (tmem,
+ * first_of_op). */
+static gf_status layout_warps(gf_pptgpu *p, gf_error *err)
+{
+    const char *path = p->sass;
     /* warps: ascending distinct ids */
     uint32_t *ids = gf_calloc(p->nt, sizeof *ids);
     if (!ids)
@@ -1037,6 +412,34 @@ static gf_status load_template(gf_pptgpu *p, gf_error *err)
     return GF_OK;
 }
 
+/* Reads the SASS template (p->sass): one block's instructions into p->ti, then lays out
+ * its warps. */
+static gf_status load_template(gf_pptgpu *p, gf_error *err)
+{
+    gf_stream *s;
+    gf_status st = gf_stream_open(p->sass, &s, err);
+    if (st != GF_OK)
+        return st;
+    size_t cap = 0;
+    char *line;
+    size_t len;
+    while ((st = gf_stream_next_line(s, &line, &len, err)) == GF_OK) {
+        char *q = line, *t;
+        if (next_tok(&q, &t) == 0)
+            continue;
+        if ((st = template_line(p, line, len, gf_stream_line(s), &cap, err)) != GF_OK)
+            break;
+    }
+    if (st == GF_END && p->nt == 0)
+        st = gf_error_set(err, GF_ERR_PARSE, p->sass, gf_stream_line(s) + 1,
+                          "empty SASS trace: expected '<warp id> <OPCODE> <registers...>' "
+                          "lines of one thread block");
+    gf_stream_close(s);
+    if (st != GF_END)
+        return st;
+    return layout_warps(p, err);
+}
+
 gf_status gf_pptgpu_open(const char *sass_path, gf_pptgpu **out, gf_error *err)
 {
     *out = NULL;
@@ -1049,7 +452,7 @@ gf_status gf_pptgpu_open(const char *sass_path, gf_pptgpu **out, gf_error *err)
             char tmp[32];
             snprintf(tmp, sizeof tmp, "kernel_%.*s", (int)(n - 12), fname + 7);
             if (n - 12 < 10)
-                id = kernel_var_id(tmp);
+                id = ppt_kernel_var_id(tmp);
         }
     }
     if (id < 0)
@@ -1077,7 +480,7 @@ gf_status gf_pptgpu_open(const char *sass_path, gf_pptgpu **out, gf_error *err)
     join(cfg, sizeof cfg, p->dir, "app_config.py");
     cfgkernel *ks = NULL;
     size_t nk = 0;
-    gf_status st = parse_config(cfg, &ks, &nk, err);
+    gf_status st = ppt_parse_config(cfg, &ks, &nk, err);
     if (st != GF_OK)
         goto fail;
     size_t found = nk;
@@ -1108,11 +511,11 @@ gf_status gf_pptgpu_open(const char *sass_path, gf_pptgpu **out, gf_error *err)
     }
     char v[64];
     snprintf(v, sizeof v, "%u", p->nwarps);
-    add_extra(&p->info, "pptgpu_template_warps", v);
+    ppt_add_extra(&p->info, "pptgpu_template_warps", v);
     snprintf(v, sizeof v, "%zu", p->nt);
-    add_extra(&p->info, "pptgpu_template_insts", v);
+    ppt_add_extra(&p->info, "pptgpu_template_insts", v);
     snprintf(v, sizeof v, "%zu", p->ntmem);
-    add_extra(&p->info, "pptgpu_template_mem_insts", v);
+    ppt_add_extra(&p->info, "pptgpu_template_mem_insts", v);
     p->cur_path = p->sass;
     *out = p;
     return GF_OK;
@@ -1151,6 +554,68 @@ const char *gf_pptgpu_path(const gf_pptgpu *p)
 long gf_pptgpu_line(const gf_pptgpu *p)
 {
     return p->cur_line;
+}
+
+/* A .mem entry's opcode token: interned (*op, *base), and a global or local memory
+ * opcode, as the tracer writes to .mem. */
+static gf_status mem_opcode(const char *t, size_t n, const char *path, long ln, uint16_t *op,
+                            uint16_t *base, gf_error *err)
+{
+    if (!isupper((unsigned char)t[0]))
+        return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                            "expected a memory opcode (e.g. LDG.E) first, found '%s'",
+                            snip(t, n));
+    *op = gf_opcode_intern(t, n);
+    *base = *op == UINT16_MAX ? UINT16_MAX : intern_base(t, n, *op);
+    if (*base == UINT16_MAX)
+        return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                            "too many distinct opcodes (more than %d): cannot intern '%s'",
+                            GF_OPCODE_MAX, snip(t, n));
+    const char *bname = gf_opcode_name(*base);
+    if (!traced_mem(gf_memspace_of(bname, strlen(bname)), bname))
+        return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                            "'%s' is not a global/local memory opcode: expected LDG, STG, "
+                            "LDL, STL, LD, ST, ATOM, ATOMG, RED or LDGSTS",
+                            snip(t, n));
+    return GF_OK;
+}
+
+/* The rest of a .mem entry's line from q: one hex address (0x optional) per active lane,
+ * appended to p->pool after e's (e->naddr counts them; the pool has room for a warp). */
+static gf_status mem_addresses(gf_pptgpu *p, mentry *e, char **q, const char *path, long ln,
+                               gf_error *err)
+{
+    char *t;
+    size_t n;
+    while ((n = next_tok(q, &t)) != 0) {
+        if (e->naddr >= GF_WARP_SIZE)
+            return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                                "more than %d addresses: expected one per active lane of a "
+                                "warp",
+                                GF_WARP_SIZE);
+        char *h = t;
+        size_t hn = n;
+        if (hn > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) {
+            h += 2;
+            hn -= 2;
+        }
+        uint64_t a = 0;
+        int ok = hn >= 1 && hn <= 16;
+        for (size_t i = 0; ok && i < hn; i++) {
+            int c = (unsigned char)h[i];
+            int d = isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
+            if (d < 0)
+                ok = 0;
+            a = a << 4 | (uint64_t)d;
+        }
+        if (!ok)
+            return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                                "bad hex address '%s' (lane %u): expected up to 16 hex "
+                                "digits",
+                                snip(t, n), e->naddr);
+        p->pool[p->npool + e->naddr++] = a;
+    }
+    return GF_OK;
 }
 
 /* Reads the current block's .mem file (missing = no entries). */
@@ -1207,28 +672,9 @@ static gf_status load_mem(gf_pptgpu *p, uint64_t b, gf_error *err)
         if (sep_mode < 0)
             sep_mode = 0;
         want_entry = 0;
-        if (!isupper((unsigned char)t[0])) {
-            st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                              "expected a memory opcode (e.g. LDG.E) first, found '%s'",
-                              snip(t, n));
+        uint16_t op = UINT16_MAX, base = UINT16_MAX; /* set when mem_opcode succeeds */
+        if ((st = mem_opcode(t, n, path, ln, &op, &base, err)) != GF_OK)
             break;
-        }
-        uint16_t op = gf_opcode_intern(t, n);
-        uint16_t base = op == UINT16_MAX ? UINT16_MAX : intern_base(t, n, op);
-        if (base == UINT16_MAX) {
-            st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                              "too many distinct opcodes (more than %d): cannot intern '%s'",
-                              GF_OPCODE_MAX, snip(t, n));
-            break;
-        }
-        const char *bname = gf_opcode_name(base);
-        if (!traced_mem(gf_memspace_of(bname, strlen(bname)), bname)) {
-            st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                              "'%s' is not a global/local memory opcode: expected LDG, STG, "
-                              "LDL, STL, LD, ST, ATOM, ATOMG, RED or LDGSTS",
-                              snip(t, n));
-            break;
-        }
         if (gf_grow((void **)&p->ent, &p->entcap, p->nent + 1, sizeof *p->ent) != 0 ||
             gf_grow((void **)&p->pool, &p->poolcap, p->npool + GF_WARP_SIZE,
                     sizeof *p->pool) != 0) {
@@ -1241,39 +687,7 @@ static gf_status load_mem(gf_pptgpu *p, uint64_t b, gf_error *err)
         e->line = ln;
         e->off = p->npool;
         e->naddr = 0;
-        while ((n = next_tok(&q, &t)) != 0) {
-            if (e->naddr >= GF_WARP_SIZE) {
-                st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                                  "more than %d addresses: expected one per active lane of a "
-                                  "warp",
-                                  GF_WARP_SIZE);
-                break;
-            }
-            char *h = t;
-            size_t hn = n;
-            if (hn > 2 && h[0] == '0' && (h[1] == 'x' || h[1] == 'X')) {
-                h += 2;
-                hn -= 2;
-            }
-            uint64_t a = 0;
-            int ok = hn >= 1 && hn <= 16;
-            for (size_t i = 0; ok && i < hn; i++) {
-                int c = (unsigned char)h[i];
-                int d = isdigit(c) ? c - '0' : isxdigit(c) ? (tolower(c) - 'a' + 10) : -1;
-                if (d < 0)
-                    ok = 0;
-                a = a << 4 | (uint64_t)d;
-            }
-            if (!ok) {
-                st = gf_error_set(err, GF_ERR_PARSE, path, ln,
-                                  "bad hex address '%s' (lane %u): expected up to 16 hex "
-                                  "digits",
-                                  snip(t, n), e->naddr);
-                break;
-            }
-            p->pool[p->npool + e->naddr++] = a;
-        }
-        if (st != GF_OK)
+        if ((st = mem_addresses(p, e, &q, path, ln, err)) != GF_OK)
             break;
         p->npool += e->naddr;
         p->nent++;

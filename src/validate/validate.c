@@ -143,31 +143,50 @@ static gf_status add_unmatched(gf_validation *v, size_t *cap, const char *file, 
     return GF_OK;
 }
 
-gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
-                          gf_validation **out, gf_error *err)
+/* The matching's working state, for nhw hardware files and the predicted rows:
+ * used[f][i]: hardware row i of file f is matched (or a repeat of a matched launch);
+ * owner[f][i]: the matched kernel (index into v->kernels) that row measures, -1 for none;
+ * pk[k]: predicted row k's matched kernel, -1 for none; ucap: v->unmatched's capacity. */
+typedef struct vmatch {
+    unsigned char **used;
+    long **owner;
+    long *pk;
+    size_t ucap;
+} vmatch;
+
+/* Allocates m's arrays (no row used, no owner); 0 when out of memory (vmatch_free then
+ * frees what was allocated). */
+static int vmatch_init(vmatch *m, const gf_report *pred, const gf_hw_file *hw, size_t nhw)
 {
-    *out = NULL;
-    if (nhw > GF_VALIDATE_MAX_FILES)
-        return gf_error_set(err, GF_ERR_INVALID, "", 0,
-                            "%zu hardware files given, at most %d are compared", nhw,
-                            GF_VALIDATE_MAX_FILES);
-    gf_validation *v = calloc(1, sizeof *v);
-    if (!v)
-        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
-    v->nfiles = nhw;
-    size_t ucap = 0;
-    unsigned char **used = calloc(nhw ? nhw : 1, sizeof *used);
-    v->kernels = calloc(pred->nrows ? pred->nrows : 1, sizeof *v->kernels);
-    size_t nrows_all = 1; /* a kernel's samples: at most every hardware row */
-    for (size_t f = 0; f < nhw; f++)
-        nrows_all += hw[f].rows.nrows;
-    double *samples = malloc(nrows_all * sizeof *samples);
-    gf_kernel_row *prow = malloc(sizeof *prow);
-    int ok = used && v->kernels && samples && prow;
+    m->used = calloc(nhw ? nhw : 1, sizeof *m->used);
+    m->owner = calloc(nhw ? nhw : 1, sizeof *m->owner);
+    m->pk = malloc((pred->nrows ? pred->nrows : 1) * sizeof *m->pk);
+    int ok = m->used && m->owner && m->pk;
     for (size_t f = 0; ok && f < nhw; f++)
-        ok = (used[f] = calloc(hw[f].rows.nrows + 1, 1)) != NULL;
-    /* formats of the sources, e.g. "nvprof x3" */
+        ok = (m->used[f] = calloc(hw[f].rows.nrows + 1, 1)) != NULL;
     for (size_t f = 0; ok && f < nhw; f++) {
+        ok = (m->owner[f] = malloc((hw[f].rows.nrows + 1) * sizeof **m->owner)) != NULL;
+        for (size_t i = 0; ok && i < hw[f].rows.nrows; i++)
+            m->owner[f][i] = -1;
+    }
+    return ok;
+}
+
+static void vmatch_free(vmatch *m, size_t nhw)
+{
+    for (size_t f = 0; m->used && f < nhw; f++)
+        free(m->used[f]);
+    for (size_t f = 0; m->owner && f < nhw; f++)
+        free(m->owner[f]);
+    free(m->used);
+    free(m->owner);
+    free(m->pk);
+}
+
+/* v->sources: the formats of the hardware files, e.g. "nvprof x3". */
+static void describe_sources(gf_validation *v, const gf_hw_file *hw, size_t nhw)
+{
+    for (size_t f = 0; f < nhw; f++) {
         size_t same = 0, first = f;
         for (size_t g = 0; g < nhw; g++)
             if (hw[g].format == hw[f].format) {
@@ -181,20 +200,19 @@ gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nh
         snprintf(v->sources + l, sizeof v->sources - l, "%s%s x%zu", l ? ", " : "",
                  gf_hardware_format_name(hw[f].format), same);
     }
-    /* owner[f][i]: the matched kernel (index into v->kernels) hardware row i of file f
-     * measures, -1 for none; pk[k]: predicted row k's matched kernel, -1 for none */
-    long **owner = calloc(nhw ? nhw : 1, sizeof *owner);
-    long *pk = malloc((pred->nrows ? pred->nrows : 1) * sizeof *pk);
-    ok = ok && owner && pk;
-    for (size_t f = 0; ok && f < nhw; f++) {
-        ok = (owner[f] = malloc((hw[f].rows.nrows + 1) * sizeof **owner)) != NULL;
-        for (size_t i = 0; ok && i < hw[f].rows.nrows; i++)
-            owner[f][i] = -1;
-    }
-    for (size_t k = 0; ok && k < pred->nrows; k++) {
+}
+
+/* Each predicted row's launch in each hardware file: the first unused row of the same id
+ * and name, else of the same name. A row matched in any file becomes a kernel of v
+ * (its predicted values set), one matched in none an unmatched entry. 0 when out of
+ * memory. prow: scratch for the derived predicted row. */
+static int match_predicted(gf_validation *v, vmatch *m, const gf_report *pred,
+                           const gf_hw_file *hw, size_t nhw, gf_kernel_row *prow)
+{
+    for (size_t k = 0; k < pred->nrows; k++) {
         *prow = pred->rows[k];
         gf_report_derive(prow);
-        pk[k] = -1;
+        m->pk[k] = -1;
         long match[GF_VALIDATE_MAX_FILES];
         size_t nm = nhw < GF_VALIDATE_MAX_FILES ? nhw : GF_VALIDATE_MAX_FILES;
         int any = 0;
@@ -202,24 +220,24 @@ gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nh
             const gf_report *h = &hw[f].rows;
             match[f] = -1;
             for (size_t i = 0; i < h->nrows && match[f] < 0; i++)
-                if (!used[f][i] && h->rows[i].id == prow->id &&
+                if (!m->used[f][i] && h->rows[i].id == prow->id &&
                     names_match(h->rows[i].name, prow->name))
                     match[f] = (long)i;
             for (size_t i = 0; i < h->nrows && match[f] < 0; i++)
-                if (!used[f][i] && names_match(h->rows[i].name, prow->name))
+                if (!m->used[f][i] && names_match(h->rows[i].name, prow->name))
                     match[f] = (long)i;
             if (match[f] >= 0) {
-                used[f][match[f]] = 1;
-                owner[f][match[f]] = (long)v->nkernels;
+                m->used[f][match[f]] = 1;
+                m->owner[f][match[f]] = (long)v->nkernels;
                 any = 1;
             }
         }
         if (!any) {
-            if (add_unmatched(v, &ucap, "", 0, prow->id, prow->name) != GF_OK)
-                ok = 0;
+            if (add_unmatched(v, &m->ucap, "", 0, prow->id, prow->name) != GF_OK)
+                return 0;
             continue;
         }
-        pk[k] = (long)v->nkernels;
+        m->pk[k] = (long)v->nkernels;
         gf_vkernel *vk = &v->kernels[v->nkernels++];
         vk->id = prow->id;
         snprintf(vk->name, sizeof vk->name, "%s", prow->name);
@@ -227,38 +245,50 @@ gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nh
         for (int c = 0; c < GF_C_COUNT; c++)
             vk->v[c].pred = prow->v[c];
     }
-    /* Repeated launches: a file holding more launches of a name than the prediction has
-     * (the program run again, or profiled with --replay of several runs) measured the same
-     * kernels again. Its j-th launch of the name (file order) is a further sample of the
-     * prediction's (j mod k)-th kernel of that name, k of them (issue #24: the GTX 1080
-     * vectoradd file holds three runs, 5774, 5761 and 5801 cycles). */
-    for (size_t f = 0; ok && f < nhw; f++) {
+    return 1;
+}
+
+/* Repeated launches: a file holding more launches of a name than the prediction has
+ * (the program run again, or profiled with --replay of several runs) measured the same
+ * kernels again. Its j-th launch of the name (file order) is a further sample of the
+ * prediction's (j mod k)-th kernel of that name, k of them (issue #24: the GTX 1080
+ * vectoradd file holds three runs, 5774, 5761 and 5801 cycles). */
+static void match_repeats(vmatch *m, const gf_report *pred, const gf_hw_file *hw, size_t nhw)
+{
+    for (size_t f = 0; f < nhw; f++) {
         const gf_report *h = &hw[f].rows;
         for (size_t i = 0; i < h->nrows; i++) {
-            if (used[f][i])
+            if (m->used[f][i])
                 continue;
             long same[64];
             size_t ks = 0;
             for (size_t k = 0; k < pred->nrows && ks < 64; k++)
-                if (pk[k] >= 0 && names_match(h->rows[i].name, pred->rows[k].name))
-                    same[ks++] = pk[k];
+                if (m->pk[k] >= 0 && names_match(h->rows[i].name, pred->rows[k].name))
+                    same[ks++] = m->pk[k];
             if (!ks)
                 continue;
             size_t j = 0;
             for (size_t q = 0; q < i; q++)
                 j += names_match(h->rows[q].name, h->rows[i].name);
-            owner[f][i] = same[j % ks];
-            used[f][i] = 1;
+            m->owner[f][i] = same[j % ks];
+            m->used[f][i] = 1;
         }
     }
-    for (size_t vk_i = 0; ok && vk_i < v->nkernels; vk_i++) {
+}
+
+/* Each kernel's hardware values: the mean, minimum and maximum of the rows it owns, and
+ * its error. samples: room for every hardware row. */
+static void measure_kernels(gf_validation *v, const vmatch *m, const gf_hw_file *hw,
+                            size_t nhw, double *samples)
+{
+    for (size_t vk_i = 0; vk_i < v->nkernels; vk_i++) {
         gf_vkernel *vk = &v->kernels[vk_i];
         for (int c = 0; c < GF_C_COUNT; c++) {
             gf_vvalue *x = &vk->v[c];
             size_t ns = 0;
             for (size_t f = 0; f < nhw; f++)
                 for (size_t i = 0; i < hw[f].rows.nrows; i++)
-                    if (owner[f][i] == (long)vk_i && !isnan(hw[f].rows.rows[i].v[c]))
+                    if (m->owner[f][i] == (long)vk_i && !isnan(hw[f].rows.rows[i].v[c]))
                         samples[ns++] = hw[f].rows.rows[i].v[c];
             x->hw_n = (int)ns;
             if (ns) {
@@ -271,21 +301,27 @@ gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nh
                                     gf_counter_def_of((gf_counter_id)c)->is_rate);
         }
     }
-    for (size_t f = 0; owner && f < nhw; f++)
-        free(owner[f]);
-    free(owner);
-    free(pk);
-    for (size_t f = 0; ok && f < nhw; f++)
-        for (size_t i = 0; ok && i < hw[f].rows.nrows; i++)
-            if (!used[f][i] &&
-                add_unmatched(v, &ucap, hw[f].path, hw[f].lines ? hw[f].lines[i] : 0,
+}
+
+/* The hardware rows no kernel took, as unmatched entries after the predicted ones. 0 when
+ * out of memory. */
+static int add_unmatched_hw(gf_validation *v, vmatch *m, const gf_hw_file *hw, size_t nhw)
+{
+    for (size_t f = 0; f < nhw; f++)
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            if (!m->used[f][i] &&
+                add_unmatched(v, &m->ucap, hw[f].path, hw[f].lines ? hw[f].lines[i] : 0,
                               hw[f].rows.rows[i].id, hw[f].rows.rows[i].name) != GF_OK)
-                ok = 0;
-    /* per-counter statistics over the matched kernels */
-    double *ps = ok ? malloc((v->nkernels + 1) * sizeof *ps) : NULL;
-    double *hs = ok ? malloc((v->nkernels + 1) * sizeof *hs) : NULL;
-    if (!ps || !hs)
-        ok = 0;
+                return 0;
+    return 1;
+}
+
+/* Per-counter statistics over the matched kernels. 0 when out of memory. */
+static int summarize(gf_validation *v)
+{
+    double *ps = malloc((v->nkernels + 1) * sizeof *ps);
+    double *hs = malloc((v->nkernels + 1) * sizeof *hs);
+    int ok = ps && hs;
     for (int c = 0; ok && c < GF_C_COUNT; c++) {
         size_t n = 0;
         for (size_t k = 0; k < v->nkernels; k++) {
@@ -304,9 +340,39 @@ gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nh
     }
     free(ps);
     free(hs);
-    for (size_t f = 0; used && f < nhw; f++)
-        free(used[f]);
-    free(used);
+    return ok;
+}
+
+gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
+                          gf_validation **out, gf_error *err)
+{
+    *out = NULL;
+    if (nhw > GF_VALIDATE_MAX_FILES)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "%zu hardware files given, at most %d are compared", nhw,
+                            GF_VALIDATE_MAX_FILES);
+    gf_validation *v = calloc(1, sizeof *v);
+    if (!v)
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+    v->nfiles = nhw;
+    v->kernels = calloc(pred->nrows ? pred->nrows : 1, sizeof *v->kernels);
+    size_t nrows_all = 1; /* a kernel's samples: at most every hardware row */
+    for (size_t f = 0; f < nhw; f++)
+        nrows_all += hw[f].rows.nrows;
+    double *samples = malloc(nrows_all * sizeof *samples);
+    gf_kernel_row *prow = malloc(sizeof *prow);
+    vmatch m = {0};
+    int ok = vmatch_init(&m, pred, hw, nhw) && v->kernels && samples && prow;
+    if (ok) {
+        describe_sources(v, hw, nhw);
+        ok = match_predicted(v, &m, pred, hw, nhw, prow);
+    }
+    if (ok) {
+        match_repeats(&m, pred, hw, nhw);
+        measure_kernels(v, &m, hw, nhw, samples);
+        ok = add_unmatched_hw(v, &m, hw, nhw) && summarize(v);
+    }
+    vmatch_free(&m, nhw);
     free(samples);
     free(prow);
     if (!ok) {

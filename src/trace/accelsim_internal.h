@@ -1,0 +1,138 @@
+/*
+ * The Accel-Sim reader's private types and the few helpers its two files share
+ * (accelsim.c: opening, the header, block/warp structure and the general tokenizing
+ * instruction parser; accelsim_fast.c: the one-pass fast path for instruction lines and
+ * gf_kreader_next_inst, which tries it first). Nothing outside src/trace includes this.
+ *
+ * Invariants:
+ *  - state follows the file: RS_IN_WARP only while `remaining` of the warp's `ninsts`
+ *    lines are unread; the fast path reads a line only when there is no pushback (the
+ *    stream's buffer is then at the next unread line) and consumes it only on success.
+ *  - tpl[] and dmemo[] are caches: a NULL array, an empty slot or an overwritten slot
+ *    only costs speed, never changes what a line decodes to. A template's head was
+ *    produced by parsing exactly its text; a delta memo's offsets by parsing exactly its
+ *    text with the same number of active lanes.
+ *  - accelsim_cls and accelsim_hexval are filled once per process (accelsim_tables_init,
+ *    under pthread_once in gf_kreader_open_as_is) before any reader parses a line.
+ *
+ * Prefix of functions and tables shared between the files: accelsim_ (declared at the
+ * end); all else is static to its file.
+ */
+#ifndef GF_TRACE_ACCELSIM_INTERNAL_H
+#define GF_TRACE_ACCELSIM_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trace/blockset.h"
+#include "trace/opcode.h"
+#include "trace/pptgpu.h"
+#include "trace/stream.h"
+#include "trace/trace.h"
+#include "util/error.h"
+
+typedef enum rstate {
+    RS_BETWEEN_BLOCKS = 0, /* before a block, or after #END_TB */
+    RS_IN_BLOCK,           /* after `thread block =`, between warps */
+    RS_IN_WARP,            /* after `insts = n`, remaining > 0 possible */
+    RS_DONE
+} rstate;
+
+struct gf_kreader {
+    gf_stream *s;
+    gf_kernel_info info;
+    int lineinfo;
+    rstate state;
+    char *pushback; /* a line read one step too early (valid until the next read) */
+    size_t pushback_len;
+    int has_pushback;
+    unsigned warp_id;
+    uint32_t ninsts, remaining;
+    long warp_line;  /* line of `insts = n`, for messages */
+    uint16_t base_of[GF_OPCODE_MAX]; /* opcode id -> base id + 1; 0 = not computed */
+    int nprefix;    /* decimal fields before the PC: 4 before v3, +1 with lineinfo */
+    struct opslot { /* opcode token (<= 16 bytes, zero-padded) -> ids, see fast_opcode */
+        uint64_t k0, k1;
+        uint32_t len; /* 0 = empty */
+        uint16_t op, base;
+    } opcache[256];
+    struct linetpl *tpl; /* LINE_TPLS recent lines' parsed heads, see fast_inst; NULL if
+                          * out of memory (no cache then) */
+    gf_pptgpu *ppt; /* non-NULL: a PPT-GPU kernel (.sass), every call goes there */
+    struct deltamemo *dmemo; /* beside tpl: LINE_TPLS mode-2 delta lists, allocated at the
+                              * first mode-2 line; NULL: none (only costs speed) */
+    uint64_t dgen;           /* delta lists stored so far (deltamemo.gen) */
+    const char *last_text;   /* the last instruction line fast_inst took (last_len 0: */
+    size_t last_len;         /* the last one was not), see gf_kreader_last_text */
+    int lazy_strides;        /* gf_kreader_set_lazy_strides */
+    int immediate;           /* tracer version 5+: each line ends in the instruction's
+                                immediate (a signed decimal), read and not kept */
+    gf_blockset seen;        /* blocks read, against the grid (info.has_grid) */
+    int blocks_ended;        /* next_block has returned its end (checked once) */
+    int partial;             /* gf_kreader_set_partial */
+    gf_trace_warn_fn warn_partial;
+    void *warn_ctx;
+};
+
+/* A line's head as last parsed (fast_inst): its text up to its address list (or the
+ * whole line, newline included, when it has none) and what parsing that text gave. Every
+ * warp of a kernel runs the same instructions, so most lines repeat an earlier line's
+ * text up to the addresses; comparing the bytes and copying the fields replaces parsing
+ * them (callgrind: ~310 instructions per line on a vecadd trace). */
+#define LINE_TPLS 1024u
+#define LINE_TPL_MAX 112u
+#define INST_HEAD offsetof(gf_inst, addr)
+struct linetpl {
+    unsigned char text[LINE_TPL_MAX];
+    uint16_t len;   /* 0 = empty */
+    uint8_t addrs;  /* addresses follow the text, in address mode `mode` */
+    uint8_t mode;
+    unsigned char head[INST_HEAD]; /* the gf_inst fields before addr[] */
+};
+
+/* The address deltas of the last mode-2 line parsed through template slot i, in
+ * dmemo[i]: its text after the base address up to the newline and the lane offsets it
+ * gives. Kernels that use mode 2 repeat their deltas block after block (shared-memory
+ * offsets, tile shapes): SGEMM's 31 deltas a line cost ~1,200 instructions to parse and
+ * ~30 to compare (callgrind). A hit needs the same bytes and the same lane count. */
+#define DELTA_TEXT_MAX 120u
+struct deltamemo {
+    uint64_t gen;                  /* which list this is: never the same for two lists */
+    uint64_t below;                /* minus its lowest offset (>= 0) */
+    uint16_t len;                  /* 0 = empty */
+    uint8_t ndelta;                /* active lanes - 1 */
+    unsigned char text[DELTA_TEXT_MAX];
+    int32_t off[GF_WARP_SIZE - 1]; /* the k-th next active lane's address minus the base */
+};
+
+/* Byte classes for the tokenizer: 1 = blank, 2 = end of line (NUL). A table lookup per
+ * byte instead of five comparisons: tokenizing is most of the parse time (perf). */
+extern unsigned char accelsim_cls[256];
+/* Hex digit values, -1 for other bytes. */
+extern signed char accelsim_hexval[256];
+
+/* An immediate kept in gf_inst.imm: clamped into int32 (the instructions it matters for
+ * take small counts). */
+static inline int32_t accelsim_clamp_imm(int64_t v)
+{
+    return v > INT32_MAX ? INT32_MAX : v < INT32_MIN ? INT32_MIN : (int32_t)v;
+}
+
+/* accelsim.c */
+/* The opcode id of an opcode's base (the part before the first '.'), cached per reader;
+ * UINT16_MAX when the opcode table is full. */
+uint16_t accelsim_base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n);
+/* The next instruction line through the tokenizing parser: any line fast_inst did not
+ * take, and every error. */
+gf_status accelsim_next_inst_general(gf_kreader *r, gf_inst *inst, gf_error *err);
+
+/* accelsim_fast.c */
+/* Fills accelsim_cls and accelsim_hexval (once per process). */
+void accelsim_tables_init(void);
+/* Empty lines, then "warp = w\ninsts = n\n" exactly (values as parse_assign takes
+ * them): 1 with the number of empty lines, the values and the two lines' lengths, 0 to
+ * leave them to the general code. */
+int accelsim_fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
+                              uint64_t *insts, size_t *len1, size_t *len2);
+
+#endif
