@@ -66,7 +66,7 @@ typedef struct gf_kernel_info {
     int tracer_version;         /* 0 = unversioned (before 3): per-line tb/warp prefix */
     /* GF_HDR_* bits: header values no real launch can have (the CUDA 13 tracer writes
      * garbage there, refdata/h100-gfbench/README.md). Their fields then hold what the
-     * first thread block shows (gf_kreader_open, accelsim.c infer_from_block), and
+     * first thread block shows (gf_kreader_open, infer.c gf_infer_header), and
      * suspect_text[bit] the value the header claimed, for the caller's warning. */
     unsigned suspect;
     char suspect_text[3][32];

@@ -1209,7 +1209,7 @@ static const char *const fast_lines[] = {
     "0000 ffffffff 1 R1 LDG.E 1 R2 4 2 0x7f00 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 "
     "4 4 4 4 4 4 -124",
     "0000 ffffffff 1 R1 STS 1 R2 4 1 0x7f0000000000 -4",
-    /* mode 2 through the delta memo (accelsim.c deltamemo): one head with other bases,
+    /* mode 2 through the delta memo (accelsim_fast.c deltamemo): one head with other bases,
      * other deltas, trailing blanks, offsets past 32 bits and fewer lanes */
     "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x400 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 -60 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
     "0160 ffffffff 1 R32 LDS.U 1 R11 4 2 0x440 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4 -60 4 4 4 4 4 4 4 4 4 4 4 4 4 4 4",
@@ -1312,7 +1312,8 @@ static void torture_fast_path_matches_general_parser(void **state)
     }
 }
 
-/* The fast path remembers parsed line heads (fast_inst's templates): a warp of many lines,
+/* The fast path remembers parsed line heads (accelsim_fast.c fast_inst's templates): a warp
+ * of many lines,
  * repeated and mutated, so that lines hit, nearly hit (same first bytes, a change later)
  * or evict templates, must decode as the general parser decodes them, field by field. */
 static void torture_fast_path_line_cache(void **state)
