@@ -1313,9 +1313,9 @@ static void torture_fast_path_matches_general_parser(void **state)
 }
 
 /* The fast path remembers parsed line heads (accelsim_fast.c fast_inst's templates): a warp
- * of many lines,
- * repeated and mutated, so that lines hit, nearly hit (same first bytes, a change later)
- * or evict templates, must decode as the general parser decodes them, field by field. */
+ * of many lines, repeated and mutated, so that lines hit, nearly hit (same first bytes, a
+ * change later) or evict templates, must decode as the general parser decodes them, field
+ * by field. */
 static void torture_fast_path_line_cache(void **state)
 {
     (void)state;
