@@ -333,6 +333,24 @@ static gf_kernel_row assert_same_when_spilled(const char *d, const gf_gpu *g,
     return held;
 }
 
+/* Trace dir d predicts the same on g decoded in full, replayed, and replayed with each
+ * warp's own ids, each held whole and spilled (assert_same_when_spilled); returns the
+ * replayed row. */
+static gf_kernel_row assert_replay_changes_nothing(const char *d, const gf_gpu *g)
+{
+    static const uint64_t holds[] = {1, 1, 20000};
+    predict_no_replay = predict_no_share = 1;
+    gf_kernel_row full = assert_same_when_spilled(d, g, holds, 3);
+    predict_no_replay = predict_no_share = 0;
+    gf_kernel_row replayed = assert_same_when_spilled(d, g, holds, 3);
+    assert_memory_equal(full.v, replayed.v, sizeof full.v);
+    predict_no_share = 1; /* replayed, each warp with its own ids */
+    gf_kernel_row own = assert_same_when_spilled(d, g, holds, 3);
+    predict_no_share = 0;
+    assert_memory_equal(full.v, own.v, sizeof full.v);
+    return replayed;
+}
+
 /* Blocks spilled to a file and read back in windows predict exactly what holding them
  * does: a pointer chase (one warp, thousands of loads: many windows, each with memory
  * records), FFMA blocks (eight warps of several windows each) and a tiled SGEMM
@@ -515,14 +533,8 @@ static void torture_depbar_waits_for_async_copies(void **state)
     gf_gen_params_init(&p, GF_GEN_LDGSTS);
     p.n = 16;
     p.grid[0] = 6;
-    const char *d = gen(&p, "ldgsts-replay");
     gf_gpu g = load_gpu("a100");
-    static const uint64_t holds[] = {1, 1, 20000};
-    predict_no_replay = predict_no_share = 1;
-    gf_kernel_row full = assert_same_when_spilled(d, &g, holds, 3);
-    predict_no_replay = predict_no_share = 0;
-    gf_kernel_row replayed = assert_same_when_spilled(d, &g, holds, 3);
-    assert_memory_equal(full.v, replayed.v, sizeof full.v);
+    (void)assert_replay_changes_nothing(gen(&p, "ldgsts-replay"), &g);
 }
 
 /* One decision per access (memory/hierarchy.c l1_assoc_table): the L1 hits that time the
@@ -758,16 +770,7 @@ static void torture_replayed_decoding_predicts_the_same(void **state)
     }
     assert_int_equal(fclose(f), 0);
     gf_gpu g = load_gpu("titanv");
-    static const uint64_t holds[] = {1, 1, 20000};
-    predict_no_replay = predict_no_share = 1;
-    gf_kernel_row full = assert_same_when_spilled(d, &g, holds, 3);
-    predict_no_replay = predict_no_share = 0;
-    gf_kernel_row replayed = assert_same_when_spilled(d, &g, holds, 3);
-    assert_memory_equal(full.v, replayed.v, sizeof full.v);
-    predict_no_share = 1; /* replayed, each warp with its own ids */
-    gf_kernel_row own = assert_same_when_spilled(d, &g, holds, 3);
-    predict_no_share = 0;
-    assert_memory_equal(full.v, own.v, sizeof full.v);
+    gf_kernel_row replayed = assert_replay_changes_nothing(d, &g);
     assert_true(replayed.v[GF_C_SHMEM_BANK_CONFLICTS] > 0);
 }
 
