@@ -252,6 +252,16 @@ int gf_model_args_write_report(const gf_model_args *a, const gf_report *r)
     return 0;
 }
 
+int gf_model_args_check_profile(const gf_model_args *a, const char *cmd)
+{
+    if (a->npositional == 1 && gf_profile_is_profile(a->positional[0]) &&
+        (a->popt.mode == GF_HIER_EXACT || a->popt.cold || a->partial ||
+         a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
+        return gf_cli_usage_error(cmd, "--exact, --cold, --partial and --unknown-opcode act "
+                                       "when a trace is profiled, not on a saved profile");
+    return -1;
+}
+
 int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *a,
                         const char *what, int need_output, int allow_profile, gf_gpu *gpu)
 {
@@ -265,11 +275,8 @@ int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *
     else if (rc < 0 && !allow_profile && gf_profile_is_profile(a->positional[0]))
         rc = gf_cli_usage_error(argv[0], "%s is a saved profile; this command needs a trace",
                                 a->positional[0]);
-    else if (rc < 0 && gf_profile_is_profile(a->positional[0]) &&
-             (a->popt.mode == GF_HIER_EXACT || a->popt.cold || a->partial ||
-              a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
-        rc = gf_cli_usage_error(argv[0], "--exact, --cold, --partial and --unknown-opcode act "
-                                         "when a trace is profiled, not on a saved profile");
+    else if (rc < 0)
+        rc = gf_model_args_check_profile(a, argv[0]);
     if (rc < 0)
         rc = gf_model_args_load_gpu(a, gpu) ? 1 : -1;
     if (rc >= 0)

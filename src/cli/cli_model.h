@@ -36,6 +36,10 @@ typedef struct gf_model_args {
 int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *a,
                         int (*extra)(int opt, const char *arg, void *ctx), void *ctx,
                         const char *const *extra_names);
+/* When the input is a saved profile, the options that act only when a trace is read
+ * (--exact, --cold, --partial, --unknown-opcode) are refused: returns the usage error's
+ * exit code, or -1 (go on). */
+int gf_model_args_check_profile(const gf_model_args *a, const char *cmd);
 /* parse + the checks predict, memory and profile share (one positional argument named
  * `what`, a trace unless allow_profile, --gpu, -o when need_output, no trace-only
  * options on a profile) + loading the model. Returns -1 to go on, else the

@@ -188,6 +188,8 @@ int gf_cmd_sweep(int argc, char **argv)
     if (rc < 0 && (a.npositional != 1 || !a.gpu_name || c.spec.naxes == 0))
         rc = gf_cli_usage_error(argv[0], "expected TRACE|PROFILE, --gpu NAME and --vary");
     if (rc < 0)
+        rc = gf_model_args_check_profile(&a, argv[0]);
+    if (rc < 0)
         rc = check_limit(&c);
     gf_gpu gpu;
     if (rc < 0 && (rc = gf_model_args_load_gpu(&a, &gpu)) == 0)

@@ -62,4 +62,10 @@ expect 1 "configuration 2: key 'dram.bandwidth'" -- \
 [ -s "$tmp/out" ] && { say "a failing sweep printed to stdout:"; head -c 300 "$tmp/out"; echo; }
 expect 1 "configuration 0: .*sm.count" -- sweep "$tmp/mm.gfp" --gpu titanv --vary sm.count=40,80
 [ -s "$tmp/out" ] && say "a sweep on a key the profile depends on printed to stdout"
+# options that act only while a trace is read are refused on a saved profile, as predict
+# refuses them, rather than silently ignored
+for opt in --cold --partial --exact; do
+    expect 2 "act when a trace is profiled, not on a saved profile" -- \
+        sweep "$tmp/mm.gfp" --gpu titanv --vary l2.mshrs=8,16 "$opt"
+done
 exit $fail
