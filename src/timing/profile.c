@@ -175,6 +175,15 @@ static unsigned ways_of(const gf_cache_model *c)
     return c->ways;
 }
 
+/* A what-if far from the profiled model can move a time past what a uint64_t holds:
+ * saturate rather than convert out of range (undefined behaviour). */
+static uint64_t saturate_u64(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return v < 0x1p63 ? (uint64_t)v : (uint64_t)1 << 63;
+}
+
 /* L2 size or associativity differ from the profiled model: re-derive L2 hits and DRAM
  * reads from the histograms (memory/hierarchy.h gf_hier_rates_for), keeping what the
  * cache model cannot see (MemcpyHtoD warming, partial-sector fetches) as an offset,
@@ -224,11 +233,10 @@ static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu
         double exposed = (double)ks->crit_mem_stall_cycles / ks->mean_miss_latency;
         double t = (double)ks->sm_cycles_max + exposed * d_lat;
         double scale = ks->sm_cycles_max ? fmax(t, 1) / (double)ks->sm_cycles_max : 1;
-        ks->sm_cycles_max = (uint64_t)fmax(t, 1);
+        ks->sm_cycles_max = saturate_u64(fmax(t, 1));
         ks->sm_cycles_avg *= scale;
         ks->warp_cycles_resident *= scale;
-        ks->crit_mem_stall_cycles = (uint64_t)fmax(0, (double)ks->crit_mem_stall_cycles +
-                                                          exposed * d_lat);
+        ks->crit_mem_stall_cycles = saturate_u64((double)ks->crit_mem_stall_cycles + exposed * d_lat);
         ks->mean_miss_latency = fmax(1, ks->mean_miss_latency + d_lat);
         /* DRAM reads are loads: their latency moves by d_lat over the load share */
         double ld = ks->max_l1_miss_sectors_sm
@@ -506,9 +514,13 @@ static gf_status check_ksim(const gf_ksim_result *ks, const gf_gpu *g, const cha
     U(ks->max_l1_miss_sectors_sm, 0, lim);
     U(ks->crit_l1_miss_sectors, 0, ks->max_l1_miss_sectors_sm);
     U(ks->max_l1_load_miss_sectors_sm, 0, ks->max_l1_miss_sectors_sm);
-    D(ks->mean_load_miss_latency, 0, MAX_LATENCY);
+    /* a mean of latencies of at least l2.latency (>= 1), or 0 when nothing missed:
+     * re-evaluation divides by it */
+    if (ks->mean_load_miss_latency != 0)
+        D(ks->mean_load_miss_latency, 1, MAX_LATENCY);
     U(ks->max_lsu_cycles_sm, 0, MAX_CYCLES);
-    D(ks->mean_miss_latency, 0, MAX_LATENCY);
+    if (ks->mean_miss_latency != 0)
+        D(ks->mean_miss_latency, 1, MAX_LATENCY);
     D(ks->warp_cycles_resident, 0, (double)MAX_CYCLES * g->num_sms * g->max_warps_per_sm);
     U(ks->mem_insts, 0, ks->warp_insts);
     U(ks->l2_sectors, 0, lim);

@@ -295,6 +295,27 @@ static void torture_profile_counts_and_lengths(void **state)
     free(pl);
 }
 
+/* fuzz_profile's finding (2026-11-26, 636k runs): a mean miss latency of 1e-300 made the
+ * exposure infinite, and re-evaluating for another L2 size converted infinity to a
+ * cycle count (UBSan: float-cast-overflow in reevaluate_l2). A mean of latencies that
+ * are each at least l2.latency is 0 or at least 1: anything between is refused. */
+static void torture_profile_tiny_miss_latency(void **state)
+{
+    (void)state;
+    size_t len;
+    unsigned char *pl = genuine_payload(&len);
+    size_t at = 24 + sizeof(gf_gpu);
+    gf_kernel_summary k;
+    memcpy(&k, pl + at, sizeof k);
+    assert_true(k.ks.l2_sectors > 0 && k.ks.crit_mem_stall_cycles > 0);
+    k.ks.mean_miss_latency = 1e-300;
+    memcpy(pl + at, &k, sizeof k);
+    const char *path = write_profile("tiny.gfp", pl, len, len, NULL, 0);
+    expect_refused(path, "kernel 1: ks->mean_miss_latency = 1e-300",
+                   "expected 1..");
+    free(pl);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -303,6 +324,7 @@ int main(void)
         cmocka_unit_test(torture_profile_zlib_bomb),
         cmocka_unit_test(torture_profile_random_payload),
         cmocka_unit_test(torture_profile_counts_and_lengths),
+        cmocka_unit_test(torture_profile_tiny_miss_latency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
