@@ -2,7 +2,8 @@
 # Installs the Debian packages gpuforecast needs to build, test and plot. Idempotent.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libgsl-dev zlib1g-dev liblzma-dev libcsv-dev
-      libinih-dev libcmocka-dev libplplot-dev plplot-driver-cairo xz-utils gzip python3)
+      libinih-dev libcmocka-dev libplplot-dev plplot-driver-cairo xz-utils gzip python3
+      clang libclang-rt-dev) # clang + libFuzzer runtime: scripts/fuzz.sh, ctest fuzz.smoke
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

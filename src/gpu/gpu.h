@@ -132,6 +132,13 @@ gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
                       const char *const *overrides, unsigned noverrides,
                       gf_gpu *out, gf_error *err);
 
+/* Checks a resolved model (as gf_gpu_load returns it) against the rules the loader
+ * applies: every key within its range, the rules tying keys together, derived fields
+ * consistent, strings terminated. For a model that did not come from a model file (a
+ * saved profile's): GF_ERR_INVALID with origin as the file and a message naming the
+ * key, its value and what was expected. */
+gf_status gf_gpu_validate(const gf_gpu *g, const char *origin, gf_error *err);
+
 /* Where the models directory was found (for messages and listing). Returns models_dir
  * itself, getenv("GF_MODELS_DIR"), or a static string; never NULL. */
 const char *gf_gpu_models_dir(const char *models_dir);

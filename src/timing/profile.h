@@ -13,8 +13,10 @@
  * change in mean miss latency is applied through the issue model's measured exposure).
  *
  * File: "GFPROF\n" magic, format version (u32), payload length (u64), CRC-32 of the
- * payload (u32), then the zlib-compressed payload. Corrupt, truncated or foreign
- * files are errors, never crashes.
+ * payload (u32), then the zlib-compressed payload. Corrupt, truncated, foreign or
+ * crafted files are errors, never crashes: the length is bounded before anything is
+ * allocated, the payload is inflated as a stream that may not exceed it, and the stored
+ * GPU model (gf_gpu_validate) and every kernel field are checked before use.
  *
  * Prefix: gf_profile_.
  */
@@ -26,6 +28,13 @@
 #include "timing/predict.h"
 
 #define GF_PROFILE_VERSION 1u
+
+/* Ceilings the loader holds a file to before it allocates (a profile is read from
+ * wherever the user got it): the inflated payload (about 4,400 kernels; save refuses
+ * more), and the warp instructions of one kernel (10^12: a text trace that long would
+ * be petabytes). Every count a kernel holds is bounded by its warp instructions. */
+#define GF_PROFILE_MAX_PAYLOAD ((uint64_t)1 << 30)
+#define GF_PROFILE_MAX_WARP_INSTS ((uint64_t)1 << 40)
 
 typedef struct gf_profile gf_profile; /* opaque */
 

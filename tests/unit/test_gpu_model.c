@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,6 +353,80 @@ static void torture_gpu_key_table(void **state)
     }
 }
 
+/* Issue #22 finding 4: a directory given as the model, and a NUL byte in a model file,
+ * are reported as what they are (before: "missing key 'gpu.marketing'" and "line longer
+ * than 198 characters"). */
+static void torture_gpu_directory_and_nul_byte(void **state)
+{
+    (void)state;
+    gf_gpu g;
+    gf_error e;
+    const char *dir = gf_test_tmpdir();
+    assert_int_not_equal(gf_gpu_load(dir, NULL, NULL, 0, &g, &e), GF_OK);
+    if (!strstr(e.message, "is a directory") || strcmp(e.file, dir) != 0)
+        fail_msg("directory: %s: %s", e.file, e.message);
+
+    char buf[1200];
+    int n = snprintf(buf, sizeof buf, "include = %s\n", dir);
+    const char *p = gf_test_write_file("incdir.ini", buf, (size_t)n);
+    assert_int_not_equal(gf_gpu_load(p, NULL, NULL, 0, &g, &e), GF_OK);
+    if (!strstr(e.message, "is a directory") || strcmp(e.file, p) != 0 || e.line != 1)
+        fail_msg("include of a directory: %s:%ld: %s", e.file, e.line, e.message);
+
+    n = snprintf(buf, sizeof buf, "include = %s/gtx1080.ini\n[gpu]\nmarketing = ab", models_dir());
+    memcpy(buf + n, "\0cd\n", 4); /* the NUL byte is on line 3, column 15 */
+    p = gf_test_write_file("nul.ini", buf, (size_t)n + 4);
+    assert_int_equal(gf_gpu_load(p, NULL, NULL, 0, &g, &e), GF_ERR_PARSE);
+    if (!strstr(e.message, "NUL byte at line 3") || e.line != 3 || strcmp(e.file, p) != 0)
+        fail_msg("NUL byte: %s:%ld: %s", e.file, e.line, e.message);
+}
+
+/* gf_gpu_validate applies the loader's rules to a model from elsewhere (a profile): the
+ * shipped models pass; a value out of its key's range, a carveout count past the array,
+ * a NaN clock, an unterminated string and a broken cross-key rule are refused by name. */
+static void torture_gpu_validate_struct(void **state)
+{
+    (void)state;
+    gf_error e;
+    for (size_t i = 0; i < sizeof shipped / sizeof shipped[0]; i++) {
+        gf_gpu g;
+        assert_int_equal(gf_gpu_load(shipped[i], NULL, NULL, 0, &g, &e), GF_OK);
+        if (gf_gpu_validate(&g, "x.gfp", &e) != GF_OK)
+            fail_msg("%s: %s", shipped[i], e.message);
+    }
+    gf_gpu base;
+    assert_int_equal(gf_gpu_load("v100", NULL, NULL, 0, &base, &e), GF_OK);
+    gf_gpu g = base;
+    g.ncarveouts = 1000;
+    assert_int_equal(gf_gpu_validate(&g, "x.gfp", &e), GF_ERR_INVALID);
+    assert_string_equal(e.file, "x.gfp");
+    assert_non_null(strstr(e.message, "shmem.carveouts': 1000 carveouts (expected 1..16)"));
+    g = base;
+    g.num_sms = 0;
+    assert_int_equal(gf_gpu_validate(&g, "x.gfp", &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "'sm.count' = 0 out of range (expected 1..4096)"));
+    g = base;
+    g.core_clock_hz = NAN;
+    assert_int_equal(gf_gpu_validate(&g, "x.gfp", &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "clock.core"));
+    g = base;
+    memset(g.arch, 'a', sizeof g.arch);
+    assert_int_equal(gf_gpu_validate(&g, "x.gfp", &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "gpu.arch': text not terminated"));
+    g = base;
+    g.warp_scheduler = (gf_warp_sched)7;
+    assert_int_equal(gf_gpu_validate(&g, "x.gfp", &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "sm.warp_scheduler"));
+    g = base;
+    g.l1.size += 128;
+    assert_int_equal(gf_gpu_validate(&g, "x.gfp", &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "L1 data size"));
+    g = base;
+    g.l2_slices = 5;
+    assert_int_equal(gf_gpu_validate(&g, "x.gfp", &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "does not divide"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -362,6 +437,8 @@ int main(void)
         cmocka_unit_test(torture_gpu_errors_name_file_and_line),
         cmocka_unit_test(torture_gpu_units),
         cmocka_unit_test(torture_gpu_key_table),
+        cmocka_unit_test(torture_gpu_directory_and_nul_byte),
+        cmocka_unit_test(torture_gpu_validate_struct),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses in tests/fuzz/ (clang -fsanitize=fuzzer,address,undefined)
+# and runs each in turn for SECONDS (default 60) on its corpus, seeded from data/ and
+# models/. Any crash, leak, sanitizer report or timeout fails the run; the input that
+# caused it is left in DIR/artifacts/. Usage:
+#   scripts/fuzz.sh [SECONDS] [HARNESS...]      (harnesses: trace model isa profile)
+# Environment: GF_FUZZ_DIR (default build-fuzz), GF_CLI (a built gpuforecast, for the
+# .gfp seed; default build/gpuforecast, else one is built in DIR/cli), CC (clang).
+# Exit 77 when clang or its libFuzzer runtime is missing (ctest's skip code).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-60}
+[ $# -gt 0 ] && shift
+harnesses=("$@")
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(trace model isa profile)
+dir=${GF_FUZZ_DIR:-$root/build-fuzz}
+cc=${CC:-clang}
+case $cc in *clang*) ;; *) cc=clang ;; esac
+
+mkdir -p "$dir/obj" "$dir/artifacts"
+probe="$dir/probe.c"
+echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n);
+int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' >"$probe"
+if ! command -v "$cc" >/dev/null || ! "$cc" -fsanitize=fuzzer "$probe" -o "$dir/probe" 2>/dev/null; then
+  echo "fuzz.sh: skipped: $cc with the libFuzzer runtime (-fsanitize=fuzzer) is not available" \
+       "(Debian: apt-get install clang libclang-rt-dev, or clang-14's bundled runtime)" >&2
+  exit 77
+fi
+
+# The library, once, instrumented for coverage (fuzzer-no-link); objects rebuilt only
+# when their source or a header changed. cli/ and validate/ (plotting) are not needed.
+san=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+cflags=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L "-DGF_SOURCE_MODELS_DIR=\"$root/models\""
+        -I"$root/include" -I"$root/src" $(pkg-config --cflags gsl zlib liblzma inih))
+libs=($(pkg-config --libs gsl zlib liblzma inih) -lcsv -lm -lpthread)
+newest_header=$(find "$root/src" "$root/include" -name '*.h' -printf '%T@\n' | sort -n | tail -1)
+objs=()
+for src in "$root"/src/*/*.c; do
+  case $src in */src/cli/* | */src/validate/*) continue ;; esac
+  obj="$dir/obj/$(basename "$(dirname "$src")")_$(basename "$src" .c).o"
+  objs+=("$obj")
+  if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] ||
+     [ "$(stat -c %Y "$obj")" -lt "${newest_header%.*}" ]; then
+    "$cc" "${cflags[@]}" -fsanitize=fuzzer-no-link "${san[@]}" -c "$src" -o "$obj"
+  fi
+done
+rm -f "$dir/libgf-fuzz.a"
+ar rcs "$dir/libgf-fuzz.a" "${objs[@]}"
+for h in "${harnesses[@]}"; do
+  "$cc" "${cflags[@]}" -fsanitize=fuzzer "${san[@]}" "$root/tests/fuzz/fuzz_$h.c" \
+    "$dir/libgf-fuzz.a" "${libs[@]}" -o "$dir/fuzz_$h"
+done
+
+# Seed corpora (copies: libFuzzer adds what it finds to them).
+seed() { mkdir -p "$dir/corpus/$1"; }
+for h in "${harnesses[@]}"; do
+  seed "$h"
+  case $h in
+    trace)
+      for t in "$root"/data/*/kernel-1.traceg; do
+        head -c 4096 "$t" >"$dir/corpus/trace/$(basename "$(dirname "$t")")"
+      done ;;
+    model)
+      # includes made absolute: the harness loads its input from /tmp
+      for m in "$root"/models/*.ini; do
+        sed "s|^include *= *\([^/].*\)|include = $root/models/\1|" "$m" \
+          >"$dir/corpus/model/$(basename "$m")"
+      done ;;
+    isa)
+      cp "$root"/models/isa/*.csv "$dir/corpus/isa/" ;;
+    profile)
+      cli=${GF_CLI:-$root/build/gpuforecast}
+      if [ ! -x "$cli" ]; then
+        cmake -S "$root" -B "$dir/cli" -DGF_BUILD_TESTS=OFF >/dev/null
+        cmake --build "$dir/cli" --target gpuforecast_cli -j2 >/dev/null
+        cli=$dir/cli/gpuforecast
+      fi
+      "$cli" profile "$root/data/vecadd" --gpu v100 -o "$dir/fuzz-base.gfp" -q
+      # mode byte 0: the file as it is; 1: patches to its payload (fuzz_profile.c)
+      { printf '\0'; cat "$dir/fuzz-base.gfp"; } >"$dir/corpus/profile/whole"
+      printf '\1' >"$dir/corpus/profile/unpatched"
+      printf '\1\x18\x00\x00\x00\x04\x00\x00\x00\x00' >"$dir/corpus/profile/patch-gpu" ;;
+  esac
+done
+
+export GF_FUZZ_PROFILE=$dir/fuzz-base.gfp GF_MODELS_DIR=$root/models
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+status=0
+for h in "${harnesses[@]}"; do
+  case $h in isa) maxlen=65536 ;; model) maxlen=16384 ;; *) maxlen=4096 ;; esac
+  log="$dir/fuzz_$h.log"
+  echo "fuzz_$h: ${secs}s on $dir/corpus/$h" >&2
+  if (cd "$dir" && "./fuzz_$h" -max_total_time="$secs" -max_len=$maxlen -timeout=20 \
+        -rss_limit_mb=2560 -print_final_stats=1 -artifact_prefix="$dir/artifacts/$h-" \
+        "$dir/corpus/$h") >"$log" 2>&1; then
+    grep -E '^Done [0-9]+ runs' "$log" | sed "s/^/fuzz_$h: /" >&2 || true
+  else
+    echo "fuzz_$h: FINDING (log $log, input in $dir/artifacts/):" >&2
+    grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "$log" | head -20 >&2 || tail -20 "$log" >&2
+    status=1
+  fi
+done
+exit $status
