@@ -169,6 +169,9 @@ int gf_gpu_parse_size(const char *s, uint64_t *out, const char **why);
 int gf_gpu_parse_freq(const char *s, double *out, const char **why);
 int gf_gpu_parse_bandwidth(const char *s, double *out, const char **why);
 int gf_gpu_parse_xfer(const char *s, double *out, const char **why);
+/* A plain number without a unit: whole (gf_gpu_parse_whole) or any (gf_gpu_parse_plain). */
+int gf_gpu_parse_whole(const char *s, double *out, const char **why);
+int gf_gpu_parse_plain(const char *s, double *out, const char **why);
 
 /* Names of the *.ini model files in the models directory (stems, sorted). *names and
  * each string are owned by the caller: free with gf_gpu_list_free. */

@@ -149,146 +149,6 @@ size_t gf_gpu_key_count(void) { return NKEYS; }
 const char *gf_gpu_key_name(size_t i) { return i < NKEYS ? keys[i].name : NULL; }
 const char *gf_gpu_key_help(size_t i) { return i < NKEYS ? keys[i].help : NULL; }
 
-/* ------------------------------------------------------------------ units */
-
-/* Splits "1.5MiB" into 1.5 and "MiB"; the number must be finite and non-negative. */
-static int split_number(const char *s, double *v, const char **unit, const char **why)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (!*s) {
-        *why = "empty value";
-        return -1;
-    }
-    if (*s == '-') {
-        *why = "negative value";
-        return -1;
-    }
-    char *end;
-    errno = 0;
-    double d = strtod(s, &end);
-    if (end == s || errno == ERANGE || !isfinite(d)) {
-        *why = "expected a number";
-        return -1;
-    }
-    while (*end == ' ' || *end == '\t')
-        end++;
-    /* strip trailing blanks of the unit */
-    *v = d;
-    *unit = end;
-    return 0;
-}
-
-static int unit_is(const char *u, const char *name)
-{
-    size_t n = strlen(name);
-    if (strncmp(u, name, n) != 0)
-        return 0;
-    for (u += n; *u; u++)
-        if (*u != ' ' && *u != '\t')
-            return 0;
-    return 1;
-}
-
-typedef struct unit_mult {
-    const char *name;
-    double mult;
-} unit_mult;
-
-static int scale(const char *s, const unit_mult *tab, double *out, const char **why,
-                 const char *badunit)
-{
-    double v;
-    const char *u;
-    if (split_number(s, &v, &u, why) != 0)
-        return -1;
-    for (const unit_mult *t = tab; t->name; t++)
-        if (unit_is(u, t->name)) {
-            *out = v * t->mult;
-            return 0;
-        }
-    *why = badunit;
-    return -1;
-}
-
-int gf_gpu_parse_size(const char *s, uint64_t *out, const char **why)
-{
-    /* Binary prefixes with 'i', decimal without, as IEC 80000-13 says; GPU vendors write
-     * "6 MB" for 6 MiB of L2, so the model files use KiB/MiB explicitly. */
-    static const unit_mult tab[] = {
-        {"", 1}, {"B", 1}, {"KiB", 1024.0}, {"MiB", 1048576.0}, {"GiB", 1073741824.0},
-        {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {NULL, 0}};
-    double v;
-    if (scale(s, tab, &v, why, "unknown size unit (expected B, KiB, MiB, GiB, KB, MB, GB)") != 0)
-        return -1;
-    if (v >= 1.8e19) {
-        *why = "size too large";
-        return -1;
-    }
-    if (v != floor(v)) {
-        *why = "size is not a whole number of bytes";
-        return -1;
-    }
-    *out = (uint64_t)v;
-    return 0;
-}
-
-int gf_gpu_parse_freq(const char *s, double *out, const char **why)
-{
-    static const unit_mult tab[] = {{"", 1}, {"Hz", 1}, {"kHz", 1e3}, {"KHz", 1e3},
-                                    {"MHz", 1e6}, {"GHz", 1e9}, {NULL, 0}};
-    return scale(s, tab, out, why, "unknown frequency unit (expected Hz, kHz, MHz, GHz)");
-}
-
-int gf_gpu_parse_bandwidth(const char *s, double *out, const char **why)
-{
-    static const unit_mult tab[] = {
-        {"", 1}, {"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12},
-        {"KiB/s", 1024.0}, {"MiB/s", 1048576.0}, {"GiB/s", 1073741824.0},
-        {"TiB/s", 1099511627776.0}, {NULL, 0}};
-    return scale(s, tab, out, why,
-                 "unknown bandwidth unit (expected B/s, KB/s, MB/s, GB/s, TB/s, GiB/s)");
-}
-
-int gf_gpu_parse_xfer(const char *s, double *out, const char **why)
-{
-    static const unit_mult tab[] = {{"", 1}, {"T/s", 1}, {"bps", 1}, {"MT/s", 1e6},
-                                    {"GT/s", 1e9}, {"Mbps", 1e6}, {"Gbps", 1e9}, {NULL, 0}};
-    return scale(s, tab, out, why, "unknown transfer-rate unit (expected MT/s, GT/s, Mbps, Gbps)");
-}
-
-static int parse_uint(const char *s, double *out, const char **why)
-{
-    double v;
-    const char *u;
-    if (split_number(s, &v, &u, why) != 0)
-        return -1;
-    if (*u) {
-        *why = "expected a plain number without a unit";
-        return -1;
-    }
-    if (v != floor(v)) {
-        *why = "expected a whole number";
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-static int parse_double(const char *s, double *out, const char **why)
-{
-    double v;
-    const char *u;
-    if (split_number(s, &v, &u, why) != 0)
-        return -1;
-    if (*u) {
-        *why = "expected a plain number without a unit";
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 /* ------------------------------------------------------------------ loading state */
 
 typedef struct origin {
@@ -350,126 +210,157 @@ static const char *type_desc(key_type t)
 }
 
 /* Stores value into the field of key k; on failure fills err naming file:line. */
+/* The setters of set_value, one per kind of value: each parses v (trimmed) into the key's
+ * field at base, or names the key, the value and what was expected. */
+static gf_status set_text(const key_def *k, char *base, const char *v, const char *file,
+                          long line, gf_error *err)
+{
+    if (!*v)
+        return gf_error_set(err, GF_ERR_PARSE, file, line,
+                            "key '%s': expected %s, got an empty value", k->name,
+                            type_desc(k->type));
+    if (strlen(v) >= k->size)
+        return gf_error_set(err, GF_ERR_PARSE, file, line,
+                            "key '%s': value '%s' longer than %zu characters", k->name, v,
+                            k->size - 1);
+    /* zero the whole field so equal models compare equal byte for byte (profiles memcmp
+     * model fields) */
+    memset(base, 0, k->size);
+    memcpy(base, v, strlen(v));
+    return GF_OK;
+}
+
+static gf_status set_enum(const key_def *k, char *base, const char *v, const char *file,
+                          long line, gf_error *err)
+{
+    for (int i = 0; k->enum_names[i]; i++)
+        if (strcasecmp(v, k->enum_names[i]) == 0) {
+            memcpy(base, &i, sizeof i);
+            return GF_OK;
+        }
+    char names[128] = "";
+    for (int i = 0; k->enum_names[i]; i++) {
+        strncat(names, i ? " | " : "", sizeof names - strlen(names) - 1);
+        strncat(names, k->enum_names[i], sizeof names - strlen(names) - 1);
+    }
+    return gf_error_set(err, GF_ERR_PARSE, file, line,
+                        "key '%s': unknown value '%s' (expected %s)", k->name, v, names);
+}
+
+static gf_status set_bool(const key_def *k, char *base, const char *v, const char *file,
+                          long line, gf_error *err)
+{
+    int b;
+    if (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0)
+        b = 1;
+    else if (strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0)
+        b = 0;
+    else
+        return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s, got '%s'",
+                            k->name, type_desc(k->type), v);
+    memcpy(base, &b, sizeof b);
+    return GF_OK;
+}
+
+/* The carveout list: comma-separated sizes, strictly ascending (buf is modified). */
+static gf_status set_carveouts(gf_gpu *g, const key_def *k, char *buf, const char *file,
+                               long line, gf_error *err)
+{
+    uint64_t vals[GF_MAX_CARVEOUTS];
+    unsigned n = 0;
+    const char *why = NULL;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        const char *t = trim(tok);
+        if (n == GF_MAX_CARVEOUTS)
+            return gf_error_set(err, GF_ERR_PARSE, file, line,
+                                "key '%s': more than %d carveouts", k->name, GF_MAX_CARVEOUTS);
+        if (gf_gpu_parse_size(t, &vals[n], &why) != 0)
+            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': carveout '%s': %s",
+                                k->name, t, why);
+        if (n && vals[n] <= vals[n - 1])
+            return gf_error_set(err, GF_ERR_INVALID, file, line,
+                                "key '%s': carveouts must be strictly ascending ('%s' after %llu)",
+                                k->name, t, (unsigned long long)vals[n - 1]);
+        n++;
+    }
+    if (n == 0)
+        return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s", k->name,
+                            type_desc(k->type));
+    memset(g->carveouts, 0, sizeof g->carveouts);
+    memcpy(g->carveouts, vals, n * sizeof vals[0]);
+    g->ncarveouts = n;
+    return GF_OK;
+}
+
+static gf_status set_size(const key_def *k, char *base, const char *v, const char *file,
+                          long line, gf_error *err)
+{
+    uint64_t s;
+    const char *why = NULL;
+    if (gf_gpu_parse_size(v, &s, &why) != 0)
+        return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': '%s': %s (expected %s)",
+                            k->name, v, why, type_desc(k->type));
+    double d = (double)s;
+    if (d < k->min || d > k->max)
+        return gf_error_set(err, GF_ERR_INVALID, file, line,
+                            "key '%s': %s out of range (expected %.0f..%.0f bytes)", k->name, v,
+                            k->min, k->max);
+    if (k->type == K_SIZE) {
+        memcpy(base, &s, sizeof s);
+    } else {
+        unsigned u = (unsigned)s;
+        memcpy(base, &u, sizeof u);
+    }
+    return GF_OK;
+}
+
+/* Plain numbers, frequencies, bandwidths and transfer rates. */
+static gf_status set_number(const key_def *k, char *base, const char *v, const char *file,
+                            long line, gf_error *err)
+{
+    double d = 0;
+    const char *why = NULL;
+    int rc = k->type == K_UINT   ? gf_gpu_parse_whole(v, &d, &why)
+             : k->type == K_FREQ ? gf_gpu_parse_freq(v, &d, &why)
+             : k->type == K_BW   ? gf_gpu_parse_bandwidth(v, &d, &why)
+             : k->type == K_XFER ? gf_gpu_parse_xfer(v, &d, &why)
+                                 : gf_gpu_parse_plain(v, &d, &why);
+    if (rc != 0)
+        return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': '%s': %s (expected %s)",
+                            k->name, v, why, type_desc(k->type));
+    if (d < k->min || d > k->max)
+        return gf_error_set(err, GF_ERR_INVALID, file, line,
+                            "key '%s': %s out of range (expected %g..%g)", k->name, v, k->min,
+                            k->max);
+    if (k->type == K_UINT) {
+        unsigned u = (unsigned)d;
+        memcpy(base, &u, sizeof u);
+    } else {
+        memcpy(base, &d, sizeof d);
+    }
+    return GF_OK;
+}
+
 static gf_status set_value(gf_gpu *g, const key_def *k, const char *value, const char *file,
                            long line, gf_error *err)
 {
     char *base = (char *)g + k->offset;
-    const char *why = NULL;
-    double d = 0;
     char buf[512];
     snprintf(buf, sizeof buf, "%s", value);
     const char *v = trim(buf);
-
     switch (k->type) {
-    case K_STR:
-        if (!*v)
-            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s, got an empty value",
-                                k->name, type_desc(k->type));
-        if (strlen(v) >= k->size)
-            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': value '%s' longer than %zu characters",
-                                k->name, v, k->size - 1);
-        /* zero the whole field so equal models compare equal byte for byte (profiles
-         * memcmp model fields) */
-        memset(base, 0, k->size);
-        memcpy(base, v, strlen(v));
-        return GF_OK;
-    case K_ENUM:
-        for (int i = 0; k->enum_names[i]; i++)
-            if (strcasecmp(v, k->enum_names[i]) == 0) {
-                memcpy(base, &i, sizeof i);
-                return GF_OK;
-            }
-        {
-            char names[128] = "";
-            for (int i = 0; k->enum_names[i]; i++) {
-                strncat(names, i ? " | " : "", sizeof names - strlen(names) - 1);
-                strncat(names, k->enum_names[i], sizeof names - strlen(names) - 1);
-            }
-            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': unknown value '%s' (expected %s)",
-                                k->name, v, names);
-        }
-    case K_BOOL: {
-        int b;
-        if (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0)
-            b = 1;
-        else if (strcmp(v, "0") == 0 || strcasecmp(v, "false") == 0 || strcasecmp(v, "no") == 0)
-            b = 0;
-        else
-            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s, got '%s'",
-                                k->name, type_desc(k->type), v);
-        memcpy(base, &b, sizeof b);
-        return GF_OK;
-    }
-    case K_SIZELIST: {
-        uint64_t vals[GF_MAX_CARVEOUTS];
-        unsigned n = 0;
-        char *save = NULL;
-        for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-            const char *t = trim(tok);
-            if (n == GF_MAX_CARVEOUTS)
-                return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': more than %d carveouts",
-                                    k->name, GF_MAX_CARVEOUTS);
-            if (gf_gpu_parse_size(t, &vals[n], &why) != 0)
-                return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': carveout '%s': %s",
-                                    k->name, t, why);
-            if (n && vals[n] <= vals[n - 1])
-                return gf_error_set(err, GF_ERR_INVALID, file, line,
-                                    "key '%s': carveouts must be strictly ascending ('%s' after %llu)",
-                                    k->name, t, (unsigned long long)vals[n - 1]);
-            n++;
-        }
-        if (n == 0)
-            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': expected %s", k->name,
-                                type_desc(k->type));
-        memset(g->carveouts, 0, sizeof g->carveouts);
-        memcpy(g->carveouts, vals, n * sizeof vals[0]);
-        g->ncarveouts = n;
-        return GF_OK;
-    }
+    case K_STR: return set_text(k, base, v, file, line, err);
+    case K_ENUM: return set_enum(k, base, v, file, line, err);
+    case K_BOOL: return set_bool(k, base, v, file, line, err);
+    case K_SIZELIST: return set_carveouts(g, k, buf, file, line, err);
     case K_SIZE:
-    case K_SIZE32: {
-        uint64_t s;
-        if (gf_gpu_parse_size(v, &s, &why) != 0)
-            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': '%s': %s (expected %s)",
-                                k->name, v, why, type_desc(k->type));
-        d = (double)s;
-        if (d < k->min || d > k->max)
-            return gf_error_set(err, GF_ERR_INVALID, file, line,
-                                "key '%s': %s out of range (expected %.0f..%.0f bytes)", k->name, v,
-                                k->min, k->max);
-        if (k->type == K_SIZE) {
-            memcpy(base, &s, sizeof s);
-        } else {
-            unsigned u = (unsigned)s;
-            memcpy(base, &u, sizeof u);
-        }
-        return GF_OK;
-    }
+    case K_SIZE32: return set_size(k, base, v, file, line, err);
     case K_UINT:
     case K_FREQ:
     case K_BW:
     case K_XFER:
-    case K_DOUBLE: {
-        int rc = k->type == K_UINT   ? parse_uint(v, &d, &why)
-                 : k->type == K_FREQ ? gf_gpu_parse_freq(v, &d, &why)
-                 : k->type == K_BW   ? gf_gpu_parse_bandwidth(v, &d, &why)
-                 : k->type == K_XFER ? gf_gpu_parse_xfer(v, &d, &why)
-                                     : parse_double(v, &d, &why);
-        if (rc != 0)
-            return gf_error_set(err, GF_ERR_PARSE, file, line, "key '%s': '%s': %s (expected %s)",
-                                k->name, v, why, type_desc(k->type));
-        if (d < k->min || d > k->max)
-            return gf_error_set(err, GF_ERR_INVALID, file, line,
-                                "key '%s': %s out of range (expected %g..%g)", k->name, v, k->min,
-                                k->max);
-        if (k->type == K_UINT) {
-            unsigned u = (unsigned)d;
-            memcpy(base, &u, sizeof u);
-        } else {
-            memcpy(base, &d, sizeof d);
-        }
-        return GF_OK;
-    }
+    case K_DOUBLE: return set_number(k, base, v, file, line, err);
     }
     return gf_error_set(err, GF_ERR_INVALID, file, line, "key '%s': internal type error", k->name);
 }
