@@ -131,6 +131,103 @@ static void torture_reuse_cold_stream_then_reuse(void **state)
     free(ids);
 }
 
+/* Oracle for long streams: Olken's counting with a plain Fenwick tree over access
+ * indices (a 1 at each key's last access; the distance of access i to a key last seen
+ * at j is the number of ones in (j, i)). O(log n) per access, no renumbering, nothing
+ * shared with the engine. */
+typedef struct olken {
+    size_t n;
+    uint32_t *tree; /* Fenwick tree over n access indices, 1-based */
+    int64_t *last;  /* by key: index of its last access, -1 none */
+} olken;
+
+static void olken_add(olken *o, size_t i, int v)
+{
+    for (size_t x = i + 1; x <= o->n; x += x & (~x + 1))
+        o->tree[x] = (uint32_t)((int)o->tree[x] + v);
+}
+
+static uint64_t olken_prefix(const olken *o, size_t i) /* ones at indices < i */
+{
+    uint64_t s = 0;
+    for (size_t x = i; x > 0; x -= x & (~x + 1))
+        s += o->tree[x];
+    return s;
+}
+
+static uint64_t olken_access(olken *o, size_t i, unsigned key)
+{
+    uint64_t d = GF_REUSE_COLD;
+    if (o->last[key] >= 0) {
+        size_t j = (size_t)o->last[key];
+        d = olken_prefix(o, i) - olken_prefix(o, j + 1);
+        olken_add(o, j, -1);
+    }
+    olken_add(o, i, 1);
+    o->last[key] = (int64_t)i;
+    return d;
+}
+
+/* Compaction with exactly one dead time (issue #22, finding 7, mutation 1): key 0 twice,
+ * then only new keys. Whatever the engine's first time axis (1024 times now), when the
+ * clock reaches its end `now` is one more than the distinct keys: one time (key 0's
+ * first) is dead, and compact must renumber every live time (renumber_times) before it
+ * rebuilds the bitmap as times 0..count-1. Later compactions of the cold stream find
+ * every time live (count == now, the case compact may skip). Then 100k reuses of old,
+ * recent and random keys: every one of the 200k distances must match the oracle, on an
+ * engine with and without payloads. With the renumbering skipped for one dead time, key
+ * 0 keeps time 1 over an orphaned live bit 0 and the last key of the first axis shares
+ * its time with the next new key: key 0's first reuse is one short. */
+static void check_one_dead_time(gf_reuse *r)
+{
+    enum { COLD = 100000, N = 200000 };
+    olken o = {N, calloc(N + 1, sizeof(uint32_t)), malloc(COLD * sizeof(int64_t))};
+    unsigned *ids = malloc(N * sizeof *ids);
+    assert_non_null(ids);
+    assert_non_null(o.tree);
+    assert_non_null(o.last);
+    for (size_t k = 0; k < COLD; k++)
+        o.last[k] = -1;
+    rng_state = 22;
+    unsigned sweep = 0;
+    for (size_t i = 0; i < N; i++) {
+        unsigned id;
+        if (i < 2)
+            id = 0; /* the one dead time */
+        else if (i <= COLD)
+            id = (unsigned)(i - 1); /* keys 1..COLD-1, each new */
+        else if (i % 3 == 0)
+            id = sweep++ % COLD; /* the oldest keys first: 0, 1, ..., 1023, 1024, ... */
+        else if (i % 3 == 1)
+            id = (unsigned)(rnd() % COLD);
+        else
+            id = ids[i - 1 - rnd() % 64]; /* one of the last 64 accessed */
+        ids[i] = id;
+        uint64_t want = olken_access(&o, i, id);
+        uint64_t got = gf_reuse_access(r, 0x7f0000000000ull + id);
+        if (got != want)
+            fail_msg("access %zu key %u: got %llu want %llu", i, id, (unsigned long long)got,
+                     (unsigned long long)want);
+    }
+    assert_int_equal(gf_reuse_distinct(r), COLD);
+    free(ids);
+    free(o.tree);
+    free(o.last);
+}
+
+static void torture_reuse_compaction_with_one_dead_time(void **state)
+{
+    (void)state;
+    gf_reuse *r = gf_reuse_create();
+    assert_non_null(r);
+    check_one_dead_time(r);
+    gf_reuse_free(r);
+    r = gf_reuse_create_payload(8);
+    assert_non_null(r);
+    check_one_dead_time(r);
+    gf_reuse_free(r);
+}
+
 /* gf_reuse_foreach_far's flag against gf_reuse_foreach's distance, for distances
  * below, at and past the distinct keys, before and after compactions. */
 typedef struct far_check {
@@ -383,6 +480,7 @@ int main(void)
         cmocka_unit_test(torture_reuse_by_hand),
         cmocka_unit_test(torture_reuse_matches_naive),
         cmocka_unit_test(torture_reuse_cold_stream_then_reuse),
+        cmocka_unit_test(torture_reuse_compaction_with_one_dead_time),
         cmocka_unit_test(torture_reuse_foreach_far),
         cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),

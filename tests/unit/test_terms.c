@@ -1,0 +1,405 @@
+/* torture tests pinning each term of the timing model on small exact cases (issue #22,
+ * finding 7): a mutation of one term (the LSU stage, the L1 latency path, the L2 latency
+ * path, l1.bytes_per_cycle, the kernel launch overhead, the M/D/1 wait) fails a test
+ * named after it, not only the H100 aggregate (tests/e2e/validate_h100.sh).
+ *
+ * Every expected value is worked out by hand from the model keys and the trace; the
+ * formula is in the test's comment. The kernels are one warp of hand-written
+ * instructions (one block, so one SM), so nothing but the term under test moves. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "timing/predict.h"
+#include "timing/queueing.h"
+
+static gf_gpu load_gpu(const char *name)
+{
+    gf_gpu g;
+    gf_error e;
+    if (gf_gpu_load(name, NULL, NULL, 0, &g, &e) != GF_OK)
+        fail_msg("cannot load %s: %s:%ld: %s", name, e.file, e.line, e.message);
+    return g;
+}
+
+/* Predicts the one-kernel trace file path on g (one thread); returns its summary and, in
+ * *row (may be NULL), its report row. */
+static gf_kernel_summary predict1(const char *path, const gf_gpu *g, gf_kernel_row *row)
+{
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.ksim.threads = 1;
+    gf_report rep;
+    gf_report_init(&rep);
+    gf_kernel_summary *sums = NULL;
+    size_t n = 0;
+    gf_error e;
+    if (gf_predict_trace(path, g, &opt, &rep, &sums, &n, &e) != GF_OK)
+        fail_msg("predict %s: %s:%ld: %s", path, e.file, e.line, e.message);
+    assert_int_equal(n, 1);
+    assert_int_equal(rep.nrows, 1);
+    if (row)
+        *row = rep.rows[0];
+    gf_kernel_summary k = sums[0];
+    free(sums);
+    gf_report_free(&rep);
+    return k;
+}
+
+/* A one-block, one-warp sm_90 kernel, written instruction by instruction. */
+typedef struct ktext {
+    char buf[65536];
+    size_t len;
+    unsigned pc, ninst;
+    char body[60000];
+    size_t blen;
+} ktext;
+
+static void kt_init(ktext *k)
+{
+    memset(k, 0, sizeof *k);
+}
+
+static void kt_inst(ktext *k, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    assert_true(n > 0 && (size_t)n < sizeof line);
+    int m = snprintf(k->body + k->blen, sizeof k->body - k->blen, "%04x %s\n", k->pc, line);
+    assert_true(m > 0 && (size_t)m < sizeof k->body - k->blen);
+    k->blen += (size_t)m;
+    k->pc += 0x10;
+    k->ninst++;
+}
+
+/* Ends the warp with EXIT, writes the kernel to the test directory as name and
+ * returns its path. */
+static const char *kt_write(ktext *k, const char *name)
+{
+    kt_inst(k, "ffffffff 0 EXIT 0 0 ");
+    int n = snprintf(k->buf, sizeof k->buf,
+                     "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+                     "-shmem = 0\n-nregs = 64\n-binary version = 90\n"
+                     "-accelsim tracer version = 4\n"
+                     "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = %u\n%s#END_TB\n",
+                     k->ninst, k->body);
+    assert_true(n > 0 && (size_t)n < sizeof k->buf);
+    const char *p = gf_test_write_file(name, k->buf, (size_t)n);
+    assert_non_null(p);
+    return p;
+}
+
+#define BASE "0x7f0000000000"
+
+/* A pointer chase: n loads LDG R2 <- [R2], each waiting for the one before, all 32
+ * lanes at BASE + lane * stride (stride 0: one sector; 4: 4 sectors of one line;
+ * 128: 32 sectors of 32 lines). */
+static const char *chase(unsigned n, unsigned stride, const char *name)
+{
+    static ktext k;
+    kt_init(&k);
+    for (unsigned i = 0; i < n; i++)
+        kt_inst(&k, "ffffffff 1 R2 LDG.E 1 R2 4 1 " BASE " %u ", stride);
+    return kt_write(&k, name);
+}
+
+static uint64_t chase_cycles(const gf_gpu *g, unsigned n, unsigned stride)
+{
+    char name[64];
+    snprintf(name, sizeof name, "chase-%u-%u.traceg", n, stride);
+    return predict1(chase(n, stride, name), g, NULL).ks.sm_cycles_max;
+}
+
+/* Sectors a 32-lane 4-byte access at lane stride touches (stride 0, 4 or 128). */
+static unsigned sectors_of(unsigned stride)
+{
+    return stride == 0 ? 1 : stride == 4 ? 4 : 32;
+}
+
+/* The L1/LSU stage of an S-sector load at l1.bytes_per_cycle B: ceil(S * 32 / B), at
+ * least 1 (ksim_issue.c issue_mem; l1.data_banks = 0, so no bank-conflict wavefronts). */
+static uint64_t stage_of(unsigned sectors, double bpc)
+{
+    uint64_t s = (uint64_t)ceil(sectors * 32.0 / bpc);
+    return s ? s : 1;
+}
+
+/* The L1 latency path. A chase of n dependent loads of the same S sectors, one warp:
+ * the first load misses to DRAM (cold), every later one hits L1. A load issued at t is
+ * ready at t + stage + latency of the level it reached, and the next load issues then;
+ * EXIT (reading nothing) issues the cycle after the last load. The SM's cycles
+ * (kernel_sim.c summarise: last result - first issue + launch.block_cycles) are
+ *
+ *   launch.block_cycles + (stage + L_dram) + (n - 1) * (stage + l1.latency)
+ *
+ * with L_dram = gf_gpu_l2_latency + gf_gpu_dram_latency (kernel_sim.c lat_dram) and
+ * stage = ceil(S * 32 / l1.bytes_per_cycle). H100: 325 + (1 + 702) + 15 * (1 + 35) for
+ * n = 16, S = 1. Fails when the LSU stage is left out of the L1 hit's latency
+ * (ksim_issue.c issue_mem: done = t + stage + l1.latency) or the L2/DRAM one
+ * (ksim_epochs.c: done = pq->t + pq->stage + lat), or l1.latency is dropped. */
+static void torture_l1_hit_chase_is_stage_plus_l1_latency(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    g.l1_data_banks = 0;
+    assert_true(g.l1_caches_global);
+    uint64_t l_dram = gf_gpu_l2_latency(&g) + gf_gpu_dram_latency(&g);
+    static const unsigned ns[] = {1, 2, 16, 40};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        unsigned n = ns[i];
+        uint64_t st = stage_of(1, g.l1.bytes_per_cycle);
+        assert_int_equal(st, 1);
+        uint64_t want = g.block_launch_cycles + (st + l_dram) + (n - 1) * (st + g.l1.latency);
+        uint64_t got = chase_cycles(&g, n, 0);
+        if (got != want)
+            fail_msg("L1 chase of %u: %llu cycles, want %llu = %u + (%llu + %llu) + %u x "
+                     "(%llu + %u)", n, (unsigned long long)got, (unsigned long long)want,
+                     g.block_launch_cycles, (unsigned long long)st,
+                     (unsigned long long)l_dram, n - 1, (unsigned long long)st,
+                     g.l1.latency);
+    }
+    /* l1.latency itself: each hit moves by exactly the change */
+    uint64_t a = chase_cycles(&g, 16, 0);
+    g.l1.latency += 10;
+    assert_int_equal(chase_cycles(&g, 16, 0), a + 15 * 10);
+}
+
+/* The L2 latency path (ksim_epochs.c, a load's outcome resolved at its epoch's end):
+ * with l1.caches_global = 0 every global load goes to L2, the first to DRAM, the others
+ * hit L2, so a chase of n loads of one sector takes
+ *
+ *   launch.block_cycles + (stage + L_dram) + (n - 1) * (stage + L_l2)
+ *
+ * with L_l2 = gf_gpu_l2_latency. H100, stage 1: 325 + 703 + (n - 1) * 288. Fails when
+ * the stage is left out of ksim_epochs.c's done = pq->t + pq->stage + lat. */
+static void torture_l2_hit_chase_is_stage_plus_l2_latency(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    g.l1_data_banks = 0;
+    g.l1_caches_global = 0;
+    uint64_t l_l2 = gf_gpu_l2_latency(&g), l_dram = l_l2 + gf_gpu_dram_latency(&g);
+    static const unsigned ns[] = {1, 2, 9};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        unsigned n = ns[i];
+        uint64_t st = 1;
+        uint64_t want = g.block_launch_cycles + (st + l_dram) + (n - 1) * (st + l_l2);
+        uint64_t got = chase_cycles(&g, n, 0);
+        if (got != want)
+            fail_msg("L2 chase of %u: %llu cycles, want %llu = %u + (1 + %llu) + %u x (1 + "
+                     "%llu)", n, (unsigned long long)got, (unsigned long long)want,
+                     g.block_launch_cycles, (unsigned long long)l_dram, n - 1,
+                     (unsigned long long)l_l2);
+    }
+}
+
+/* The LSU stage: a load of S sectors holds the L1 stage ceil(S * 32 / B) cycles at
+ * l1.bytes_per_cycle B, and a dependent chase pays it on every step: the chase of n
+ * loads above, for S = 1, 4, 32 and B = 128 (H100), 64, 32, 256:
+ *
+ *   cycles(n = 16) - cycles(n = 8) = 8 * (ceil(S * 32 / B) + l1.latency)
+ *   max_lsu_cycles_sm               = n * ceil(S * 32 / B)
+ *
+ * e.g. S = 32 at B = 128: 8 stage cycles a load. Fails when issue_mem's stage uses
+ * another width (l1.bytes_per_cycle doubled: 4 cycles) or the stage is left out of the
+ * latency. */
+static void torture_lsu_stage_is_sectors_over_l1_bytes_per_cycle(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    g.l1_data_banks = 0;
+    assert_true(g.l1.bytes_per_cycle == 128);
+    static const double widths[] = {128, 64, 32, 256};
+    static const unsigned strides[] = {0, 4, 128};
+    for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+        for (size_t si = 0; si < sizeof strides / sizeof strides[0]; si++) {
+            g.l1.bytes_per_cycle = widths[wi];
+            unsigned stride = strides[si], s = sectors_of(stride);
+            uint64_t st = stage_of(s, g.l1.bytes_per_cycle);
+            char name[64];
+            snprintf(name, sizeof name, "stage16-%u.traceg", stride);
+            gf_kernel_summary k16 = predict1(chase(16, stride, name), &g, NULL);
+            snprintf(name, sizeof name, "stage8-%u.traceg", stride);
+            gf_kernel_summary k8 = predict1(chase(8, stride, name), &g, NULL);
+            uint64_t d = k16.ks.sm_cycles_max - k8.ks.sm_cycles_max;
+            if (d != 8 * (st + g.l1.latency) || k16.ks.max_lsu_cycles_sm != 16 * st)
+                fail_msg("%u sectors at %.0f B/cycle: 8 more loads %llu cycles (want 8 x "
+                         "(%llu + %u)), LSU cycles %llu (want 16 x %llu)",
+                         s, g.l1.bytes_per_cycle, (unsigned long long)d,
+                         (unsigned long long)st, g.l1.latency,
+                         (unsigned long long)k16.ks.max_lsu_cycles_sm,
+                         (unsigned long long)st);
+        }
+}
+
+/* l1.bytes_per_cycle on an LSU-bound kernel: one 32-sector load (lanes 128 B apart)
+ * brings 32 lines into L1, then m loads of the same sectors, each reading R2 (so they
+ * wait for the first) but writing its own register (so none waits for another), issue
+ * back to back as the LSU stage frees: at t1, t1 + st, ..., t1 + (m - 1) st, with
+ * t1 = (first issue) + st + L_dram, and the last is ready st + l1.latency later:
+ *
+ *   cycles = launch.block_cycles + (m + 1) * st + L_dram + l1.latency
+ *
+ * with st = ceil(32 * 32 / B). Halving B from 128 to 64 (st 8 -> 16) adds exactly
+ * (m + 1) * 8 cycles, doubling it to 256 (st 4) takes (m + 1) * 4 off. Fails when
+ * issue_mem's stage does not follow l1.bytes_per_cycle. */
+static void torture_lsu_bound_kernel_follows_l1_bytes_per_cycle(void **state)
+{
+    (void)state;
+    enum { M = 48 };
+    static ktext k;
+    kt_init(&k);
+    kt_inst(&k, "ffffffff 1 R2 LDG.E 1 R2 4 1 " BASE " 128 ");
+    for (unsigned i = 0; i < M; i++)
+        kt_inst(&k, "ffffffff 1 R%u LDG.E 1 R2 4 1 " BASE " 128 ", 10 + i);
+    const char *p = kt_write(&k, "lsubound.traceg");
+    gf_gpu g = load_gpu("h100");
+    g.l1_data_banks = 0;
+    uint64_t l_dram = gf_gpu_l2_latency(&g) + gf_gpu_dram_latency(&g);
+    uint64_t got[3];
+    static const double widths[] = {128, 64, 256};
+    for (int i = 0; i < 3; i++) {
+        g.l1.bytes_per_cycle = widths[i];
+        uint64_t st = stage_of(32, widths[i]);
+        gf_kernel_row row;
+        gf_kernel_summary s = predict1(p, &g, &row);
+        got[i] = s.ks.sm_cycles_max;
+        uint64_t want = g.block_launch_cycles + (M + 1) * st + l_dram + g.l1.latency;
+        if (got[i] != want || s.ks.max_lsu_cycles_sm != (M + 1) * st)
+            fail_msg("LSU-bound at %.0f B/cycle: %llu cycles, want %llu = %u + %d x %llu + "
+                     "%llu + %u; LSU cycles %llu", widths[i], (unsigned long long)got[i],
+                     (unsigned long long)want, g.block_launch_cycles, M + 1,
+                     (unsigned long long)st, (unsigned long long)l_dram, g.l1.latency,
+                     (unsigned long long)s.ks.max_lsu_cycles_sm);
+        /* the queueing model adds next to no wait to 32 L2 sectors in ~1400 cycles (the
+         * M/D/1 wait at 0.03 % of the L2's bandwidth: under 0.01 cycle) */
+        assert_true(fabs(row.v[GF_C_SM_CYCLES_ACTIVE] * g.num_sms - (double)got[i]) < 0.01);
+    }
+    assert_int_equal(got[1] - got[0], (M + 1) * 8);
+    assert_int_equal(got[0] - got[2], (M + 1) * 4);
+}
+
+/* The kernel launch term (predict.c gf_predict_evaluate): elapsed cycles are the
+ * busiest SM's predicted cycles plus gf_gpu_launch_cycles =
+ * launch.kernel_cycles + launch.kernel_ns * core clock, and the time is elapsed / clock.
+ * H100 (1935 cycles + 931 ns at 1.98 GHz): 1935 + 1843.38 = 3778.38 cycles over the
+ * same kernel with both keys 0; each key alone adds its own part. Fails when the term or
+ * either of its keys is dropped. */
+static void torture_launch_term_is_kernel_cycles_plus_ns(void **state)
+{
+    (void)state;
+    const char *p = chase(4, 0, "launch.traceg");
+    gf_gpu g = load_gpu("h100");
+    assert_int_equal(g.kernel_launch_cycles, 1935);
+    assert_true(g.kernel_launch_ns == 931);
+    assert_true(g.core_clock_hz == 1.98e9);
+    gf_kernel_row def, none, cyc, ns;
+    predict1(p, &g, &def);
+    gf_gpu z = g;
+    z.kernel_launch_cycles = 0;
+    z.kernel_launch_ns = 0;
+    gf_kernel_summary k = predict1(p, &z, &none);
+    z.kernel_launch_cycles = 1000;
+    predict1(p, &z, &cyc);
+    z.kernel_launch_cycles = 0;
+    z.kernel_launch_ns = 500; /* 990 cycles at 1.98 GHz */
+    predict1(p, &z, &ns);
+    double e0 = none.v[GF_C_GPC_CYCLES_ELAPSED];
+    /* with no launch term, elapsed is the SM's cycles (and the M/D/1 wait of one L2 sector
+     * in ~1100 cycles: under 0.01 cycle) */
+    assert_true(fabs(e0 - (double)k.ks.sm_cycles_max) < 0.01);
+    double want = 1935 + 931e-9 * 1.98e9;
+    double d = def.v[GF_C_GPC_CYCLES_ELAPSED] - e0;
+    if (fabs(d - want) > 1e-6)
+        fail_msg("launch term %.6f cycles, want 1935 + 931 ns x 1.98 GHz = %.6f", d, want);
+    assert_true(fabs(cyc.v[GF_C_GPC_CYCLES_ELAPSED] - e0 - 1000) < 1e-6);
+    assert_true(fabs(ns.v[GF_C_GPC_CYCLES_ELAPSED] - e0 - 990) < 1e-6);
+    double dt = def.v[GF_C_TIME_NS] - none.v[GF_C_TIME_NS];
+    assert_true(fabs(dt - want / 1.98) < 1e-6); /* ns: cycles / 1.98 GHz */
+    /* nvprof's elapsed_cycles_sm sums the elapsed cycles over the SMs */
+    assert_true(fabs(def.v[GF_C_SM_CYCLES_ELAPSED_SUM] - none.v[GF_C_SM_CYCLES_ELAPSED_SUM] -
+                     want * g.num_sms) < 1e-6 * g.num_sms);
+}
+
+/* A made-up GPU with round numbers: 1 GHz, 4 L2 slices x 32 B/cycle (128 B/cycle, so
+ * one sector's service time at a slice is s = 32 * 4 / 128 = 1 cycle), no MSHR caps. */
+static gf_gpu toy(void)
+{
+    gf_gpu g;
+    memset(&g, 0, sizeof g);
+    g.num_sms = 4;
+    g.subcores_per_sm = 4;
+    g.core_clock_hz = g.l2_clock_hz = g.dram_clock_hz = 1e9;
+    g.l2_slices = 4;
+    g.l2.bytes_per_cycle = 32;
+    g.dram_channels = 4;
+    g.dram_banks = 16;
+    g.dram_bandwidth = 128e9;
+    g.dram_latency = 200;
+    g.tRP = g.tRCD = 10;
+    return g;
+}
+
+/* The queueing wait is M/D/1 (queueing.c md1_wait): W(rho) = rho * s / (2 (1 - rho)).
+ * With no DRAM traffic and no MSHR cap the solver's time is the root of
+ *
+ *   T = t0 + S * W(A / T),   A = L2 bytes / L2 bytes per cycle (the L2 floor, l2_bound),
+ *
+ * S = mem_stall / mean_miss_latency exposed misses; (T - t0)(T - A) = S s A / 2 gives
+ *
+ *   T = ((t0 + A) + sqrt((t0 - A)^2 + 2 S s A)) / 2.
+ *
+ * t0 = 150000, A = 4e5 sectors x 32 B / 128 = 100000, S = 1000, s = 1: T = 150980.76,
+ * rho = 0.662, W = 0.981 (M/M/1, rho s / (1 - rho), would give T = 151925.8). The
+ * reported queue_delay is W at the reported l2_util. Fails when the wait formula
+ * changes (M/M/1, no factor 2). */
+static void torture_queue_wait_is_md1(void **state)
+{
+    (void)state;
+    gf_gpu g = toy();
+    static const struct { double t0, sectors, S; } cases[] = {
+        {150000, 4e5, 1000}, {50000, 1e5, 200}, {1e6, 3e6, 5000}, {20000, 5e3, 50}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = cases[i].t0, S = cases[i].S, s = 1.0;
+        double A = cases[i].sectors * 32.0 / 128.0;
+        gf_queue_input in = {.t0 = t0, .mean_miss_latency = 300, .mem_stall = S * 300,
+                             .l2_sectors = cases[i].sectors, .dram_row_hit_rate = 1};
+        gf_queue_result r;
+        assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+        double want = ((t0 + A) + sqrt((t0 - A) * (t0 - A) + 2 * S * s * A)) / 2;
+        double rho = A / want, w = rho * s / (2 * (1 - rho));
+        print_message("t0 %.0f, A %.0f, S %.0f: T %.3f (M/D/1 %.3f), rho %.4f, W %.4f\n", t0,
+                      A, S, r.cycles, want, rho, w);
+        assert_true(fabs(r.l2_bound - A) < 1e-6);
+        if (fabs(r.cycles - want) > 0.01)
+            fail_msg("T = %.4f, M/D/1 fixed point %.4f", r.cycles, want);
+        double rr = r.l2_util;
+        assert_true(fabs(rr - A / r.cycles) < 1e-12);
+        assert_true(fabs(r.queue_delay - rr * s / (2 * (1 - rr))) < 1e-9);
+        assert_true(fabs(r.queue_delay - w) < 1e-4);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(torture_l1_hit_chase_is_stage_plus_l1_latency),
+        cmocka_unit_test(torture_l2_hit_chase_is_stage_plus_l2_latency),
+        cmocka_unit_test(torture_lsu_stage_is_sectors_over_l1_bytes_per_cycle),
+        cmocka_unit_test(torture_lsu_bound_kernel_follows_l1_bytes_per_cycle),
+        cmocka_unit_test(torture_launch_term_is_kernel_cycles_plus_ns),
+        cmocka_unit_test(torture_queue_wait_is_md1),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
