@@ -54,6 +54,7 @@ struct gf_hier {
     gf_lru_write l1_write;
     uint64_t l2_lines; /* per slice */
     unsigned l2_ways;
+    uint64_t l2_window; /* lines per slice the L2 trackers keep exact (l2_window) */
     gf_secreuse **l1_rd, **l2_rd;
     unsigned key_m;            /* keys per 128-line block and slice (l2_key), 0 = use l2_ids */
     uint8_t key_of[128];       /* (x & 127) / nslices, tabulated: no division per access */
@@ -137,6 +138,19 @@ unsigned gf_hier_slice_of(const gf_hier *h, uint64_t line)
     return (unsigned)(slice_hash(h, line) % h->nslices);
 }
 
+/* The L2 slices' tracker window (hierarchy.h, GF_HIER_L2_WINDOW): 16x the slice's lines,
+ * and at least the distance past which the end-of-kernel flush counts a dirty line as
+ * surely evicted by its set (gf_secreuse_flush_evicted_assoc's dhi: a forgotten line then
+ * counts as that flush would have counted it). */
+static uint64_t l2_window(uint64_t lines, unsigned ways)
+{
+    uint64_t w = GF_HIER_L2_WINDOW * lines, dhi = lines;
+    if (ways && lines / ways > 1)
+        while (dhi < (UINT64_C(1) << 40) && gf_cachemodel_hit_prob(dhi, lines, ways) > 1e-9)
+            dhi *= 2;
+    return w > dhi ? w : dhi;
+}
+
 gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf_error *err)
 {
     *out = NULL;
@@ -196,8 +210,11 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     h->key_m = slices <= 256 ? 127 / slices + 1 : 0; /* see l2_key */
     for (unsigned x = 0; x < 128; x++)
         h->key_of[x] = (uint8_t)(x / slices);
+    h->l2_window = l2_window(l2_lines, h->l2_ways);
     for (unsigned i = 0; i < slices; i++) {
         gf_status st = gf_secreuse_create(l2_lines, GF_LRU_WRITE_ALLOCATE, 1, &h->l2_rd[i], err);
+        if (st == GF_OK)
+            gf_secreuse_set_window(h->l2_rd[i], h->l2_window);
         if (st == GF_OK && !h->key_m && !(h->l2_ids[i] = gf_idmap_create()))
             st = gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the L2 model");
         if (st == GF_OK && mode == GF_HIER_EXACT)
@@ -320,7 +337,7 @@ static gf_status l1_assoc_table(gf_hier *h, gf_error *err)
     if (h->mode != GF_HIER_REUSE || h->l1_lines == 0 || h->l1_ways == 0 ||
         h->l1_lines / h->l1_ways <= 1)
         return GF_OK;
-    size_t cap = 16 * (size_t)h->l1_lines + 64;
+    size_t cap = GF_HIER_L1_WINDOW * (size_t)h->l1_lines + 64; /* the trackers' window */
     double *p = malloc(cap * sizeof *p);
     uint32_t *t = malloc(cap * sizeof *t);
     if (!p || !t) {
@@ -379,6 +396,9 @@ gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err)
          * per-SM engines of a vector add were half empty (151 of 214 MB peak RSS). */
         gf_status st = gf_secreuse_create_tiled(h->l1_lines, h->l1_write, 0, GF_HIER_L1_TILE_SHIFT,
                                                  &h->l1_rd[i], err);
+        /* at least l1_assoc_table's span: every decision stays exact (hierarchy.h) */
+        if (st == GF_OK)
+            gf_secreuse_set_window(h->l1_rd[i], GF_HIER_L1_WINDOW * h->l1_lines + 64);
         if (st == GF_OK && h->mode == GF_HIER_EXACT && h->l1_lines > 0) {
             gf_lru_config c = {h->l1_lines, h->l1_ways, GF_LRU_INDEX_LINEAR, 1, h->l1_write, 0};
             st = gf_lru_create(&c, &h->l1_ex[i], err);
@@ -470,8 +490,11 @@ static unsigned fetch_rest(gf_hier *h, unsigned sl, uint64_t key, uint64_t line,
     gf_secreuse_result r;
     unsigned got = 0;
     if (key != UINT64_MAX &&
-        gf_secreuse_access(h->l2_rd[sl], key, group, whole, GF_LRU_READ, &r) == GF_OK)
+        gf_secreuse_access(h->l2_rd[sl], key, group, whole, GF_LRU_READ, &r) == GF_OK) {
         got = r.fetch_mask;
+        if (h->mode == GF_HIER_REUSE) /* (0 but for lines the tracker forgot) */
+            h->slp[sl].dec_dram_write += r.writebacks;
+    }
     if (h->mode == GF_HIER_EXACT) {
         gf_lru_result x;
         gf_lru_access(h->l2_ex[sl], line, group, whole, GF_LRU_READ, &x);
@@ -743,6 +766,9 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
             p->l2_atom_max_slice = h->atom_home[i];
         h->atom_home[i] = 0;
     }
+    for (unsigned i = 0; i < h->nslices; i++)
+        if (gf_secreuse_forgotten(h->l2_rd[i]))
+            p->l2_window = h->l2_window;
     if (h->mode == GF_HIER_REUSE)
         for (unsigned i = 0; i < h->nslices; i++)
             p->dec_dram_write +=
@@ -819,6 +845,22 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     v[GF_C_DRAM_SECTORS_WRITE] = (double)p->dec_dram_write + bad;
     v[GF_C_DRAM_BYTES_READ] = 32.0 * dram_read + bad;
     v[GF_C_DRAM_BYTES_WRITE] = 32.0 * (double)p->dec_dram_write + bad;
+}
+
+uint64_t gf_hier_profile_max_l2_lines(const gf_hier_kernel_profile *p)
+{
+    return p->l2_window ? p->l2_window / GF_HIER_L2_WHATIF : UINT64_MAX;
+}
+
+size_t gf_hier_tracker_bytes(const gf_hier *h)
+{
+    size_t b = 0;
+    for (unsigned i = 0; i < h->nsm; i++)
+        if (h->l1_rd[i])
+            b += gf_secreuse_bytes(h->l1_rd[i]);
+    for (unsigned i = 0; i < h->nslices; i++)
+        b += gf_secreuse_bytes(h->l2_rd[i]);
+    return b;
 }
 
 void gf_hier_set_final(gf_hier *h, int final)

@@ -41,6 +41,7 @@
 #ifndef GF_MEMORY_HIERARCHY_H
 #define GF_MEMORY_HIERARCHY_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gpu/gpu.h"
@@ -105,7 +106,35 @@ typedef struct gf_hier_kernel_profile {
      * histograms do not hold; they fetch nothing */
     uint64_t l2_atom_extra;
     int mode;              /* gf_hier_mode used */
+    /* L2 lines per slice below which the L2 histograms' distances are exact: 0 when no
+     * slice's tracker has forgotten a line yet (every distance exact), else the trackers'
+     * window (GF_HIER_L2_WINDOW); see gf_hier_profile_max_l2_lines */
+    uint64_t l2_window;
 } gf_hier_kernel_profile;
+
+/* Bounded memory (issue #22). The reuse trackers forget lines whose distance reaches a
+ * window, so memory follows the window, not the trace's distinct lines:
+ * - L1 (per SM): GF_HIER_L1_WINDOW x the L1's lines + 64, the span of the per-access
+ *   hit table (past it a sector's set-associative hit chance is < 2^-33 and it misses);
+ * - L2 (per slice): GF_HIER_L2_WINDOW x the slice's lines, or more where the end-of-kernel
+ *   flush needs it (a set of few ways keeps a line with chance > 1e-9 further out).
+ * Every per-access decision (hits, fetches, DRAM reads, dirty write-backs, each counted
+ * once) is the same as without a window; histograms count distances past the window as
+ * cold. So counters at the configured geometry change only by the binomial model's hit
+ * chance at such distances (< 2^-33 an access at L1; at L2 < 1e-9). Re-evaluating a
+ * profile for a larger L2 (gf_hier_rates_for) is exact for slices of up to
+ * window / GF_HIER_L2_WHATIF lines (4x the profiled L2): the accesses past the window
+ * would hit there with chance < P[Poisson(4A) < A] for A ways (fully associative: 0;
+ * ~1e-4 for 4 ways, ~1e-15 for 16). Beyond it a profile that forgot lines undercounts
+ * hits: callers must refuse such sizes (gf_hier_profile_max_l2_lines). */
+#define GF_HIER_L1_WINDOW 16u
+#define GF_HIER_L2_WINDOW 16u
+#define GF_HIER_L2_WHATIF 4u
+/* The largest L2 slice (lines) whose hit rates gf_hier_rates_for derives within the
+ * bound above from profile p; UINT64_MAX when its trackers forgot nothing. */
+uint64_t gf_hier_profile_max_l2_lines(const gf_hier_kernel_profile *p);
+/* Bytes the reuse trackers hold now (L1s of the kernel in progress and L2 slices). */
+size_t gf_hier_tracker_bytes(const gf_hier *h);
 
 /* Hit counts for another geometry from a saved profile (cache model on the histograms;
  * the L2 stream is the one produced by the profiled L1, an approximation when l1_lines

@@ -68,6 +68,10 @@ struct gf_reuse {
     size_t last_slot;      /* slot of the previous access (streams repeat tiles) */
     uint64_t last_tile1;   /* its tile + 1, 0 = none */
     unsigned last_k;       /* the previous access's key within its tile */
+    uint64_t window;       /* gf_reuse_set_window: 0 = remember every key */
+    gf_reuse_forget_fn forget;
+    void *forget_ctx;
+    uint64_t forgotten;    /* keys forgotten so far */
 };
 
 /* Times are grouped in blocks of 256 (4 words of bits); an 8-ary count tree over the
@@ -435,6 +439,105 @@ static int compact(gf_reuse *r)
     return 0;
 }
 
+static size_t kth_latest_time(const gf_reuse *r, uint64_t d);
+
+void gf_reuse_set_window(gf_reuse *r, uint64_t w, gf_reuse_forget_fn fn, void *ctx)
+{
+    r->window = w;
+    r->forget = fn;
+    r->forget_ctx = ctx;
+}
+
+uint64_t gf_reuse_forgotten(const gf_reuse *r)
+{
+    return r->forgotten;
+}
+
+/* Forgets every key whose distance is at least the window (its last time is before the
+ * window-th latest live time): calls r->forget for it, clears its time bit, time, tag
+ * and payload, and drops the tiles left empty and their payload groups (the table is
+ * rehashed at its size, the groups kept packed in their order); then renumbers the
+ * times (compact). The other keys' distances do not change: every forgotten key's last
+ * time is older than theirs. -1, having changed nothing, when out of memory. */
+static int forget_far(gf_reuse *r)
+{
+    size_t before = kth_latest_time(r, r->window); /* forget: time < before */
+    unsigned char *tab = gf_big_calloc(r->cap, r->sstride);
+    uint32_t *gmap = r->ngroups ? gf_calloc(r->ngroups + 1, sizeof *gmap) : NULL;
+    if (!tab || (r->ngroups && !gmap)) {
+        gf_big_free(tab);
+        free(gmap);
+        return -1;
+    }
+    gf_reuse n = *r;
+    n.tab = tab;
+    size_t nslots = 0;
+    for (size_t i = 0; i < r->cap; i++) {
+        uint64_t tile1 = S_TILE(r, i);
+        if (!tile1)
+            continue;
+        uint32_t *tm = S_TIME(r, i);
+        unsigned live = 0;
+        for (unsigned k = 0; k < r->tile; k++) {
+            if (!tm[k])
+                continue;
+            size_t t = tm[k] - 1;
+            if (t >= before) {
+                live++;
+                continue;
+            }
+            uint16_t *tag = r->payload ? &S_TAG(r, i)[k] : NULL;
+            void *pl = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
+            if (r->forget)
+                r->forget(r->forget_ctx, ((tile1 - 1) << r->tshift) | k, tag, pl);
+            if (tag)
+                *tag = 0;
+            if (pl)
+                memset(pl, 0, r->pstride);
+            r->bits[t >> 6] &= ~(UINT64_C(1) << (t & 63u));
+            tm[k] = 0;
+            r->count--;
+            r->forgotten++;
+        }
+        if (!live)
+            continue; /* (its group, if any, is dropped below) */
+        if (r->payload && S_GROUP(r, i))
+            gmap[S_GROUP(r, i)] = 1;
+        memcpy(S(&n, find_slot(&n, tile1)), S(r, i), r->sstride);
+        nslots++;
+    }
+    gf_big_free(r->tab);
+    r->tab = tab;
+    r->nslots = nslots;
+    r->last_tile1 = 0; /* slots moved */
+    if (gmap) {
+        /* kept groups move down in their order (a group never moves up) */
+        size_t m = 0;
+        for (size_t g = 1; g <= r->ngroups; g++) {
+            if (!gmap[g])
+                continue;
+            gmap[g] = (uint32_t)++m;
+            if (m != g)
+                memcpy(r->groups + (m - 1) * r->gstride, r->groups + (g - 1) * r->gstride,
+                       r->gstride);
+        }
+        /* take_group relies on groups past ngroups being zero in a mapped array */
+        memset(r->groups + m * r->gstride, 0, (r->ngroups - m) * r->gstride);
+        r->ngroups = m;
+        for (size_t i = 0; i < r->cap; i++)
+            if (S_TILE(r, i) && S_GROUP(r, i))
+                S_GROUP(r, i) = gmap[S_GROUP(r, i)];
+        free(gmap);
+    }
+    /* the tree counted the forgotten times: recount the closed blocks (no allocation;
+     * the times are renumbered when the axis fills, as ever) */
+    for (unsigned l = 0; l < r->nlevels; l++)
+        memset(r->lv[l], 0, r->lvn[l] * sizeof *r->lv[l]);
+    for (size_t b = 0; b < r->open_block; b++)
+        close_block(r, b);
+    return 0;
+}
+
 uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **payload)
 {
     if (r->now >= r->tsize && compact(r) != 0)
@@ -466,6 +569,10 @@ uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **pay
     tm[k] = (uint32_t)(r->now + 1);
     time_set_now(r);
     r->now++;
+    /* a new key made the engine twice its window: forget the far half (the new key is
+     * the latest, never among them); slots move */
+    if (dist == GF_REUSE_COLD && r->window && r->count >= 2 * r->window && forget_far(r) == 0)
+        i = find_slot(r, tile1);
     r->last_slot = i;
     r->last_tile1 = tile1;
     r->last_k = k;

@@ -10,6 +10,9 @@
  * When the timestamp space fills, live timestamps are renumbered 0..M-1 (their rank)
  * and the tree is rebuilt, so the time axis stays a small multiple of M.
  *
+ * With a window (gf_reuse_set_window) keys whose distance reaches it are forgotten, and
+ * memory is O(window) instead of O(M).
+ *
  * Keys may carry a fixed-size payload (zero-filled on first access) that the sector
  * tracker (memory/secreuse.h) uses for per-line sector state. Payloads are allocated
  * lazily, a tile's group at a time: an engine with payloads also gives every key a
@@ -92,6 +95,19 @@ int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
                           void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
                                      void *payload),
                           void *ctx);
+/* A window (issue #22): with w > 0, the engine forgets the keys whose distance has
+ * reached w, so that it holds at most 2w keys (plus their tiles' slots and a time axis
+ * of O(w)) whatever the number of distinct keys: when a new key makes it 2w, every key
+ * at distance >= w is forgotten (about w of them). fn (may be NULL) is called for each
+ * first, with its tag and payload (NULL as for gf_reuse_foreach). A forgotten key's next
+ * access is cold (GF_REUSE_COLD, zero tag and payload), where its distance would have been
+ * at least w; every distance below w is exact, and the other keys' distances are those
+ * of an engine without a window. w = 0 (the default): keys are never forgotten. Set it
+ * before the first access. */
+typedef void (*gf_reuse_forget_fn)(void *ctx, uint64_t key, uint16_t *tag, void *payload);
+void gf_reuse_set_window(gf_reuse *r, uint64_t w, gf_reuse_forget_fn fn, void *ctx);
+/* Keys forgotten so far (gf_reuse_set_window). */
+uint64_t gf_reuse_forgotten(const gf_reuse *r);
 /* Bytes held by the engine (hash + tree), for benchmarks. */
 size_t gf_reuse_bytes(const gf_reuse *r);
 

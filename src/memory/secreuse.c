@@ -77,6 +77,8 @@ struct gf_secreuse {
     gf_lru_write write;
     int write_back;
     int tags; /* keep states in tags where they fit (0: always a payload, for tests) */
+    uint64_t window;     /* gf_secreuse_set_window (0 = none) */
+    uint64_t forgot_wb;  /* dirty sectors of forgotten lines not yet reported */
 };
 
 gf_status gf_secreuse_create(uint64_t capacity, gf_lru_write write, int write_back,
@@ -217,8 +219,62 @@ static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t byt
     return 1;
 }
 
+static unsigned line_dirty(const uint16_t *tag, const void *payload);
+
+/* A line the engine forgets has distance >= the window > the capacity: the configured
+ * cache evicted it, so its dirty sectors went to DRAM; they are reported once, with the
+ * access that made the engine forget it (gf_secreuse_access) or by the next flush. */
+static void forget_line(void *ctx, uint64_t key, uint16_t *tag, void *payload)
+{
+    (void)key;
+    gf_secreuse *t = ctx;
+    t->forgot_wb += gf_popcount4(line_dirty(tag, payload));
+}
+
+void gf_secreuse_set_window(gf_secreuse *t, uint64_t lines)
+{
+    if (lines && lines <= t->cap)
+        lines = t->cap + 1;
+    t->window = lines;
+    gf_reuse_set_window(t->r, lines, forget_line, t);
+}
+
+uint64_t gf_secreuse_window(const gf_secreuse *t)
+{
+    return t->window;
+}
+
+uint64_t gf_secreuse_forgotten(const gf_secreuse *t)
+{
+    return gf_reuse_forgotten(t->r);
+}
+
+size_t gf_secreuse_tracked(const gf_secreuse *t)
+{
+    return gf_reuse_distinct(t->r);
+}
+
+size_t gf_secreuse_bytes(const gf_secreuse *t)
+{
+    return sizeof *t + gf_reuse_bytes(t->r);
+}
+
+static gf_status access_line(gf_secreuse *t, uint64_t line, unsigned smask,
+                             const uint32_t bytes[4], gf_lru_op op, gf_secreuse_result *res);
+
 gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, const uint32_t bytes[4],
                              gf_lru_op op, gf_secreuse_result *res)
+{
+    gf_status st = access_line(t, line, smask, bytes, op, res);
+    if (t->forgot_wb) {
+        res->writebacks += (unsigned)t->forgot_wb;
+        t->forgot_wb = 0;
+    }
+    return st;
+}
+
+static gf_status access_line(gf_secreuse *t, uint64_t line, unsigned smask,
+                             const uint32_t bytes[4], gf_lru_op op, gf_secreuse_result *res)
 {
     if (op == GF_LRU_WRITE && t->write == GF_LRU_WRITE_NO_ALLOCATE) {
         gf_secreuse_peek_write(t, line, smask, res);
@@ -354,7 +410,8 @@ static void flush_one(void *ctx, uint64_t key, int far, uint16_t *tag, void *pay
 
 uint64_t gf_secreuse_flush_evicted(gf_secreuse *t)
 {
-    flush_ctx f = {0, 1};
+    flush_ctx f = {t->forgot_wb, 1};
+    t->forgot_wb = 0;
     gf_reuse_foreach_far(t->r, t->cap, flush_one, &f);
     return f.n;
 }
@@ -393,7 +450,8 @@ double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways)
     assoc_ctx a = {0, t->cap, ways};
     if (gf_reuse_foreach_near(t->r, dhi, flush_near, &a) != 0)
         return (double)gf_secreuse_flush_evicted(t); /* (no memory: fully associative) */
-    double far = 0;
+    double far = (double)t->forgot_wb; /* (forgotten lines: evicted, as those far ones) */
+    t->forgot_wb = 0;
     gf_reuse_foreach_far(t->r, dhi, count_far, &far);
     (void)gf_secreuse_flush_evicted(t); /* the state: lines past the capacity are clean */
     return a.n + far;

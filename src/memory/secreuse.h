@@ -29,6 +29,7 @@
 #ifndef GF_MEMORY_SECREUSE_H
 #define GF_MEMORY_SECREUSE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gpuforecast/gpuforecast.h"
@@ -77,6 +78,22 @@ uint64_t gf_secreuse_flush_evicted(gf_secreuse *t);
  * gf_secreuse_flush_evicted's (lines past the capacity left clean), as the per-access
  * decisions are the fully associative ones; ways 0 gives its count. */
 double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways);
+/* Bounded memory (issue #22): the tracker forgets lines whose line distance has reached
+ * `lines` (raised to capacity + 1 if not above the capacity; 0 = never, the default), so
+ * it holds at most 2 x lines lines (gf_reuse_set_window). Every decision at the
+ * configured capacity stays exact: a forgotten line's next access is reported as a first
+ * access (all distances GF_REUSE_COLD, where they would have been >= lines > capacity,
+ * a miss either way), and its dirty sectors, which the configured cache had written back
+ * when it evicted the line, are counted once, in the writebacks of the access during
+ * which it is forgotten (or by the next flush). What changes: histograms hold those
+ * distances as cold, and the partial-write carry-over across an eviction (see above) is
+ * lost for forgotten lines, as the oracle loses it. Call before the first access. */
+void gf_secreuse_set_window(gf_secreuse *t, uint64_t lines);
+uint64_t gf_secreuse_window(const gf_secreuse *t);
+/* Lines forgotten so far; lines tracked now; bytes held. */
+uint64_t gf_secreuse_forgotten(const gf_secreuse *t);
+size_t gf_secreuse_tracked(const gf_secreuse *t);
+size_t gf_secreuse_bytes(const gf_secreuse *t);
 /* Dirty sectors still resident at the configured capacity. */
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
 /* Whether line states may live in the engine's 16-bit tags (the default, 1) or always

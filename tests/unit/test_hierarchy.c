@@ -343,6 +343,69 @@ static void torture_hier_dirty_evictions(void **state)
             fail_msg("counter %d: reuse %g oracle %g", c, v[0][c], v[1][c]);
 }
 
+/* Bounded memory (issue #22): a stream of many more lines than the trackers' windows
+ * (L1: 16 x 256 + 64 lines an SM, L2: 1,024 a slice here) through fully associative
+ * caches, where the reuse model must agree with the oracle counter by counter: stores
+ * (dirty L2 lines streaming out: every write-back counted once), loads with reuses at
+ * short distances (hits and misses) and, in a second kernel, at distances far past the
+ * windows (forgotten lines: misses either way). The trackers' bytes do not grow with the
+ * stream: doubling it leaves them within 10 %. Fails with trackers that never forget
+ * (bytes ~2x). */
+static void run_window_stream(gf_hier_mode mode, unsigned n, double v[2][GF_C_COUNT], size_t *bytes,
+                              uint64_t *window, uint64_t *max_l2)
+{
+    gf_gpu g = make_gpu(70, 1, 0, 0);
+    gf_hier *h = make(&g, mode, 32 * 1024);
+    gf_access_outcome o;
+    gf_error e;
+    uint64_t x = 99;
+    const uint64_t A = 0x100000000ull, B = 0x200000000ull;
+    for (unsigned i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        one(h, i % 4, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, A + (uint64_t)i * 128, &o);
+        one(h, i % 4, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, B + (uint64_t)i * 128, &o);
+        if (i % 2 == 0 && i > 3000)
+            one(h, (unsigned)(x >> 40) % 4, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0,
+                B + (uint64_t)(i - (x >> 8) % 3000) * 128, &o);
+    }
+    gf_hier_set_final(h, 0);
+    gf_hier_end_kernel(h, v[0]);
+    *bytes = gf_hier_tracker_bytes(h);
+    assert_int_equal(gf_hier_begin_kernel(h, 32 * 1024, &e), GF_OK);
+    for (unsigned i = 0; i < n; i++)
+        one(h, i % 4, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 0, B + (uint64_t)i * 128, &o);
+    gf_hier_set_final(h, 1);
+    gf_hier_end_kernel(h, v[1]);
+    *window = gf_hier_profile(h)->l2_window;
+    *max_l2 = gf_hier_profile_max_l2_lines(gf_hier_profile(h));
+    gf_hier_free(h);
+}
+
+static void torture_hier_bounded_trackers(void **state)
+{
+    (void)state;
+    enum { N = 60000 };
+    static double v[2][2][GF_C_COUNT];
+    memset(v, 0, sizeof v);
+    size_t bytes[3];
+    uint64_t win[3], max_l2[3];
+    run_window_stream(GF_HIER_REUSE, N / 2, v[0], &bytes[2], &win[2], &max_l2[2]);
+    run_window_stream(GF_HIER_REUSE, N, v[0], &bytes[0], &win[0], &max_l2[0]);
+    run_window_stream(GF_HIER_EXACT, N, v[1], &bytes[1], &win[1], &max_l2[1]);
+    if (bytes[0] > bytes[2] + bytes[2] / 10)
+        fail_msg("reuse trackers: %zu bytes after %u lines, %zu after %u", bytes[2], N / 2,
+                 bytes[0], N);
+    assert_true(v[0][0][GF_C_DRAM_SECTORS_WRITE] > 50000); /* dirty lines streamed out */
+    assert_true(v[0][0][GF_C_L2_READ_SECTOR_HITS] > 1000);  /* short reuses hit */
+    for (int k = 0; k < 2; k++)
+        for (int c = GF_C_L1_GLD_REQUESTS; c < GF_C_COUNT; c++)
+            if (!(v[0][k][c] == v[1][k][c] || (isnan(v[0][k][c]) && isnan(v[1][k][c]))))
+                fail_msg("kernel %d counter %d: reuse %g oracle %g", k + 1, c, v[0][k][c],
+                         v[1][k][c]);
+    /* the profile says its L2 histograms answer slices of up to 4 x 64 lines */
+    assert_true(win[0] == 1024 && max_l2[0] == 256);
+}
+
 static void torture_hier_profile_rates(void **state)
 {
     (void)state;
@@ -530,6 +593,7 @@ int main(void)
         cmocka_unit_test(torture_hier_pascal_and_local),
         cmocka_unit_test(torture_hier_memcpy_warms_l2),
         cmocka_unit_test(torture_hier_dirty_evictions),
+        cmocka_unit_test(torture_hier_bounded_trackers),
         cmocka_unit_test(torture_hier_profile_rates),
         cmocka_unit_test(torture_hier_fermi_coalescer),
         cmocka_unit_test(torture_hier_l2_keys_match_oracle),

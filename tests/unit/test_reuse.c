@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memory/cachemodel.h"
 #include "memory/hist.h"
+#include "memory/lru.h"
 #include "memory/reuse.h"
+#include "memory/secreuse.h"
 
 static uint64_t rng_state;
 static uint64_t rnd(void)
@@ -440,6 +443,146 @@ static void torture_reuse_tags_and_lazy_payloads(void **state)
     gf_reuse_free(r);
 }
 
+/* Bounded memory (issue #22): an engine with a window W holds at most 2W keys however
+ * many distinct keys stream through, and every distance below W is the windowless
+ * engine's (which remembers every key: the reference here). Fails on an engine without
+ * forgetting: it holds all 400,000 keys. */
+static void torture_reuse_window_bounded(void **state)
+{
+    (void)state;
+    enum { W = 2000 };
+    gf_reuse *r = gf_reuse_create_payload(8), *ref = gf_reuse_create();
+    assert_non_null(r);
+    assert_non_null(ref);
+    gf_reuse_set_window(r, W, NULL, NULL);
+    rng_state = 12345;
+    size_t max_keys = 0, max_bytes = 0, beyond = 0, exact = 0;
+    uint64_t next = 0;
+    for (size_t i = 0; i < 1200000; i++) {
+        uint64_t x = rnd(), key;
+        /* a stream of new keys (every third access), reuses at every range of distances
+         * up to 2 W keys back, and a few far-back ones */
+        if (i % 3 == 0 || next < 8)
+            key = next++;
+        else if (x % 64 == 0)
+            key = (x >> 20) % next;
+        else
+            key = next - 1 - (x >> 12) % (next < 2 * W ? next : 2 * W);
+        uint64_t d = gf_reuse_access(r, key), e = gf_reuse_access(ref, key);
+        if (e < W) {
+            if (d != e)
+                fail_msg("access %zu key %llu: distance %llu, exact %llu (window %d)", i,
+                         (unsigned long long)key, (unsigned long long)d,
+                         (unsigned long long)e, W);
+            exact++;
+        } else {
+            /* past the window: cold (forgotten) or still the exact distance */
+            assert_true(d == GF_REUSE_COLD || d == e);
+            beyond += e != GF_REUSE_COLD;
+        }
+        if (gf_reuse_distinct(r) > max_keys)
+            max_keys = gf_reuse_distinct(r);
+        if (i % 4096 == 0 && gf_reuse_bytes(r) > max_bytes)
+            max_bytes = gf_reuse_bytes(r);
+    }
+    if (!(exact > 300000 && beyond > 50000)) /* both cases were exercised */
+        fail_msg("exact %zu beyond %zu", exact, beyond);
+    assert_true(gf_reuse_distinct(ref) == next && next >= 400000);
+    if (max_keys > 2 * W)
+        fail_msg("the windowed engine held %zu keys (window %d, %llu distinct)", max_keys, W,
+                 (unsigned long long)next);
+    /* O(W) bytes: ~1 KB a key would be far more than any slot, payload or time axis */
+    if (max_bytes > (size_t)W * 1024)
+        fail_msg("the windowed engine held %zu bytes (window %d)", max_bytes, W);
+    assert_true(gf_reuse_forgotten(r) > 300000);
+    gf_reuse_free(r);
+    gf_reuse_free(ref);
+}
+
+/* The sector tracker with a window against the exact sectored LRU oracle (memory/lru.h),
+ * fully associative, on a stream of far more distinct lines than the window: (a) the
+ * lines it tracks stay below 2 x window, (b) every access's decisions (tag hit, hit and
+ * fetch masks) are the oracle's, and so are the hits that its histograms give for
+ * another capacity below the window, (c) every dirty sector the oracle writes back is
+ * counted exactly once (per access plus the final flush; forgotten dirty lines are
+ * counted when forgotten, never again). Fails on a tracker without forgetting, at (a). */
+static void torture_secreuse_window_vs_oracle(void **state)
+{
+    (void)state;
+    enum { CAP = 256, OTHER = 900, WIN = 16 * CAP };
+    for (int wb_only_writes = 0; wb_only_writes < 2; wb_only_writes++) {
+        gf_secreuse *t;
+        gf_lru *l, *l2;
+        gf_error e;
+        assert_int_equal(gf_secreuse_create(CAP, GF_LRU_WRITE_ALLOCATE, 1, &t, &e), GF_OK);
+        gf_secreuse_set_window(t, WIN);
+        assert_true(gf_secreuse_window(t) == WIN);
+        gf_lru_config c = {CAP, 0, GF_LRU_INDEX_LINEAR, 1, GF_LRU_WRITE_ALLOCATE, 1};
+        assert_int_equal(gf_lru_create(&c, &l, &e), GF_OK);
+        c.lines = OTHER;
+        assert_int_equal(gf_lru_create(&c, &l2, &e), GF_OK);
+        static gf_hist tag, sec;
+        gf_hist_clear(&tag);
+        gf_hist_clear(&sec);
+        uint64_t tag_hits2 = 0, sec_hits2 = 0, wb_r = 0, wb_o = 0, next = 0;
+        size_t max_lines = 0;
+        rng_state = 777 + (uint64_t)wb_only_writes;
+        for (size_t i = 0; i < 600000; i++) {
+            uint64_t x = rnd(), line;
+            if (i % 2 == 0 || next < 8)
+                line = next++; /* a stream of new lines */
+            else
+                line = next - 1 - (x >> 12) % (next < 2 * WIN ? next : 2 * WIN);
+            unsigned smask = (unsigned)(x >> 40 & 0xF) | 1u;
+            unsigned o = (unsigned)(x >> 50) % 10;
+            /* variant 1: the new lines are written (dirty lines streaming past the window),
+             * reuses read */
+            gf_lru_op op = wb_only_writes ? (line == next - 1 ? GF_LRU_WRITE : GF_LRU_READ)
+                           : o < 6 ? GF_LRU_READ : o < 9 ? GF_LRU_WRITE : GF_LRU_ATOMIC;
+            gf_secreuse_result r;
+            gf_lru_result xo, x2;
+            assert_int_equal(gf_secreuse_access(t, line, smask, NULL, op, &r), GF_OK);
+            gf_lru_access(l, line, smask, NULL, op, &xo);
+            gf_lru_access(l2, line, smask, NULL, op, &x2);
+            if (r.tag_hit != xo.tag_hit || r.hit_mask != xo.hit_mask ||
+                r.fetch_mask != xo.fetch_mask)
+                fail_msg("access %zu line %llu: tracker tag %u hit %x fetch %x, oracle tag %u "
+                         "hit %x fetch %x", i, (unsigned long long)line, r.tag_hit, r.hit_mask,
+                         r.fetch_mask, xo.tag_hit, xo.hit_mask, xo.fetch_mask);
+            wb_r += r.writebacks;
+            wb_o += xo.writebacks;
+            for (unsigned k = 0; k < 4; k++)
+                if (smask >> k & 1u) {
+                    gf_hist_add(&tag, r.line_dist, 1);
+                    gf_hist_add(&sec, r.sdist[k], 1);
+                }
+            tag_hits2 += x2.tag_hit ? (unsigned)__builtin_popcount(smask) : 0;
+            sec_hits2 += (unsigned)__builtin_popcount(x2.hit_mask);
+            if (gf_secreuse_tracked(t) > max_lines)
+                max_lines = gf_secreuse_tracked(t);
+        }
+        /* (a) */
+        if (max_lines > 2 * WIN)
+            fail_msg("the tracker held %zu lines (window %d, %llu distinct)", max_lines, WIN,
+                     (unsigned long long)next);
+        assert_true(gf_secreuse_bytes(t) < (size_t)WIN * 2 * 256);
+        assert_true(gf_secreuse_forgotten(t) > 200000);
+        /* (c) the dirty sectors still in the oracle's cache are the tracker's resident ones;
+         * every other dirty sector was written back once on each side */
+        assert_int_equal(gf_secreuse_dirty_resident(t), gf_lru_dirty_sectors(l));
+        wb_r += gf_secreuse_flush_evicted(t);
+        assert_true(wb_o > 100000);
+        assert_int_equal(wb_r, wb_o);
+        assert_int_equal(gf_secreuse_flush_evicted(t), 0); /* (nothing counted twice) */
+        /* (b) histograms, exact below the window: another size's hits */
+        assert_true(gf_cachemodel_hits(&tag, OTHER, 0) == (double)tag_hits2);
+        assert_true(gf_cachemodel_hits(&sec, OTHER, 0) == (double)sec_hits2);
+        gf_secreuse_free(t);
+        gf_lru_free(l);
+        gf_lru_free(l2);
+    }
+}
+
 static void torture_hist_bins(void **state)
 {
     (void)state;
@@ -486,6 +629,8 @@ int main(void)
         cmocka_unit_test(torture_reuse_payload_survives_growth),
         cmocka_unit_test(torture_reuse_tags_and_lazy_payloads),
         cmocka_unit_test(torture_hist_bins),
+        cmocka_unit_test(torture_reuse_window_bounded),
+        cmocka_unit_test(torture_secreuse_window_vs_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
