@@ -122,6 +122,25 @@ gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err
                             "model %s: profile the trace again for this model",
                             p->gpu.l2_atomic_sectors_per_cycle > 0 ? "set" : "unset",
                             gpu->l2_atomic_sectors_per_cycle > 0 ? "sets it" : "does not");
+    /* A profile of a large trace whose reuse trackers forgot far lines holds exact
+     * distances for L2 slices up to gf_hier_profile_max_l2_lines (4x the profiled L2):
+     * beyond, it would undercount hits (memory/hierarchy.h, "Bounded memory"). */
+    unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
+    uint64_t line = gpu->l2.line ? gpu->l2.line : GF_LINE_BYTES;
+    uint64_t lines = gpu->l2.size / line / slices;
+    for (size_t i = 0; i < p->n; i++) {
+        uint64_t most = gf_hier_profile_max_l2_lines(&p->k[i].hp);
+        if (lines > most)
+            return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                                "l2.size = %llu bytes: kernel %zu's profile holds reuse "
+                                "distances for L2 slices of up to %llu lines (%llu bytes in "
+                                "all; 4x the profiled L2, as the trace was long enough to be "
+                                "profiled in bounded memory): profile the trace again with "
+                                "this l2.size, or sweep sizes up to that",
+                                (unsigned long long)gpu->l2.size, i + 1,
+                                (unsigned long long)most,
+                                (unsigned long long)(most * line * slices));
+    }
     return GF_OK;
 }
 

@@ -68,4 +68,13 @@ for opt in --cold --partial --exact; do
     expect 2 "act when a trace is profiled, not on a saved profile" -- \
         sweep "$tmp/mm.gfp" --gpu titanv --vary l2.mshrs=8,16 "$opt"
 done
+# a profile made in bounded memory (the trace's distinct lines passed the L2 trackers'
+# window, memory/hierarchy.h) answers L2 sizes up to 4x the profiled one and refuses more
+"$bin" gen vecadd -n 3M --gzip -o "$tmp/va3m" -q || say "gen va3m"
+"$bin" profile "$tmp/va3m" --gpu gtx1080 --set l2.size=512KiB -o "$tmp/va3m.gfp" -q || say "profile va3m"
+"$bin" sweep "$tmp/va3m.gfp" --gpu gtx1080 --vary l2.size=1MiB,2MiB -q >"$tmp/out" 2>"$tmp/err" ||
+    { say "a sweep within 4x the profiled L2 failed:"; cat "$tmp/err"; }
+expect 1 "profile holds reuse distances for L2 slices of up to 1024 lines .*4x the profiled L2" -- \
+    sweep "$tmp/va3m.gfp" --gpu gtx1080 --vary l2.size=1MiB,4MiB
+[ -s "$tmp/out" ] && say "a sweep past the profile's L2 window printed to stdout"
 exit $fail
