@@ -117,24 +117,6 @@ int gf_gpu_parse_xfer(const char *s, double *out, const char **why)
     return scale(s, tab, out, why, "unknown transfer-rate unit (expected MT/s, GT/s, Mbps, Gbps)");
 }
 
-int gf_gpu_parse_whole(const char *s, double *out, const char **why)
-{
-    double v;
-    const char *u;
-    if (split_number(s, &v, &u, why) != 0)
-        return -1;
-    if (*u) {
-        *why = "expected a plain number without a unit";
-        return -1;
-    }
-    if (v != floor(v)) {
-        *why = "expected a whole number";
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
 int gf_gpu_parse_plain(const char *s, double *out, const char **why)
 {
     double v;
@@ -149,3 +131,15 @@ int gf_gpu_parse_plain(const char *s, double *out, const char **why)
     return 0;
 }
 
+int gf_gpu_parse_whole(const char *s, double *out, const char **why)
+{
+    double v;
+    if (gf_gpu_parse_plain(s, &v, why) != 0)
+        return -1;
+    if (v != floor(v)) {
+        *why = "expected a whole number";
+        return -1;
+    }
+    *out = v;
+    return 0;
+}

@@ -155,10 +155,51 @@ static void torture_dram_efficiency_rules(void **state)
     assert_true(fabs(gf_queue_dram_efficiency(&g, 0.0) - 1.0 / 21.0) < 1e-9);
 }
 
+/* The queueing wait is M/D/1 (queueing.c md1_wait): W(rho) = rho * s / (2 (1 - rho)).
+ * With no DRAM traffic and no MSHR cap the solver's time is the root of
+ *
+ *   T = t0 + S * W(A / T),   A = L2 bytes / L2 bytes per cycle (the L2 floor, l2_bound),
+ *
+ * S = mem_stall / mean_miss_latency exposed misses; (T - t0)(T - A) = S s A / 2 gives
+ *
+ *   T = ((t0 + A) + sqrt((t0 - A)^2 + 2 S s A)) / 2.
+ *
+ * t0 = 150000, A = 4e5 sectors x 32 B / 128 = 100000, S = 1000, s = 1: T = 150980.76,
+ * rho = 0.662, W = 0.981 (M/M/1, rho s / (1 - rho), would give T = 151925.8). The
+ * reported queue_delay is W at the reported l2_util. Fails when the wait formula
+ * changes (M/M/1, no factor 2). */
+static void torture_queue_wait_is_md1(void **state)
+{
+    (void)state;
+    gf_gpu g = toy();
+    static const struct { double t0, sectors, S; } cases[] = {
+        {150000, 4e5, 1000}, {50000, 1e5, 200}, {1e6, 3e6, 5000}, {20000, 5e3, 50}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double t0 = cases[i].t0, S = cases[i].S, s = 1.0;
+        double A = cases[i].sectors * 32.0 / 128.0;
+        gf_queue_input in = {.t0 = t0, .mean_miss_latency = 300, .mem_stall = S * 300,
+                             .l2_sectors = cases[i].sectors, .dram_row_hit_rate = 1};
+        gf_queue_result r;
+        assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+        double want = ((t0 + A) + sqrt((t0 - A) * (t0 - A) + 2 * S * s * A)) / 2;
+        double rho = A / want, w = rho * s / (2 * (1 - rho));
+        print_message("t0 %.0f, A %.0f, S %.0f: T %.3f (M/D/1 %.3f), rho %.4f, W %.4f\n", t0,
+                      A, S, r.cycles, want, rho, w);
+        assert_true(fabs(r.l2_bound - A) < 1e-6);
+        if (fabs(r.cycles - want) > 0.01)
+            fail_msg("T = %.4f, M/D/1 fixed point %.4f", r.cycles, want);
+        double rr = r.l2_util;
+        assert_true(fabs(rr - A / r.cycles) < 1e-12);
+        assert_true(fabs(r.queue_delay - rr * s / (2 * (1 - rr))) < 1e-9);
+        assert_true(fabs(r.queue_delay - w) < 1e-4);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_no_memory_returns_t0),
+        cmocka_unit_test(torture_queue_wait_is_md1),
         cmocka_unit_test(torture_dram_floor),
         cmocka_unit_test(torture_l2_extra_slots),
         cmocka_unit_test(torture_atomic_slice_floor),

@@ -1,7 +1,8 @@
 /* torture tests pinning each term of the timing model on small exact cases (issue #22,
  * finding 7): a mutation of one term (the LSU stage, the L1 latency path, the L2 latency
- * path, l1.bytes_per_cycle, the kernel launch overhead, the M/D/1 wait) fails a test
- * named after it, not only the H100 aggregate (tests/e2e/validate_h100.sh).
+ * path, l1.bytes_per_cycle, the kernel launch overhead; the M/D/1 wait is in
+ * test_queueing.c) fails a test named after it, not only the H100 aggregate
+ * (tests/e2e/validate_h100.sh).
  *
  * Every expected value is worked out by hand from the model keys and the trace; the
  * formula is in the test's comment. The kernels are one warp of hand-written
@@ -19,16 +20,8 @@
 
 #include "testutil.h"
 #include "timing/predict.h"
-#include "timing/queueing.h"
 
-static gf_gpu load_gpu(const char *name)
-{
-    gf_gpu g;
-    gf_error e;
-    if (gf_gpu_load(name, NULL, NULL, 0, &g, &e) != GF_OK)
-        fail_msg("cannot load %s: %s:%ld: %s", name, e.file, e.line, e.message);
-    return g;
-}
+static gf_gpu load_gpu(const char *name) { return gf_test_load_gpu(name); }
 
 /* Predicts the one-kernel trace file path on g (one thread); returns its summary and, in
  * *row (may be NULL), its report row. */
@@ -37,21 +30,7 @@ static gf_kernel_summary predict1(const char *path, const gf_gpu *g, gf_kernel_r
     gf_predict_options opt;
     memset(&opt, 0, sizeof opt);
     opt.ksim.threads = 1;
-    gf_report rep;
-    gf_report_init(&rep);
-    gf_kernel_summary *sums = NULL;
-    size_t n = 0;
-    gf_error e;
-    if (gf_predict_trace(path, g, &opt, &rep, &sums, &n, &e) != GF_OK)
-        fail_msg("predict %s: %s:%ld: %s", path, e.file, e.line, e.message);
-    assert_int_equal(n, 1);
-    assert_int_equal(rep.nrows, 1);
-    if (row)
-        *row = rep.rows[0];
-    gf_kernel_summary k = sums[0];
-    free(sums);
-    gf_report_free(&rep);
-    return k;
+    return gf_test_predict1(path, g, &opt, row);
 }
 
 /* A one-block, one-warp sm_90 kernel, written instruction by instruction. */
@@ -332,65 +311,6 @@ static void torture_launch_term_is_kernel_cycles_plus_ns(void **state)
                      want * g.num_sms) < 1e-6 * g.num_sms);
 }
 
-/* A made-up GPU with round numbers: 1 GHz, 4 L2 slices x 32 B/cycle (128 B/cycle, so
- * one sector's service time at a slice is s = 32 * 4 / 128 = 1 cycle), no MSHR caps. */
-static gf_gpu toy(void)
-{
-    gf_gpu g;
-    memset(&g, 0, sizeof g);
-    g.num_sms = 4;
-    g.subcores_per_sm = 4;
-    g.core_clock_hz = g.l2_clock_hz = g.dram_clock_hz = 1e9;
-    g.l2_slices = 4;
-    g.l2.bytes_per_cycle = 32;
-    g.dram_channels = 4;
-    g.dram_banks = 16;
-    g.dram_bandwidth = 128e9;
-    g.dram_latency = 200;
-    g.tRP = g.tRCD = 10;
-    return g;
-}
-
-/* The queueing wait is M/D/1 (queueing.c md1_wait): W(rho) = rho * s / (2 (1 - rho)).
- * With no DRAM traffic and no MSHR cap the solver's time is the root of
- *
- *   T = t0 + S * W(A / T),   A = L2 bytes / L2 bytes per cycle (the L2 floor, l2_bound),
- *
- * S = mem_stall / mean_miss_latency exposed misses; (T - t0)(T - A) = S s A / 2 gives
- *
- *   T = ((t0 + A) + sqrt((t0 - A)^2 + 2 S s A)) / 2.
- *
- * t0 = 150000, A = 4e5 sectors x 32 B / 128 = 100000, S = 1000, s = 1: T = 150980.76,
- * rho = 0.662, W = 0.981 (M/M/1, rho s / (1 - rho), would give T = 151925.8). The
- * reported queue_delay is W at the reported l2_util. Fails when the wait formula
- * changes (M/M/1, no factor 2). */
-static void torture_queue_wait_is_md1(void **state)
-{
-    (void)state;
-    gf_gpu g = toy();
-    static const struct { double t0, sectors, S; } cases[] = {
-        {150000, 4e5, 1000}, {50000, 1e5, 200}, {1e6, 3e6, 5000}, {20000, 5e3, 50}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        double t0 = cases[i].t0, S = cases[i].S, s = 1.0;
-        double A = cases[i].sectors * 32.0 / 128.0;
-        gf_queue_input in = {.t0 = t0, .mean_miss_latency = 300, .mem_stall = S * 300,
-                             .l2_sectors = cases[i].sectors, .dram_row_hit_rate = 1};
-        gf_queue_result r;
-        assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
-        double want = ((t0 + A) + sqrt((t0 - A) * (t0 - A) + 2 * S * s * A)) / 2;
-        double rho = A / want, w = rho * s / (2 * (1 - rho));
-        print_message("t0 %.0f, A %.0f, S %.0f: T %.3f (M/D/1 %.3f), rho %.4f, W %.4f\n", t0,
-                      A, S, r.cycles, want, rho, w);
-        assert_true(fabs(r.l2_bound - A) < 1e-6);
-        if (fabs(r.cycles - want) > 0.01)
-            fail_msg("T = %.4f, M/D/1 fixed point %.4f", r.cycles, want);
-        double rr = r.l2_util;
-        assert_true(fabs(rr - A / r.cycles) < 1e-12);
-        assert_true(fabs(r.queue_delay - rr * s / (2 * (1 - rr))) < 1e-9);
-        assert_true(fabs(r.queue_delay - w) < 1e-4);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,7 +319,6 @@ int main(void)
         cmocka_unit_test(torture_lsu_stage_is_sectors_over_l1_bytes_per_cycle),
         cmocka_unit_test(torture_lsu_bound_kernel_follows_l1_bytes_per_cycle),
         cmocka_unit_test(torture_launch_term_is_kernel_cycles_plus_ns),
-        cmocka_unit_test(torture_queue_wait_is_md1),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

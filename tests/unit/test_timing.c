@@ -18,14 +18,7 @@
 #include "timing/profile.h"
 #include "gen/gen.h"
 
-static gf_gpu load_gpu(const char *name)
-{
-    gf_gpu g;
-    gf_error e;
-    if (gf_gpu_load(name, NULL, NULL, 0, &g, &e) != GF_OK)
-        fail_msg("cannot load %s: %s:%ld: %s", name, e.file, e.line, e.message);
-    return g;
-}
+static gf_gpu load_gpu(const char *name) { return gf_test_load_gpu(name); }
 
 static const char *gen_dir(const char *tag)
 {
@@ -61,21 +54,7 @@ static gf_kernel_summary predict1(const char *dir, const gf_gpu *g, gf_kernel_ro
     opt.ksim.no_replay = predict_no_replay;
     opt.ksim.no_share = predict_no_share;
     opt.ksim.no_quick = predict_no_quick;
-    gf_report rep;
-    gf_report_init(&rep);
-    gf_kernel_summary *sums = NULL;
-    size_t n = 0;
-    gf_error e;
-    if (gf_predict_trace(dir, g, &opt, &rep, &sums, &n, &e) != GF_OK)
-        fail_msg("predict %s: %s:%ld: %s", dir, e.file, e.line, e.message);
-    assert_int_equal(n, 1);
-    assert_int_equal(rep.nrows, 1);
-    if (row_out)
-        *row_out = rep.rows[0];
-    gf_kernel_summary k = sums[0];
-    free(sums);
-    gf_report_free(&rep);
-    return k;
+    return gf_test_predict1(dir, g, &opt, row_out);
 }
 
 /* A compute-bound FFMA kernel keeps the FP32 pipes busy: the issue model reaches the

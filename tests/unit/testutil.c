@@ -1,3 +1,9 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
 #include "testutil.h"
 
 #include <stdio.h>
@@ -58,4 +64,33 @@ void gf_test_restore_env(const char *name, char *old)
     else
         unsetenv(name);
     free(old);
+}
+
+gf_gpu gf_test_load_gpu(const char *name)
+{
+    gf_gpu g;
+    gf_error e;
+    if (gf_gpu_load(name, NULL, NULL, 0, &g, &e) != GF_OK)
+        fail_msg("cannot load %s: %s:%ld: %s", name, e.file, e.line, e.message);
+    return g;
+}
+
+gf_kernel_summary gf_test_predict1(const char *path, const gf_gpu *g,
+                                   const gf_predict_options *opt, gf_kernel_row *row)
+{
+    gf_report rep;
+    gf_report_init(&rep);
+    gf_kernel_summary *sums = NULL;
+    size_t n = 0;
+    gf_error e;
+    if (gf_predict_trace(path, g, opt, &rep, &sums, &n, &e) != GF_OK)
+        fail_msg("predict %s: %s:%ld: %s", path, e.file, e.line, e.message);
+    assert_int_equal(n, 1);
+    assert_int_equal(rep.nrows, 1);
+    if (row)
+        *row = rep.rows[0];
+    gf_kernel_summary k = sums[0];
+    free(sums);
+    gf_report_free(&rep);
+    return k;
 }

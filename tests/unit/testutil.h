@@ -1,8 +1,12 @@
-/* Helpers shared by the cmocka unit tests: temp files, refdata location. */
+/* Helpers shared by the cmocka unit tests: temp files, refdata location, loading a GPU
+ * model and predicting a one-kernel trace. */
 #ifndef GF_TESTUTIL_H
 #define GF_TESTUTIL_H
 
 #include <stddef.h>
+
+#include "gpu/gpu.h"
+#include "timing/predict.h"
 
 /* Writes len bytes to a fresh file under the test temp dir; returns its path
  * (static buffer rotated among 8 slots). */
@@ -17,5 +21,12 @@ void gf_test_restore_env(const char *name, char *old);
 /* refdata path joined with rel, or NULL when ../shared/refdata is absent (print a skip
  * message and skip). */
 const char *gf_test_refdata(const char *rel);
+
+/* The shipped model name (fails the test when it cannot be loaded). */
+gf_gpu gf_test_load_gpu(const char *name);
+/* Predicts the one-kernel trace at path on g with opt (fails the test on an error or
+ * more than one kernel); returns its summary and, in *row (may be NULL), its row. */
+gf_kernel_summary gf_test_predict1(const char *path, const gf_gpu *g,
+                                   const gf_predict_options *opt, gf_kernel_row *row);
 
 #endif
