@@ -52,12 +52,14 @@ COUNTERS = [
     ("inst", "smsp__inst_executed.sum", "count", "warp inst"),
     ("ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "count", "global ld sectors"),
     ("st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "count", "global st sectors"),
+    ("fabric", "lts__t_sectors_srcunit_ltcfabric.sum", "count", "L2 fabric sectors"),
 ]
 DRAM_MIN_BYTES = 1e6          # DRAM MAPE only over cases whose measured bytes exceed 1 MB
 CHECK_TOLERANCE = 0.05        # percentage points of slack in --check
 THRESHOLD_KEYS = ["cycles_mape_all", "cycles_mape_micro", "cycles_mape_app", "l2_hit_mae_all",
                   "l1_hit_mae_all", "dram_read_mape_all", "dram_write_mape_all",
-                  "inst_mape_all", "ld_sectors_mape_all", "st_sectors_mape_all"]
+                  "inst_mape_all", "ld_sectors_mape_all", "st_sectors_mape_all",
+                  "fabric_mape_all"]
 THRESHOLD_HEADER = """\
 # H100 validation thresholds (scripts/validate-h100.sh --check; tests/e2e/validate_h100.sh).
 # These are the figures committed with the model: MAPE in %, MAE in percentage points, over
@@ -403,6 +405,16 @@ def write_doc(path, args, cases, fig, meta):
                                 "ld sectors"),
                                ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "count",
                                 "st sectors")])
+    w("")
+    w("## Per case: sectors across the L2 partition fabric")
+    w("")
+    w("Sectors looked up again at their home slice (`lts__t_sectors_srcunit_ltcfabric.sum`): "
+      "predicted as half of the writes, atomics and DRAM-filled reads (models/h100.ini "
+      "[l2] partitions). Nsight also shows ~21,000 on an idle fabric (pchase_l1), and reads "
+      "of data both partitions share cross it once more than predicted (sgemm, wmma, cuBLAS).")
+    w("")
+    L += counter_table(cases, [("lts__t_sectors_srcunit_ltcfabric.sum", "count",
+                                "fabric sectors")])
     w("")
     w("## Counted sector and request counts that are not exact")
     w("")

@@ -102,6 +102,16 @@ typedef struct gf_gpu {
     /* Slice input cycles a partially written sector takes (absent = 1, a full one's):
      * H100 merges it into the stored sector in two passes (see h100.ini) */
     unsigned l2_partial_write_cycles;
+    /* L2 partitions joined by a fabric (H100: 2). An SM's access to a line homed in
+     * another partition is looked up in its own partition's slice and again, over the
+     * fabric, in the home slice: one more slice input slot per sector (see h100.ini).
+     * 0 = not modelled (one unified L2, no fabric counter). */
+    unsigned l2_partitions;
+    /* Bytes per L2 cycle a slice returns to the SMs (H100: 64, Nsight's lts2xbar peak).
+     * When set, a read takes one slice input slot per request (line) and its sectors
+     * this return path, as lts__xbar2lts_cycles_active counts; 0 = every read sector
+     * takes an input slot of l2.bytes_per_cycle, as writes do (the older rule). */
+    double l2_read_bytes_per_cycle;
     unsigned l2_slice_interleave;
     /* Bytes an L2 read miss fetches from DRAM, aligned: 32 (the missing sector) or 64
      * (its aligned sector pair, H100). 0 in a model file means 32. */

@@ -118,6 +118,8 @@ static const key_def keys[] = {
     {"l2.slice_interleave", K_SIZE32, OFF(l2_slice_interleave), 0, 0, 1u << 30, NULL, 1, "bytes of consecutive addresses homed on one slice, for the atomic units (absent = 128)"},
     {"l2.writes_hit", K_UINT, OFF(l2_writes_hit), 0, 0, 1, NULL, 1, "1: every write/atomic sector counts as an L2 lookup hit, as Nsight does on H100 (absent = 0: where the line is present)"},
     {"l2.partial_write_cycles", K_UINT, OFF(l2_partial_write_cycles), 0, 1, 64, NULL, 1, "slice input cycles of a partially written sector (absent = 1, as a full one)"},
+    {"l2.partitions", K_UINT, OFF(l2_partitions), 0, 0, 64, NULL, 1, "L2 partitions joined by a fabric: writes, atomics and DRAM fills of lines homed in another partition than the SM's take a second slice input slot at the home slice (absent or 0 = not modelled)"},
+    {"l2.read_bytes_per_cycle", K_DOUBLE, OFF(l2_read_bytes_per_cycle), 0, 0, 1e6, NULL, 1, "bytes per L2 cycle a slice returns to the SMs; when set, a read takes one slice input slot per request and its sectors this path (absent or 0: each read sector takes an input slot)"},
     {"l2.hash", K_ENUM, OFF(l2_hash), 0, 0, 0, hash_names, 0, "slice index: linear | xor"},
     {"l2.write_policy", K_ENUM, OFF(l2_write_back), 0, 0, 0, wp_names, 0, "writeback | writethrough"},
     {"noc.bytes_per_cycle", K_DOUBLE, OFF(noc_bytes_per_cycle), 0, 1, 1e7, NULL, 0, "SM<->L2 crossbar, whole GPU, bytes per core cycle"},
@@ -788,6 +790,11 @@ static gf_status check_l2_dram(const gf_gpu *g, const blame *b, gf_error *err)
                        "l2.slice_interleave = %u: expected a power of two of at least 128 "
                        "(whole lines)",
                        g->l2_slice_interleave);
+    if (g->l2_partitions > 1 && g->l2_slices % g->l2_partitions != 0)
+        return invalid(b, "l2.partitions,l2.slices", err,
+                       "l2.partitions = %u does not divide l2.slices = %u: expected whole "
+                       "partitions of slices",
+                       g->l2_partitions, g->l2_slices);
     if (g->l2_atomic_sectors_per_cycle > 0 && g->l2_atomic_sectors_per_cycle < 0.01)
         return invalid(b, "l2.atomic_sectors_per_cycle", err,
                        "l2.atomic_sectors_per_cycle = %g: expected 0 (no limit) or at least "

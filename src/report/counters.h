@@ -65,6 +65,7 @@ typedef enum gf_counter_id {
     GF_C_L2_WRITE_SECTORS_ALL,       /* lts__t_sectors_op_write.sum (l2_write_transactions) */
     GF_C_GLD_INST,                   /* smsp__inst_executed_op_global_ld.sum */
     GF_C_GST_INST,                   /* smsp__inst_executed_op_global_st.sum */
+    GF_C_L2_FABRIC_SECTORS,          /* lts__t_sectors_srcunit_ltcfabric.sum */
     GF_C_COUNT
 } gf_counter_id;
 

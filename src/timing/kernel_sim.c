@@ -131,6 +131,7 @@ static void summarise(const sim *s, gf_ksim_result *out)
         if (sm->load_miss_sectors > out->max_l1_load_miss_sectors_sm)
             out->max_l1_load_miss_sectors_sm = sm->load_miss_sectors;
         out->partial_store_sectors += sm->partial_stores;
+        out->l2_read_requests += sm->read_requests;
         if (sm->lsu_cycles > out->max_lsu_cycles_sm)
             out->max_lsu_cycles_sm = sm->lsu_cycles;
     }

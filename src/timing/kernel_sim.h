@@ -97,6 +97,7 @@ typedef struct gf_ksim_result {
     uint64_t mem_insts;                 /* global/local/atomic warp instructions */
     uint64_t l2_sectors, dram_sectors;  /* from the per-access outcomes */
     uint64_t partial_store_sectors;     /* stored sectors with some bytes untouched */
+    uint64_t l2_read_requests;          /* load requests (one line each) past L1 */
     uint64_t dram_row_hits, dram_row_accesses; /* open-page row-buffer locality of the
                                                  DRAM sector stream, per (channel, bank) */
 } gf_ksim_result;

@@ -261,6 +261,7 @@ typedef struct ssm {
     uint64_t first_issue, last_done;
     int started;
     uint64_t mem_stall, miss_sectors, load_miss_sectors, lsu_cycles, partial_stores;
+    uint64_t read_requests; /* load requests to L2 (one line each) */
     uint64_t stall_to;     /* mem_stall counts through this cycle, maybe past now's epoch
                               (step); taken back if an outcome wakes the SM earlier */
     uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */

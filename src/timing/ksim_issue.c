@@ -219,6 +219,8 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     else if (m->dir == GF_DIR_STORE) /* (write-through: every stored sector goes to L2) */
         for (unsigned i = 0; i < c.nsectors; i++)
             sm->partial_stores += c.bytes[i] != 0xffffffffu;
+    if (m->dir == GF_DIR_LOAD)
+        sm->read_requests += nr;
     sm->mem_insts++;
     uint64_t done = t + stage + g->l1.latency;
     if (nr) {

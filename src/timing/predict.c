@@ -15,6 +15,21 @@ static double pct(double num, double den)
     return den > 0 ? 100.0 * num / den : NAN;
 }
 
+/* Sectors that cross the L2 partition fabric (h100.ini [l2] partitions): with P partitions
+ * and lines homed evenly over them, (P - 1) / P of the accesses from any SM are to lines
+ * homed elsewhere. Writes and atomics always go on to the home slice; a read does when
+ * its own partition misses, approximated by the sectors DRAM fills (each filled at home
+ * and copied near). Not counted: near misses that hit at home because SMs of the other
+ * partition brought the line in (shared data: sgemm_tiled's fabric is 2x this), and the
+ * ~21,000 sectors Nsight reports on an idle fabric (pchase_l1). NAN when not modelled. */
+static double fabric_sectors(const gf_gpu *g, double writes, double atoms, double dram_reads)
+{
+    if (g->l2_partitions == 0)
+        return NAN;
+    double far = (double)(g->l2_partitions - 1) / g->l2_partitions;
+    return far * (writes + atoms + (isnan(dram_reads) ? 0 : dram_reads));
+}
+
 gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_kernel_row *row,
                               gf_queue_result *qout, gf_error *err)
 {
@@ -41,8 +56,16 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     double l2w = isnan(m[GF_C_L2_WRITE_SECTORS]) ? 0 : m[GF_C_L2_WRITE_SECTORS];
     double l2a = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];
     in.l2_sectors = l2r + l2w + l2a;
+    if (g->l2_read_bytes_per_cycle > 0) {
+        /* a read request is one input slot; its sectors come back on the return path */
+        in.l2_slots = (double)ks->l2_read_requests + l2w + l2a;
+        in.l2_read_return_sectors = l2r;
+    }
     if (g->l2_partial_write_cycles > 1)
         in.l2_extra_slots = (double)ks->partial_store_sectors * (g->l2_partial_write_cycles - 1);
+    double fabric = fabric_sectors(g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ]);
+    if (!isnan(fabric))
+        in.l2_extra_slots += fabric;
     in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];
     in.dram_write_sectors = isnan(m[GF_C_DRAM_SECTORS_WRITE]) ? 0 : m[GF_C_DRAM_SECTORS_WRITE];
     in.atom_sectors_max_slice = (double)k->hp.l2_atom_max_slice;
@@ -87,6 +110,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_L2_WRITE_SECTORS_ALL] = l2w;
     row->v[GF_C_GLD_INST] = m[GF_C_L1_GLD_REQUESTS];
     row->v[GF_C_GST_INST] = m[GF_C_L1_GST_REQUESTS];
+    row->v[GF_C_L2_FABRIC_SECTORS] = fabric;
     gf_report_derive(row);
     return GF_OK;
 }

@@ -56,6 +56,7 @@ typedef struct qctx {
     const gf_gpu *g;
     const gf_queue_input *in;
     double c2, cd;         /* capacities, bytes per core cycle */
+    double c2r;            /* the slices' read return path (0 = part of c2) */
     double s2, sd;         /* service time of one sector at one slice / channel */
     double S;              /* exposed misses of the slowest SM */
     double fdram;          /* fraction of L2 accesses that read DRAM */
@@ -72,10 +73,21 @@ static double md1_wait(double rho, double s)
     return rho * s / (2.0 * (1.0 - rho));
 }
 
+/* Cycles the slices need for their input slots and, where modelled apart, for returning
+ * read data: the busier of the two sets the slices' utilisation. */
+static double l2_work(const qctx *c)
+{
+    const gf_queue_input *in = c->in;
+    double slots = in->l2_slots > 0 ? in->l2_slots : in->l2_sectors;
+    double w = c->c2 > 0 ? (slots + in->l2_extra_slots) * 32.0 / c->c2 : 0;
+    double r = c->c2r > 0 ? in->l2_read_return_sectors * 32.0 / c->c2r : 0;
+    return w > r ? w : r;
+}
+
 static double F(double T, qctx *c)
 {
     const gf_queue_input *in = c->in;
-    double r2 = c->c2 > 0 ? (in->l2_sectors + in->l2_extra_slots) * 32.0 / (T * c->c2) : 0;
+    double r2 = l2_work(c) / T;
     double rd = c->cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * c->cd)
                           : 0;
     double w2 = md1_wait(r2, c->s2), wd = md1_wait(rd, c->sd);
@@ -111,6 +123,11 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     if (g->noc_bytes_per_cycle > 0 && (l2cap <= 0 || g->noc_bytes_per_cycle < l2cap))
         l2cap = g->noc_bytes_per_cycle;
     c.c2 = l2cap;
+    if (g->l2_read_bytes_per_cycle > 0) {
+        c.c2r = slices * g->l2_read_bytes_per_cycle * ratio;
+        if (g->noc_bytes_per_cycle > 0 && g->noc_bytes_per_cycle < c.c2r)
+            c.c2r = g->noc_bytes_per_cycle;
+    }
     c.s2 = l2cap > 0 ? 32.0 * slices / l2cap : 0;
     double row_hit = in->dram_row_hit_rate;
     out->dram_efficiency = gf_queue_dram_efficiency(g, row_hit);
@@ -122,7 +139,7 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     if (c.fdram > 1)
         c.fdram = 1;
 
-    out->l2_bound = c.c2 > 0 ? (in->l2_sectors + in->l2_extra_slots) * 32.0 / c.c2 : 0;
+    out->l2_bound = l2_work(&c);
     out->dram_bound =
         c.cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / c.cd : 0;
     out->atom_bound = g->l2_atomic_sectors_per_cycle > 0
@@ -168,7 +185,7 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     out->cycles = T;
     out->queue_delay = c.q;
     out->mshr_bound = c.t_m1 > c.t_m2 ? c.t_m1 : c.t_m2;
-    out->l2_util = c.c2 > 0 ? (in->l2_sectors + in->l2_extra_slots) * 32.0 / (T * c.c2) : 0;
+    out->l2_util = T > 0 ? out->l2_bound / T : 0;
     double peak = g->core_clock_hz > 0 ? g->dram_bandwidth / g->core_clock_hz : 0;
     out->dram_util =
         peak > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * peak) : 0;

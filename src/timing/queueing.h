@@ -37,7 +37,12 @@ typedef struct gf_queue_input {
     double load_miss_sectors_max_sm; /* of them loads/atomics (they hold L1 MSHRs) */
     double mean_load_miss_latency;   /* their unloaded latency */
     double l2_sectors;          /* all L2 sector accesses (read + write + atomic) */
-    double l2_extra_slots;      /* further slice input slots (partial writes' second pass) */
+    double l2_slots;            /* slice input slots, with l2.read_bytes_per_cycle read
+                                   requests + write and atomic sectors; 0 = l2_sectors
+                                   (every sector one slot) */
+    double l2_extra_slots;      /* further slice input slots (partial writes' second pass,
+                                   the fabric's lookups at the home slice) */
+    double l2_read_return_sectors; /* read sectors on the return path (0 when not modelled) */
     double dram_read_sectors, dram_write_sectors;
     double dram_row_hit_rate;   /* open-page row-buffer hit rate of the DRAM stream */
     double atom_sectors_max_slice; /* atomic sectors of the busiest home slice */

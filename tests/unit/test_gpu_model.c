@@ -85,6 +85,8 @@ static void torture_gpu_shipped_values(void **state)
     assert_int_equal(g.l2.size, 28600u << 10); /* the effective capacity (h100.ini) */
     assert_int_equal(g.dram_fetch_bytes, 64);
     assert_true(g.l2_writes_hit);
+    assert_int_equal(g.l2_partitions, 2);
+    assert_true(g.l2_read_bytes_per_cycle == 64);
 }
 
 /* v100.ini includes titanv.ini and overrides a few keys */
@@ -166,6 +168,10 @@ static void torture_gpu_set_overrides(void **state)
     const char *ways[] = {"l2.size=6MiB"};
     assert_int_equal(gf_gpu_load("titanv", NULL, ways, 1, &g, &e), GF_ERR_INVALID);
     assert_non_null(strstr(e.message, "--set l2.size=6MiB"));
+    /* partitions are whole sets of slices: 3 does not divide H100's 80 */
+    const char *parts[] = {"l2.partitions=3"};
+    assert_int_equal(gf_gpu_load("h100", NULL, parts, 1, &g, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "l2.partitions = 3 does not divide l2.slices = 80"));
 
     /* the ISA table: gpu.arch unless the model names its own; a name that could leave
      * models/isa/ is refused, naming the key */

@@ -81,6 +81,37 @@ static void torture_l2_extra_slots(void **state)
     assert_true(r.cycles >= 4e5 - 1);
 }
 
+/* With l2.read_bytes_per_cycle a read is one input slot per request and its sectors go
+ * back on their own path: 4 slices x 64 B a cycle. 8e5 read sectors in 2e5 requests and
+ * 2e5 write sectors: input 4e5 slots x 32 B / 128 B = 1e5 cycles, return 8e5 x 32 / 256 =
+ * 1e5; the busier sets the floor. Doubling the reads' sectors (requests kept) makes the
+ * return path bind at 2e5; the same inputs without the key are 1e6 sectors = 2.5e5. */
+static void torture_l2_read_return_path(void **state)
+{
+    (void)state;
+    gf_gpu g = toy();
+    g.l2_read_bytes_per_cycle = 64;
+    gf_queue_input in = {.t0 = 1000, .mean_miss_latency = 300, .l2_sectors = 1e6,
+                         .l2_slots = 4e5, .l2_read_return_sectors = 8e5,
+                         .dram_row_hit_rate = 1};
+    gf_queue_result r;
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(fabs(r.l2_bound - 1e5) < 1);
+    in.l2_extra_slots = 4e5; /* e.g. the fabric's lookups at the home slice */
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(fabs(r.l2_bound - 2e5) < 1);
+    in.l2_extra_slots = 0;
+    in.l2_read_return_sectors = 1.6e6;
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(fabs(r.l2_bound - 2e5) < 1);
+    assert_true(r.cycles >= 2e5 - 1);
+    g.l2_read_bytes_per_cycle = 0;
+    in.l2_slots = 0;
+    in.l2_read_return_sectors = 0;
+    assert_int_equal(gf_queue_solve(&g, &in, &r, NULL), GF_OK);
+    assert_true(fabs(r.l2_bound - 2.5e5) < 1);
+}
+
 static void torture_dram_floor(void **state)
 {
     (void)state;
@@ -202,6 +233,7 @@ int main(void)
         cmocka_unit_test(torture_queue_wait_is_md1),
         cmocka_unit_test(torture_dram_floor),
         cmocka_unit_test(torture_l2_extra_slots),
+        cmocka_unit_test(torture_l2_read_return_path),
         cmocka_unit_test(torture_atomic_slice_floor),
         cmocka_unit_test(torture_queueing_grows_with_exposure),
         cmocka_unit_test(torture_mshr_cap_slows),

@@ -311,6 +311,42 @@ static void torture_launch_term_is_kernel_cycles_plus_ns(void **state)
                      want * g.num_sms) < 1e-6 * g.num_sms);
 }
 
+/* The L2 partition fabric and the slices' input slots (predict.c fabric_sectors,
+ * h100.ini [l2] partitions, read_bytes_per_cycle). One warp loads one sector of each of
+ * n lines (all lanes one address: one request each, cold, so DRAM fills its 64 B pair: 2
+ * sectors) and stores a whole line: with 2 partitions half of the 4 written and 2n
+ * DRAM-filled sectors cross the fabric, (4 + 2n) / 2; the load requests past L1 are n. Without the key the fabric counter is
+ * not available. Fails when the fabric counts reads' requested sectors instead of DRAM's,
+ * drops the writes, or the read requests are not counted. */
+static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
+{
+    (void)state;
+    enum { N = 6 };
+    static ktext k;
+    kt_init(&k);
+    for (unsigned i = 0; i < N; i++)
+        kt_inst(&k, "ffffffff 1 R%u LDG.E 1 R2 4 1 0x7f00000%02x000 0 ", 10 + i, 16 * i);
+    kt_inst(&k, "ffffffff 0 STG.E 2 R2 R3 4 1 0x7f0000f00000 4 ");
+    const char *p = kt_write(&k, "fabric.traceg");
+    gf_gpu g = load_gpu("h100");
+    assert_int_equal(g.l2_partitions, 2);
+    gf_kernel_row row;
+    gf_kernel_summary s = predict1(p, &g, &row);
+    assert_int_equal(s.ks.l2_read_requests, N);
+    assert_true(row.v[GF_C_L2_READ_SECTORS] == N);
+    assert_true(row.v[GF_C_DRAM_SECTORS_READ] == 2 * N);
+    assert_true(row.v[GF_C_L2_WRITE_SECTORS] == 4);
+    if (row.v[GF_C_L2_FABRIC_SECTORS] != (4 + 2 * N) / 2.0)
+        fail_msg("fabric sectors %.3f, want (4 written + %d DRAM-filled) / 2 = %.1f",
+                 row.v[GF_C_L2_FABRIC_SECTORS], 2 * N, (4 + 2 * N) / 2.0);
+    g.l2_partitions = 4; /* three quarters of the lines are homed elsewhere */
+    predict1(p, &g, &row);
+    assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) * 0.75);
+    g.l2_partitions = 0;
+    predict1(p, &g, &row);
+    assert_true(isnan(row.v[GF_C_L2_FABRIC_SECTORS]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +355,7 @@ int main(void)
         cmocka_unit_test(torture_lsu_stage_is_sectors_over_l1_bytes_per_cycle),
         cmocka_unit_test(torture_lsu_bound_kernel_follows_l1_bytes_per_cycle),
         cmocka_unit_test(torture_launch_term_is_kernel_cycles_plus_ns),
+        cmocka_unit_test(torture_fabric_is_half_of_writes_and_dram_fills),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
