@@ -286,6 +286,31 @@ void gf_isa_free(gf_isa *isa)
 
 /* ------------------------------------------------------------------ modifiers */
 
+/* Warpgroup MMA (sm_90 HGMMA/IGMMA/QGMMA/BGMMA.64xNxK): the table row is the m64n64
+ * instruction (AC's one GMMA initiation interval, 32 cycles, for every shape). The tensor
+ * cores do a fixed number of multiply-adds a cycle (WP: 512 dense FP16 FMA per tensor core,
+ * twice that for 8-bit inputs with twice the K), so a warp's quarter of an m64nN
+ * instruction holds its sub-core's tensor unit N/64 times as long: 64 cycles at N = 128,
+ * 128 at N = 256, and the result comes that much later. Unvalidated here: no H100 case
+ * uses GMMA (cuBLAS SGEMM and wmma issue HMMA). */
+static void gmma_shape(const char *base, char tok[][24], unsigned nt, gf_isa_entry *e)
+{
+    if (strcmp(base, "HGMMA") != 0 && strcmp(base, "IGMMA") != 0 &&
+        strcmp(base, "QGMMA") != 0 && strcmp(base, "BGMMA") != 0)
+        return;
+    for (unsigned i = 0; i < nt; i++) {
+        unsigned m, n, k;
+        char end;
+        if (sscanf(tok[i], "%ux%ux%u%c", &m, &n, &k, &end) != 3 || m != 64 || n < 8 ||
+            n > 256 || n % 8 != 0)
+            continue;
+        unsigned iv = (unsigned)(((unsigned long long)e->interval * n + 63) / 64);
+        e->latency += iv > e->interval ? iv - e->interval : 0;
+        e->interval = iv ? iv : 1;
+        return;
+    }
+}
+
 /* Applies the modifier rules to the table entry of the base opcode. tokens are the
  * dot-separated parts after the base ("E", "128"). */
 static void apply_modifiers(const char *base, const char *full, gf_isa_entry *e)
@@ -346,6 +371,7 @@ static void apply_modifiers(const char *base, const char *full, gf_isa_entry *e)
     }
     if (strcmp(base, "EXIT") == 0)
         e->is_exit = 1;
+    gmma_shape(base, tok, nt, e);
 }
 
 static const isa_row *find_row(const gf_isa *isa, const char *base)

@@ -77,9 +77,24 @@ static void torture_isa_latencies(void **state)
     e = look(t, "DFMA"); /* SM75 dp 64,64 */
     assert_int_equal(e->unit, GF_UNIT_FP64);
     assert_int_equal(e->latency, 64);
-    e = look(h, "HGMMA.64x128x16.F32"); /* SM90 spec_op_5 GMMA 128,32 */
+    e = look(h, "HGMMA.64x64x16.F32"); /* SM90 spec_op_5 GMMA 128,32: the m64n64 row */
     assert_int_equal(e->unit, GF_UNIT_TENSOR);
     assert_int_equal(e->latency, 128);
+    assert_int_equal(e->interval, 32);
+    /* the tensor cores' fixed FMA rate: an m64nN instruction takes N/64 as long (isa.c
+     * gmma_shape), and its result comes that much later */
+    e = look(h, "HGMMA.64x128x16.F32");
+    assert_int_equal(e->interval, 64);
+    assert_int_equal(e->latency, 160);
+    e = look(h, "HGMMA.64x256x16.F32.BF16");
+    assert_int_equal(e->interval, 128);
+    assert_int_equal(e->latency, 224);
+    e = look(h, "QGMMA.64x32x32.F32.E4M3.E4M3"); /* 8-bit: twice the K at the same rate */
+    assert_int_equal(e->interval, 16);
+    assert_int_equal(e->latency, 128);
+    e = look(h, "HGMMA.64x24x16.F32"); /* N = 24: 12 cycles */
+    assert_int_equal(e->interval, 12);
+    e = look(h, "HGMMA.F32"); /* no shape token: the table row */
     assert_int_equal(e->interval, 32);
     e = look(h, "HMMA.16816.F32"); /* SM90 spec_op_3 latency 12; interval measured (6) */
     assert_int_equal(e->latency, 12);
