@@ -371,6 +371,10 @@ static void apply_modifiers(const char *base, const char *full, gf_isa_entry *e)
     }
     if (strcmp(base, "EXIT") == 0)
         e->is_exit = 1;
+    /* sm_90 tensor-memory-accelerator and bulk copies: one lane names a descriptor or a
+     * base; the tile or block it moves is not in an NVBit trace */
+    if (strncmp(base, "UTMA", 4) == 0 || strncmp(base, "UBLK", 4) == 0)
+        e->is_bulk_copy = 1;
     gmma_shape(base, tok, nt, e);
 }
 

@@ -50,6 +50,7 @@ typedef struct gf_isa_entry {
     int bypass_l1;         /* .CG, .BYPASS, .STRONG.GPU/.SYS, volatile: skips L1 */
     int is_barrier;        /* BAR.SYNC / BAR.RED / BAR (not BAR.ARV) */
     int is_exit;
+    int is_bulk_copy;      /* TMA / bulk copy (UTMALDG, UBLKCP, ...): the trace has no tile */
 } gf_isa_entry;
 
 typedef struct gf_isa gf_isa;  /* opaque: one architecture's table */

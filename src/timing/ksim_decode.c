@@ -1019,6 +1019,16 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
         s->opt->warn_unknown(s->opt->warn_ctx, gf_opcode_name(in->opcode),
                              gf_kreader_path(s->r), gf_kreader_line(s->r));
     }
+    if (e->is_bulk_copy && !s->warned_bulk && s->opt->warn_header) {
+        s->warned_bulk = 1;
+        char msg[768];
+        snprintf(msg, sizeof msg,
+                 "kernel %.300s uses TMA/bulk copies (%.40s at line %lu): the trace records "
+                 "one address per copy, not the tile it moves, so their bytes are not "
+                 "modelled and its memory counters and time come out low",
+                 s->ki->name, gf_opcode_name(in->opcode), (unsigned long)gf_kreader_line(s->r));
+        s->opt->warn_header(s->opt->warn_ctx, gf_kreader_path(s->r), msg);
+    }
     if (in->mem_width > 32)
         return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "memory width %u bytes per lane; expected at most 32", in->mem_width);

@@ -350,6 +350,7 @@ typedef struct sim {
     double miss_latency_sum, load_latency_sum;
     uint64_t miss_accesses, load_accesses;
     uint8_t warned[GF_OPCODE_MAX];
+    int warned_bulk; /* this kernel's TMA / bulk-copy warning was given */
     /* Decoded instructions of resident blocks: bytes held, and where blocks go that
      * would take it past opt->hold_bytes (opened on first need). */
     size_t held;

@@ -131,4 +131,31 @@ case_dir dirk
 mkdir dirk/kernel-1.traceg
 expect 1 "error: dirk/kernelslist.g:3: kernel file 'dirk/kernel-1.traceg' is a directory" \
     -- predict dirk --gpu v100
+
+# a kernel with TMA copies: the trace cannot say what they move, and the user is told
+# (once, naming the kernel, the opcode and its line) rather than given low counters silently
+mkdir tma
+printf 'kernel-1.traceg\n' >tma/kernelslist.g
+cat >tma/kernel-1.traceg <<'EOF_TMA'
+-kernel name = tmakernel
+-grid dim = (1,1,1)
+-block dim = (32,1,1)
+-shmem = 1024
+-nregs = 32
+-binary version = 90
+-accelsim tracer version = 4
+
+#BEGIN_TB
+thread block = 0,0,0
+warp = 0
+insts = 4
+0000 00000001 0 UTMALDG.2D 1 R2 16 1 0x7f0000000000 0 
+0010 00000001 0 UTMALDG.2D 1 R2 16 1 0x7f0000000100 0 
+0020 ffffffff 1 R4 HGMMA.64x128x16.F32 1 R4 0 
+0030 ffffffff 0 EXIT 0 0 
+#END_TB
+EOF_TMA
+expect 0 "warning: tma/kernel-1.traceg: kernel tmakernel uses TMA/bulk copies (UTMALDG.2D at line 13)" \
+    -- predict tma --gpu h100
+[ "$(grep -c 'TMA/bulk' err)" = 1 ] || { echo "FAIL: TMA warning not given exactly once"; fail=1; }
 exit $fail
