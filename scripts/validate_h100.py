@@ -41,6 +41,10 @@ APP = ["reduce", "transpose_naive", "transpose_shared", "hist_global_atomics", "
        "wmma_gemm", "local_array", "cublas_sgemm512"]
 GROUPS = [("all", "all"), ("micro", "micro"), ("app", "application")]
 
+# Read plus written DRAM bytes of a launch (Nsight's dram__bytes.sum), derived here from the
+# two counters gpuforecast predicts and Nsight measures (add_dram_total).
+DRAM_TOTAL = "dram__bytes_read+write"
+
 # (key, Nsight Compute counter, kind, label). kind: cycles/count -> MAPE (per-case sums),
 # rate -> MAE in percentage points (per launch), dram -> MAPE over cases moving > 1 MB.
 COUNTERS = [
@@ -49,6 +53,7 @@ COUNTERS = [
     ("l1_hit", "l1tex__t_sector_hit_rate.pct", "rate", "L1 hit %"),
     ("dram_read", "dram__bytes_read.sum", "dram", "DRAM read"),
     ("dram_write", "dram__bytes_write.sum", "dram", "DRAM write"),
+    ("dram_total", DRAM_TOTAL, "dram", "DRAM read + write"),
     ("inst", "smsp__inst_executed.sum", "count", "warp inst"),
     ("ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "count", "global ld sectors"),
     ("st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "count", "global st sectors"),
@@ -59,7 +64,7 @@ CHECK_TOLERANCE = 0.05        # percentage points of slack in --check
 THRESHOLD_KEYS = ["cycles_mape_all", "cycles_mape_micro", "cycles_mape_app", "l2_hit_mae_all",
                   "l1_hit_mae_all", "dram_read_mape_all", "dram_write_mape_all",
                   "inst_mape_all", "ld_sectors_mape_all", "st_sectors_mape_all",
-                  "fabric_mape_all"]
+                  "fabric_mape_all", "dram_total_mape_all"]
 THRESHOLD_HEADER = """\
 # H100 validation thresholds (scripts/validate-h100.sh --check; tests/e2e/validate_h100.sh).
 # These are the figures committed with the model: MAPE in %, MAE in percentage points, over
@@ -571,6 +576,16 @@ def has_cold(binary):
     return "unknown option" not in p
 
 
+def add_dram_total(kernels):
+    """Adds DRAM_TOTAL to each launch that has both DRAM byte counters predicted and
+    measured."""
+    for k in kernels.values():
+        r, w = k.get("dram__bytes_read.sum"), k.get("dram__bytes_write.sum")
+        if not r or not w or None in (r["pred"], r["hw"], w["pred"], w["hw"]):
+            continue
+        k[DRAM_TOTAL] = dict(r, pred=r["pred"] + w["pred"], hw=r["hw"] + w["hw"])
+
+
 def run_case(args, name, refdir, traces, tmp, cold, times):
     c = {"name": name, "group": group_of(name)}
     hw = os.path.join(refdir, name, "ncu.csv")
@@ -586,6 +601,7 @@ def run_case(args, name, refdir, traces, tmp, cold, times):
         pred = os.path.join(tmp, name + ".cold.csv")
         prows = predict(args, tr, c["mhz"], c["l2mhz"], cold, pred)
         kernels, c["unmatched"] = validate(args, pred, hw)
+        add_dram_total(kernels)
         c["cold"] = {"kernels": kernels,
                      "limiter": {k: r.get("limiter", "") for k, r in prows.items()}}
         for pos, kid in enumerate(sorted(kernels)):
@@ -696,11 +712,11 @@ def main():
         show("cycles_mape_all", "mape"), show("cycles_mape_micro", "mape"),
         show("cycles_mape_app", "mape"), fig["cycles_n_all"],
         "" if cold else ", PROVISIONAL: no --cold", elapsed))
-    print("h100 L2 hit MAE %s, L1 hit MAE %s, DRAM read MAPE %s, DRAM write MAPE %s; "
-          "warm cycles MAPE %s" % (show("l2_hit_mae_all", "mae"), show("l1_hit_mae_all", "mae"),
-                                   show("dram_read_mape_all", "mape"),
-                                   show("dram_write_mape_all", "mape"),
-                                   show("warm_cycles_mape_all", "mape")))
+    print("h100 L2 hit MAE %s, L1 hit MAE %s, DRAM read MAPE %s, DRAM write MAPE %s "
+          "(read + write %s); warm cycles MAPE %s" % (
+              show("l2_hit_mae_all", "mae"), show("l1_hit_mae_all", "mae"),
+              show("dram_read_mape_all", "mape"), show("dram_write_mape_all", "mape"),
+              show("dram_total_mape_all", "mape"), show("warm_cycles_mape_all", "mape")))
     print("wrote %s" % args.output)
     if failed:
         print("validate_h100: prediction failed for: %s" % ", ".join(failed), file=sys.stderr)
