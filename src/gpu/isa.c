@@ -291,7 +291,8 @@ void gf_isa_free(gf_isa *isa)
  * cores do a fixed number of multiply-adds a cycle (WP: 512 dense FP16 FMA per tensor core,
  * twice that for 8-bit inputs with twice the K), so a warp's quarter of an m64nN
  * instruction holds its sub-core's tensor unit N/64 times as long: 64 cycles at N = 128,
- * 128 at N = 256, and the result comes that much later. Unvalidated here: no H100 case
+ * 128 at N = 256, and for N > 64 the result comes that much later (for N < 64 the
+ * latency stays the row's: no data on how it shrinks). Unvalidated here: no H100 case
  * uses GMMA (cuBLAS SGEMM and wmma issue HMMA). */
 static void gmma_shape(const char *base, char tok[][24], unsigned nt, gf_isa_entry *e)
 {
@@ -371,10 +372,14 @@ static void apply_modifiers(const char *base, const char *full, gf_isa_entry *e)
     }
     if (strcmp(base, "EXIT") == 0)
         e->is_exit = 1;
-    /* sm_90 tensor-memory-accelerator and bulk copies: one lane names a descriptor or a
-     * base; the tile or block it moves is not in an NVBit trace */
-    if (strncmp(base, "UTMA", 4) == 0 || strncmp(base, "UBLK", 4) == 0)
-        e->is_bulk_copy = 1;
+    /* sm_90 tensor-memory-accelerator and bulk copies that move data (not UTMACCTL or
+     * UTMACMDFLUSH): one lane names a descriptor or a base; the tile or block it moves is
+     * not in an NVBit trace */
+    static const char *const bulk[] = {"UTMALDG", "UTMASTG", "UTMAREDG", "UTMAPF",
+                                       "UBLKCP",  "UBLKRED", "UBLKPF"};
+    for (size_t i = 0; i < sizeof bulk / sizeof *bulk; i++)
+        if (strcmp(base, bulk[i]) == 0)
+            e->is_bulk_copy = 1;
     gmma_shape(base, tok, nt, e);
 }
 

@@ -60,7 +60,7 @@ static const gf_counter_def table[GF_C_COUNT] = {
     {GF_C_PIPE_LSU_PCT, "sm__pipe_lsu_cycles_active.avg.pct_of_peak_sustained_active",
      NULL, GF_CUNIT_PCT, P, 1, "load/store pipe busy fraction"},
     {GF_C_L2_BW_PCT, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL,
-     GF_CUNIT_PCT, P, 1, "L2 sector throughput / peak"},
+     GF_CUNIT_PCT, P, 1, "L2 slice utilisation (model): the busier of the slices' input slots and, where modelled apart, their read return path; not Nsight's sectors over its 3-a-cycle H100 peak"},
     {GF_C_DRAM_BW_PCT, "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL,
      GF_CUNIT_PCT, P, 1, "DRAM throughput / peak"},
     {GF_C_L1_GLD_REQUESTS, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",

@@ -60,6 +60,8 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
         /* a read request is one input slot; its sectors come back on the return path */
         in.l2_slots = (double)ks->l2_read_requests + l2w + l2a;
         in.l2_read_return_sectors = l2r;
+    } else {
+        in.l2_slots = in.l2_sectors; /* every sector one slot */
     }
     if (g->l2_partial_write_cycles > 1)
         in.l2_extra_slots = (double)ks->partial_store_sectors * (g->l2_partial_write_cycles - 1);

@@ -123,11 +123,10 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     if (g->noc_bytes_per_cycle > 0 && (l2cap <= 0 || g->noc_bytes_per_cycle < l2cap))
         l2cap = g->noc_bytes_per_cycle;
     c.c2 = l2cap;
-    if (g->l2_read_bytes_per_cycle > 0) {
+    /* the return path's own peak, in L2 cycles (not capped by noc.bytes_per_cycle, which
+     * is in core cycles and bounds the input side above) */
+    if (g->l2_read_bytes_per_cycle > 0)
         c.c2r = slices * g->l2_read_bytes_per_cycle * ratio;
-        if (g->noc_bytes_per_cycle > 0 && g->noc_bytes_per_cycle < c.c2r)
-            c.c2r = g->noc_bytes_per_cycle;
-    }
     c.s2 = l2cap > 0 ? 32.0 * slices / l2cap : 0;
     double row_hit = in->dram_row_hit_rate;
     out->dram_efficiency = gf_queue_dram_efficiency(g, row_hit);

@@ -347,6 +347,47 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     assert_true(isnan(row.v[GF_C_L2_FABRIC_SECTORS]));
 }
 
+/* The fabric's slots slow an L2-bound kernel (predict.c gf_predict_evaluate: they join
+ * l2_extra_slots, queueing.c l2_work). A summary of 4e6 written sectors, 1e6 read in 2.5e5
+ * requests and 1e6 DRAM-filled, on H100 at its default clocks (L2 = core: 80 slices x 32 B
+ * a core cycle; noc.bytes_per_cycle 5120 does not bind): input slots 2.5e5 + 4e6 = 4.25e6,
+ * 53,125 cycles; with 2 partitions (4e6 + 1e6) / 2 = 2.5e6 more, 84,375. Fails when the
+ * fabric does not reach the slices' time or the read requests are not the reads' slots. */
+static void torture_fabric_slots_bound_an_l2_bound_kernel(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    assert_true(g.l2_clock_hz == g.core_clock_hz);
+    static gf_kernel_summary k;
+    memset(&k, 0, sizeof k);
+    for (int i = 0; i < GF_C_COUNT; i++)
+        k.mem[i] = NAN;
+    k.mem[GF_C_L2_WRITE_SECTORS] = 4e6;
+    k.mem[GF_C_L2_READ_SECTORS] = 1e6;
+    k.mem[GF_C_L2_ATOM_SECTORS] = 0;
+    k.mem[GF_C_DRAM_SECTORS_READ] = 1e6;
+    k.mem[GF_C_DRAM_SECTORS_WRITE] = 0;
+    k.ks.l2_read_requests = 250000;
+    k.ks.l2_sectors = 5000000;
+    k.ks.sm_cycles_max = 1000;
+    k.ks.sm_cycles_avg = 1000;
+    k.ks.sms_used = 1;
+    k.ks.mean_miss_latency = 600;
+    k.ks.mean_load_miss_latency = 600;
+    gf_kernel_row row;
+    gf_queue_result q;
+    gf_gpu z = g;
+    z.l2_partitions = 0;
+    assert_int_equal(gf_predict_evaluate(&z, &k, &row, &q, NULL), GF_OK);
+    assert_true(fabs(q.l2_bound - 4.25e6 * 32 / 2560) < 1e-6);
+    assert_int_equal(gf_predict_evaluate(&g, &k, &row, &q, NULL), GF_OK);
+    if (fabs(q.l2_bound - 6.75e6 * 32 / 2560) > 1e-6)
+        fail_msg("L2 bound %.3f cycles, want (2.5e5 read requests + 4e6 writes + 2.5e6 "
+                 "fabric) x 32 B / 2560 B = %.3f", q.l2_bound, 6.75e6 * 32 / 2560);
+    assert_true(q.cycles >= q.l2_bound - 1e-6);
+    assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == 2.5e6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +397,7 @@ int main(void)
         cmocka_unit_test(torture_lsu_bound_kernel_follows_l1_bytes_per_cycle),
         cmocka_unit_test(torture_launch_term_is_kernel_cycles_plus_ns),
         cmocka_unit_test(torture_fabric_is_half_of_writes_and_dram_fills),
+        cmocka_unit_test(torture_fabric_slots_bound_an_l2_bound_kernel),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
