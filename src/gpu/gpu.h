@@ -107,6 +107,10 @@ typedef struct gf_gpu {
      * fabric, in the home slice: one more slice input slot per sector (see h100.ini).
      * 0 = not modelled (one unified L2, no fabric counter). */
     unsigned l2_partitions;
+    /* Fabric lookups (all hits) Nsight reports on a launch that moves nothing across it:
+     * added to every launch's fabric counter and L2 hit rate, not timed (H100: 21,272,
+     * h100.ini). 0 = none. */
+    double l2_fabric_idle_sectors;
     /* Bytes per L2 cycle a slice returns to the SMs (H100: 64, Nsight's lts2xbar peak).
      * When set, a read takes one slice input slot per request (line) and its sectors
      * this return path, as lts__xbar2lts_cycles_active counts; 0 = every read sector

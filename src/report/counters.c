@@ -295,9 +295,12 @@ static double l1_sectors(const double *v)
            v[GF_C_L1_LST_SECTORS] + v[GF_C_L1_ATOM_SECTORS];
 }
 
+/* Every L2 lookup: from L1, and at the home slice over the fabric where it is modelled
+ * (lts__t_sector_hit_rate is over both). */
 static double l2_sectors(const double *v)
 {
-    return v[GF_C_L2_READ_SECTORS] + v[GF_C_L2_WRITE_SECTORS] + v[GF_C_L2_ATOM_SECTORS];
+    double f = isnan(v[GF_C_L2_FABRIC_SECTORS]) ? 0 : v[GF_C_L2_FABRIC_SECTORS];
+    return v[GF_C_L2_READ_SECTORS] + v[GF_C_L2_WRITE_SECTORS] + v[GF_C_L2_ATOM_SECTORS] + f;
 }
 
 /* The quantity a rate is an average over, so that the application rate is the

@@ -30,6 +30,24 @@ static double fabric_sectors(const gf_gpu *g, double writes, double atoms, doubl
     return far * (writes + atoms + (isnan(dram_reads) ? 0 : dram_reads));
 }
 
+/* Nsight's lts__t_sector_hit_rate is lookup hits over every L2 lookup, the fabric's at the
+ * home slice included (refdata h100-gfbench ncu.csv: lts__t_sectors_lookup_hit.sum /
+ * lts__t_sectors.sum, 3,284,697 / 6,411,871 = 51.2 % on stream_copy, 61,590 / 130,985 =
+ * 47.0 % on pchase_dram). Fabric writes and atomics hit (l2.writes_hit), its DRAM-filled
+ * reads miss, its idle background hits. rate is the hierarchy's over the lookups from L1;
+ * returns it unchanged where the fabric is not modelled. */
+static double l2_hit_rate_with_fabric(const gf_gpu *g, double rate, double tex_sectors,
+                                      double write_hits, double atoms, double fabric)
+{
+    if (isnan(fabric) || isnan(rate) || tex_sectors + fabric <= 0)
+        return rate;
+    double far = (double)(g->l2_partitions - 1) / g->l2_partitions;
+    double fabric_hits = far * ((isnan(write_hits) ? 0 : write_hits) +
+                                (g->l2_writes_hit ? atoms : 0)) +
+                         g->l2_fabric_idle_sectors;
+    return 100.0 * (rate / 100.0 * tex_sectors + fabric_hits) / (tex_sectors + fabric);
+}
+
 gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_kernel_row *row,
                               gf_queue_result *qout, gf_error *err)
 {
@@ -112,7 +130,12 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_L2_WRITE_SECTORS_ALL] = l2w;
     row->v[GF_C_GLD_INST] = m[GF_C_L1_GLD_REQUESTS];
     row->v[GF_C_GST_INST] = m[GF_C_L1_GST_REQUESTS];
-    row->v[GF_C_L2_FABRIC_SECTORS] = fabric;
+    /* the idle background is counted, not timed: when it crosses is unknown */
+    double fabric_all = isnan(fabric) ? NAN : fabric + g->l2_fabric_idle_sectors;
+    row->v[GF_C_L2_FABRIC_SECTORS] = fabric_all;
+    row->v[GF_C_L2_SECTOR_HIT_RATE] =
+        l2_hit_rate_with_fabric(g, row->v[GF_C_L2_SECTOR_HIT_RATE], in.l2_sectors,
+                                m[GF_C_L2_WRITE_SECTOR_HITS], l2a, fabric_all);
     gf_report_derive(row);
     return GF_OK;
 }

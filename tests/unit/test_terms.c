@@ -330,6 +330,8 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     const char *p = kt_write(&k, "fabric.traceg");
     gf_gpu g = load_gpu("h100");
     assert_int_equal(g.l2_partitions, 2);
+    assert_true(g.l2_fabric_idle_sectors == 21272);
+    g.l2_fabric_idle_sectors = 0; /* the background alone: below */
     gf_kernel_row row;
     gf_kernel_summary s = predict1(p, &g, &row);
     assert_int_equal(s.ks.l2_read_requests, N);
@@ -339,12 +341,30 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     if (row.v[GF_C_L2_FABRIC_SECTORS] != (4 + 2 * N) / 2.0)
         fail_msg("fabric sectors %.3f, want (4 written + %d DRAM-filled) / 2 = %.1f",
                  row.v[GF_C_L2_FABRIC_SECTORS], 2 * N, (4 + 2 * N) / 2.0);
+    /* Nsight's L2 hit rate is over the fabric's lookups too: the 2 fabric write sectors
+     * hit (l2.writes_hit), its N DRAM-filled ones miss, the L1 side's 4 writes hit and
+     * its N reads miss: (4 + 2) / (4 + N + 2 + N) */
+    double want = 100.0 * (4 + 2) / (4 + N + (4 + 2 * N) / 2.0);
+    if (fabs(row.v[GF_C_L2_SECTOR_HIT_RATE] - want) > 1e-9)
+        fail_msg("L2 hit rate %.6f %%, want %.6f %%", row.v[GF_C_L2_SECTOR_HIT_RATE], want);
+    /* the idle background: counted as fabric hits, not timed */
+    g.l2_fabric_idle_sectors = 1000;
+    gf_kernel_row idle;
+    gf_kernel_summary si = predict1(p, &g, &idle);
+    assert_true(idle.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) / 2.0 + 1000);
+    want = 100.0 * (4 + 2 + 1000) / (4 + N + (4 + 2 * N) / 2.0 + 1000);
+    assert_true(fabs(idle.v[GF_C_L2_SECTOR_HIT_RATE] - want) < 1e-9);
+    assert_true(idle.v[GF_C_GPC_CYCLES_ELAPSED] == row.v[GF_C_GPC_CYCLES_ELAPSED]);
+    assert_int_equal(si.ks.sm_cycles_max, s.ks.sm_cycles_max);
+    g.l2_fabric_idle_sectors = 0;
     g.l2_partitions = 4; /* three quarters of the lines are homed elsewhere */
     predict1(p, &g, &row);
     assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) * 0.75);
     g.l2_partitions = 0;
     predict1(p, &g, &row);
     assert_true(isnan(row.v[GF_C_L2_FABRIC_SECTORS]));
+    /* without the fabric the hit rate is over the L1 side's lookups: 4 of 4 + N */
+    assert_true(fabs(row.v[GF_C_L2_SECTOR_HIT_RATE] - 100.0 * 4 / (4 + N)) < 1e-9);
 }
 
 /* The fabric's slots slow an L2-bound kernel (predict.c gf_predict_evaluate: they join
@@ -357,6 +377,7 @@ static void torture_fabric_slots_bound_an_l2_bound_kernel(void **state)
 {
     (void)state;
     gf_gpu g = load_gpu("h100");
+    g.l2_fabric_idle_sectors = 0;
     assert_true(g.l2_clock_hz == g.core_clock_hz);
     static gf_kernel_summary k;
     memset(&k, 0, sizeof k);
@@ -386,6 +407,11 @@ static void torture_fabric_slots_bound_an_l2_bound_kernel(void **state)
                  "fabric) x 32 B / 2560 B = %.3f", q.l2_bound, 6.75e6 * 32 / 2560);
     assert_true(q.cycles >= q.l2_bound - 1e-6);
     assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == 2.5e6);
+    /* the idle background is counted, not timed */
+    g.l2_fabric_idle_sectors = 1e6;
+    assert_int_equal(gf_predict_evaluate(&g, &k, &row, &q, NULL), GF_OK);
+    assert_true(fabs(q.l2_bound - 6.75e6 * 32 / 2560) < 1e-6);
+    assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == 3.5e6);
 }
 
 int main(void)
