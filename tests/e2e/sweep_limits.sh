@@ -77,4 +77,11 @@ done
 expect 1 "profile holds reuse distances for L2 slices of up to 1024 lines .*4x the profiled L2" -- \
     sweep "$tmp/va3m.gfp" --gpu gtx1080 --vary l2.size=1MiB,4MiB
 [ -s "$tmp/out" ] && say "a sweep past the profile's L2 window printed to stdout"
+# an L2 what-if from a profile keeps the profiled DRAM write-backs, and says so once; other
+# axes do not draw the note
+expect 0 "note: at other L2 sizes and associativities, DRAM write-backs .* stay those of the profiled L2 (512 KiB, 16 ways); predict the trace with --set l2.size=" -- \
+    sweep "$tmp/va3m.gfp" --gpu gtx1080 --vary l2.size=1MiB,2MiB -o "$tmp/w.csv"
+[ "$(grep -c 'note:' "$tmp/err")" = 1 ] || say "the L2 what-if note is not said exactly once"
+"$bin" sweep "$tmp/va3m.gfp" --gpu gtx1080 --vary dram.bandwidth=200GB/s,300GB/s -o "$tmp/w.csv" 2>"$tmp/err"
+grep -q "note:" "$tmp/err" && say "a DRAM-bandwidth sweep drew the L2 what-if note"
 exit $fail
