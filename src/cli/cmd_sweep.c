@@ -154,24 +154,6 @@ static void state_plan(const gf_sweep_plan *pl, unsigned threads)
             pl->configs, pl->rows, bytes, secs, threads, threads == 1 ? "" : "s");
 }
 
-/* A profile re-derives L2 hits and DRAM reads at another L2 size or associativity from
- * its histograms, but not the dirty write-backs: they need each dirty line's history,
- * which the histograms do not keep (docs/model.md, what-if limits). Said once, up front. */
-static void note_l2_what_if(const gf_sweep_spec *s, const gf_profile *p)
-{
-    for (unsigned i = 0; i < s->naxes; i++)
-        if (strcmp(s->axes[i].key, "l2.size") == 0 || strcmp(s->axes[i].key, "l2.ways") == 0) {
-            fprintf(stderr,
-                    "gpuforecast: sweep: note: at other L2 sizes and associativities, DRAM "
-                    "write-backs (and the DRAM time they take) stay those of the profiled L2 "
-                    "(%llu KiB, %u ways); predict the trace with --set %s=... for them\n",
-                    (unsigned long long)(gf_profile_gpu(p)->l2.size >> 10),
-                    gf_profile_gpu(p)->l2.ways,
-                    s->axes[i].key);
-            return;
-        }
-}
-
 static int run(sweep_ctx *c, const gf_model_args *a, const gf_profile *p)
 {
     gf_error err;
@@ -179,10 +161,8 @@ static int run(sweep_ctx *c, const gf_model_args *a, const gf_profile *p)
     gf_sweep_plan plan;
     if (gf_sweep_plan_make(&c->spec, p, &plan, &err) != GF_OK)
         return gf_cli_error(&err);
-    if (!a->quiet) {
+    if (!a->quiet)
         state_plan(&plan, c->spec.threads);
-        note_l2_what_if(&c->spec, p);
-    }
     /* A sweep can run for long with FILE.tmpXXXXXX open: remove it if interrupted. */
     if (gf_outfile_catch_signals(&err) != GF_OK)
         return gf_cli_error(&err);

@@ -36,6 +36,8 @@
 struct l2part {
     uint64_t l2_sectors[GF_HIER_NL2];
     gf_hist l2_tag[GF_HIER_NL2], l2_sector[GF_HIER_NL2];
+    gf_hist l2_wb; /* gf_hier_kernel_profile.l2_wb of this slice */
+    int wb_used;
     uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write, group_fetches, atom_extra;
     int nomem;
     unsigned used; /* bit c: histograms of class c may be nonzero */
@@ -294,6 +296,9 @@ static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
                 hist_move(p ? &p->l2_sector[c] : NULL, &q->l2_sector[c]);
             }
         }
+        if (q->wb_used)
+            hist_move(p ? &p->l2_wb : NULL, &q->l2_wb);
+        q->wb_used = 0;
         if (p) {
             p->dec_dram_read += q->dec_dram_read;
             p->dec_dram_write += q->dec_dram_write;
@@ -542,6 +547,14 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         prefault_hists(&p->l2_tag[cls], &p->l2_sector[cls]);
     }
     add_dists(&p->l2_tag[cls], &p->l2_sector[cls], &r, smask, n);
+    if (r.dirty_before && r.line_dist != GF_REUSE_COLD) {
+        gf_hist_add(&p->l2_wb, r.line_dist, r.dirty_before);
+        p->wb_used = 1;
+    }
+    if (r.forgot_dirty) {
+        gf_hist_add(&p->l2_wb, GF_REUSE_COLD, r.forgot_dirty);
+        p->wb_used = 1;
+    }
     p->dec_l2_hits[cls] += gf_popcount4(hit);
     p->dec_dram_read += gf_popcount4(fetch);
     p->dec_dram_write += wb;
@@ -769,11 +782,18 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     for (unsigned i = 0; i < h->nslices; i++)
         if (gf_secreuse_forgotten(h->l2_rd[i]))
             p->l2_window = h->l2_window;
-    if (h->mode == GF_HIER_REUSE)
-        for (unsigned i = 0; i < h->nslices; i++)
-            p->dec_dram_write +=
-                h->final ? (uint64_t)llround(gf_secreuse_flush_evicted_assoc(h->l2_rd[i], h->l2_ways))
-                         : gf_secreuse_flush_evicted(h->l2_rd[i]);
+    /* The kernel end's write-backs, and every dirty line's age for what-if sizes (up to
+     * 4x the slice, what a profile answers at most on a large trace,
+     * gf_hier_profile_max_l2_lines; older dirty lines count as evicted at every size). */
+    p->wb_final = h->final;
+    uint64_t upto = 4 * h->l2_lines + 1;
+    for (unsigned i = 0; i < h->nslices; i++) {
+        uint64_t wb = h->final ? (uint64_t)llround(gf_secreuse_flush_evicted_assoc_ages(
+                                     h->l2_rd[i], h->l2_ways, upto, &p->l2_wb_end))
+                               : gf_secreuse_flush_evicted_ages(h->l2_rd[i], upto, &p->l2_wb_end);
+        if (h->mode == GF_HIER_REUSE) /* (EXACT: the oracle counted its own) */
+            p->dec_dram_write += wb;
+    }
 
     double l1hit[GF_HIER_NL1], l1tag[GF_HIER_NL1], l2hit[GF_HIER_NL2], dram_read;
     if (h->mode == GF_HIER_EXACT) {

@@ -110,6 +110,12 @@ typedef struct gf_hier_kernel_profile {
      * slice's tracker has forgotten a line yet (every distance exact), else the trackers'
      * window (GF_HIER_L2_WINDOW); see gf_hier_profile_max_l2_lines */
     uint64_t l2_window;
+    /* What-if DRAM write-backs (profile.c): l2_wb, the dirty sectors of each L2 access
+     * at that access's line distance (forgotten lines' as cold); l2_wb_end, every dirty
+     * line's at its distance when the kernel ended; wb_final: whether the kernel end
+     * counted those with their set's chance of eviction (1) or only past the capacity (0) */
+    gf_hist l2_wb, l2_wb_end;
+    int wb_final;
 } gf_hier_kernel_profile;
 
 /* Bounded memory (issue #22). The reuse trackers forget lines whose distance reaches a

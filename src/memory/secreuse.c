@@ -164,6 +164,7 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
         return 0;
     res->line_dist = d;
     res->tag_hit = d < t->cap;
+    res->dirty_before = gf_popcount4(dirty);
     if (!res->tag_hit && dirty) {
         res->writebacks = gf_popcount4(dirty);
         dirty = 0;
@@ -214,6 +215,7 @@ static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t byt
     res->hit_mask = INF32 < t->cap ? smask : 0;
     res->fetch_mask = op != GF_LRU_WRITE ? smask & ~res->hit_mask : 0;
     res->writebacks = 0;
+    res->dirty_before = res->forgot_dirty = 0;
     unsigned dirty = t->write_back && op != GF_LRU_READ ? smask : 0;
     *tag = (uint16_t)(smask | smask << 4 | dirty << 8);
     return 1;
@@ -266,8 +268,10 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
                              gf_lru_op op, gf_secreuse_result *res)
 {
     gf_status st = access_line(t, line, smask, bytes, op, res);
+    res->forgot_dirty = 0;
     if (t->forgot_wb) {
         res->writebacks += (unsigned)t->forgot_wb;
+        res->forgot_dirty = (unsigned)t->forgot_wb;
         t->forgot_wb = 0;
     }
     return st;
@@ -298,6 +302,7 @@ static gf_status access_line(gf_secreuse *t, uint64_t line, unsigned smask,
     uint32_t d32 = sat32(d);
     res->line_dist = d;
     res->tag_hit = d < t->cap;
+    res->dirty_before = gf_popcount4(p->dirty);
     if (!res->tag_hit && p->dirty) {
         /* the line left the configured cache since its last access: its dirty sectors
          * went to DRAM then */
@@ -462,4 +467,93 @@ uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
     flush_ctx f = {0, 0};
     gf_reuse_foreach_far(t->r, t->cap, flush_one, &f);
     return f.n;
+}
+
+/* The kernel-end walks with the what-if ages (gf_secreuse_flush_evicted_ages and
+ * _assoc_ages): every dirty line's sectors at its distance, or cold past upto. */
+typedef struct ages_ctx {
+    gf_secreuse *t;
+    gf_hist *h;
+    double n;        /* write-backs counted */
+    uint64_t lines;  /* capacity */
+    unsigned ways;   /* 0: fully associative, the line is cleaned when counted */
+} ages_ctx;
+
+static void clean_line(uint16_t *tag, void *payload)
+{
+    line_state *p = *tag & TAG_PAYLOAD ? payload : NULL;
+    if (p)
+        p->dirty = 0;
+    else
+        *tag &= (uint16_t)~0x0F00u;
+}
+
+static void ages_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)key;
+    ages_ctx *a = ctx;
+    unsigned dirty = line_dirty(tag, payload);
+    if (!dirty)
+        return;
+    gf_hist_add(a->h, dist, gf_popcount4(dirty));
+    if (a->ways) {
+        a->n += gf_popcount4(dirty) * (1.0 - gf_cachemodel_hit_prob(dist, a->lines, a->ways));
+    } else if (dist >= a->lines) {
+        a->n += gf_popcount4(dirty);
+        clean_line(tag, payload);
+    }
+}
+
+static void ages_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
+{
+    (void)key;
+    ages_ctx *a = ctx;
+    unsigned dirty = line_dirty(tag, payload);
+    if (!far || !dirty)
+        return;
+    gf_hist_add(a->h, GF_REUSE_COLD, gf_popcount4(dirty));
+    a->n += gf_popcount4(dirty);
+    if (!a->ways)
+        clean_line(tag, payload);
+}
+
+/* Both walks; forgotten lines' dirty sectors are evicted (counted, cold). */
+static int walk_ages(gf_secreuse *t, uint64_t upto, ages_ctx *a)
+{
+    if (gf_reuse_foreach_near(t->r, upto, ages_near, a) != 0)
+        return -1;
+    gf_reuse_foreach_far(t->r, upto, ages_far, a);
+    if (t->forgot_wb) {
+        gf_hist_add(a->h, GF_REUSE_COLD, t->forgot_wb);
+        a->n += (double)t->forgot_wb;
+        t->forgot_wb = 0;
+    }
+    return 0;
+}
+
+uint64_t gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *h)
+{
+    if (upto <= t->cap)
+        upto = t->cap + 1;
+    ages_ctx a = {t, h, 0, t->cap, 0};
+    if (walk_ages(t, upto, &a) != 0)
+        return gf_secreuse_flush_evicted(t); /* (no memory: without the ages) */
+    return (uint64_t)a.n;
+}
+
+double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t upto,
+                                            gf_hist *h)
+{
+    if (ways == 0 || t->cap == 0 || t->cap / ways <= 1)
+        return (double)gf_secreuse_flush_evicted_ages(t, upto, h);
+    uint64_t dhi = t->cap;
+    while (dhi < (UINT64_C(1) << 40) && gf_cachemodel_hit_prob(dhi, t->cap, ways) > 1e-9)
+        dhi *= 2;
+    if (upto > dhi) /* (past dhi a line counts whole either way) */
+        dhi = upto;
+    ages_ctx a = {t, h, 0, t->cap, ways};
+    if (walk_ages(t, dhi, &a) != 0)
+        return gf_secreuse_flush_evicted_assoc(t, ways);
+    (void)gf_secreuse_flush_evicted(t); /* the state: lines past the capacity are clean */
+    return a.n;
 }

@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 #include "gpuforecast/gpuforecast.h"
+#include "memory/hist.h"
 #include "memory/lru.h"
 
 typedef struct gf_secreuse gf_secreuse;
@@ -43,6 +44,10 @@ typedef struct gf_secreuse_result {
                            * all GF_REUSE_COLD when line_dist is (the line's first access) */
     unsigned tag_hit;     /* at the configured capacity */
     unsigned hit_mask, fetch_mask, writebacks;
+    /* For what-if write-backs (profile.c): the line's dirty sectors (at the configured
+     * capacity) when this access came, at distance line_dist; and dirty sectors of lines
+     * the engine forgot (evicted at any capacity it answers), reported with it. */
+    unsigned dirty_before, forgot_dirty;
 } gf_secreuse_result;
 
 /* capacity: lines of the fully associative cache whose decisions are reported (0 = no
@@ -96,6 +101,13 @@ size_t gf_secreuse_tracked(const gf_secreuse *t);
 size_t gf_secreuse_bytes(const gf_secreuse *t);
 /* Dirty sectors still resident at the configured capacity. */
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
+/* gf_secreuse_flush_evicted and gf_secreuse_flush_evicted_assoc that also add every dirty
+ * line's sectors to h at its distance, those at upto or beyond (and forgotten ones) as
+ * cold: the kernel-end half of the what-if write-back estimate (profile.c), in the same
+ * walks. Same counts and state as those (within 1e-9 a line for the binomial chance). */
+uint64_t gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *h);
+double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t upto,
+                                            gf_hist *h);
 /* Whether line states may live in the engine's 16-bit tags (the default, 1) or always
  * take a payload (0). Results are the same; tests compare the two. Call before the
  * first access. */

@@ -15,6 +15,7 @@
 
 #include <zlib.h>
 
+#include "memory/cachemodel.h"
 #include "memory/coalesce.h"
 
 #include "util/alloc.h"
@@ -203,11 +204,28 @@ static uint64_t saturate_u64(double v)
     return v < 0x1p63 ? (uint64_t)v : (uint64_t)1 << 63;
 }
 
+/* DRAM write-backs a cache of `lines` per slice and `ways` would make, from the dirty
+ * histograms (gf_hier_kernel_profile.l2_wb, l2_wb_end): a dirty line met again at
+ * distance d was evicted in between iff d >= lines (the per-access decisions are fully
+ * associative); one still dirty at the kernel's end counts as the profiled run counted
+ * it, with its set's chance of eviction or past the capacity. Approximation: a line's
+ * dirty sectors are the profiled capacity's (at a smaller L2 a line written back early
+ * and met again clean counts again at the end; at a larger one a line the profiled L2
+ * wrote back is not followed further). Exact for data written and not met again. */
+static double writebacks_at(const gf_hier_kernel_profile *hp, uint64_t lines, unsigned ways)
+{
+    double wb = (double)gf_hist_total(&hp->l2_wb) - gf_cachemodel_hits(&hp->l2_wb, lines, 0);
+    unsigned end_ways = hp->wb_final ? ways : 0;
+    return wb + (double)gf_hist_total(&hp->l2_wb_end) -
+           gf_cachemodel_hits(&hp->l2_wb_end, lines, end_ways);
+}
+
 /* L2 size or associativity differ from the profiled model: re-derive L2 hits and DRAM
  * reads from the histograms (memory/hierarchy.h gf_hier_rates_for), keeping what the
  * cache model cannot see (MemcpyHtoD warming, partial-sector fetches) as an offset,
- * and move the issue model's time by the change in mean miss latency times its
- * measured exposure (crit stall cycles / mean miss latency). */
+ * the DRAM write-backs likewise (writebacks_at), and move the issue model's time by the
+ * change in mean miss latency times its measured exposure (crit stall cycles / mean
+ * miss latency); the write-backs' DRAM time follows in the queueing model. */
 static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu *gpu)
 {
     if (base->l2.size == gpu->l2.size && base->l2.ways == gpu->l2.ways)
@@ -224,6 +242,12 @@ static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu
     if (!isnan(m[GF_C_DRAM_SECTORS_READ])) {
         m[GF_C_DRAM_SECTORS_READ] = fmax(0, m[GF_C_DRAM_SECTORS_READ] + d_dram);
         m[GF_C_DRAM_BYTES_READ] = 32.0 * m[GF_C_DRAM_SECTORS_READ];
+    }
+    if (!isnan(m[GF_C_DRAM_SECTORS_WRITE])) {
+        double d_wb = writebacks_at(hp, lines, ways_of(&gpu->l2)) -
+                      writebacks_at(hp, hp->l2_lines, hp->l2_ways);
+        m[GF_C_DRAM_SECTORS_WRITE] = fmax(0, m[GF_C_DRAM_SECTORS_WRITE] + d_wb);
+        m[GF_C_DRAM_BYTES_WRITE] = 32.0 * m[GF_C_DRAM_SECTORS_WRITE];
     }
     double dr = now.l2_hits[GF_HIER_L2_READ] - was.l2_hits[GF_HIER_L2_READ];
     /* with l2.writes_hit writes and atomics are lookup hits whatever the size */
@@ -589,6 +613,7 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
     U(hp->l2_lines, g->l2.size / GF_LINE_BYTES / g->l2_slices, g->l2.size / GF_LINE_BYTES / g->l2_slices);
     U(hp->l2_ways, g->l2.ways, g->l2.ways);
     U(hp->mode, GF_HIER_REUSE, GF_HIER_EXACT);
+    U(hp->wb_final, 0, 1);
     gf_status st;
 #define COUNTS(a) check_counts(a, sizeof(a) / sizeof(a)[0], lim, #a, path, i, err)
     if ((st = COUNTS(hp->l1_requests)) || (st = COUNTS(hp->l1_sectors)) ||
@@ -602,6 +627,9 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
                                 hp->dram_group_fetches, hp->l2_atom_max_slice, hp->l2_atom_extra};
     if ((st = check_counts(scalars, sizeof scalars / sizeof scalars[0], lim,
                            "hp (shmem, dec_dram, group, atom counts)", path, i, err)))
+        return st;
+    if ((st = check_hist(&hp->l2_wb, lim, "l2_wb", path, i, err)) ||
+        (st = check_hist(&hp->l2_wb_end, lim, "l2_wb_end", path, i, err)))
         return st;
     static const char *const l1n[GF_HIER_NL1] = {"gld", "gst", "lld", "lst", "atom"};
     static const char *const l2n[GF_HIER_NL2] = {"read", "write", "atom"};

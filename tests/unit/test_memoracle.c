@@ -171,6 +171,72 @@ static void torture_memoracle_writeback_assoc(void **state)
         fail_msg("written back: model %.1f, oracle %.1f, fully associative %.1f", model, oracle, fa);
 }
 
+/* What-if write-backs (profile.c writebacks_at): a stream of lines written once and never
+ * met again (a kernel's output) between reads of other lines, decided at capacity C0,
+ * gives through its two dirty histograms (the dirty sectors met at each access, the
+ * kernel-end ages of gf_secreuse_flush_evicted_ages) exactly the write-backs a fully
+ * associative LRU of another capacity makes by the end, at half and twice C0; and so do
+ * such lines met once more far past every capacity. */
+static void torture_memoracle_writeback_what_if(void **state)
+{
+    (void)state;
+    enum { C0 = 256, N = 3000 };
+    static const uint64_t caps[] = {128, 256, 512};
+    gf_secreuse *t;
+    gf_error e;
+    assert_int_equal(gf_secreuse_create(C0, GF_LRU_WRITE_ALLOCATE, 1, &t, &e), GF_OK);
+    gf_lru *o[3];
+    for (int c = 0; c < 3; c++) {
+        gf_lru_config cfg = {caps[c], 0, GF_LRU_INDEX_LINEAR, 1, GF_LRU_WRITE_ALLOCATE, 1};
+        assert_int_equal(gf_lru_create(&cfg, &o[c], &e), GF_OK);
+    }
+    static gf_hist wb, end;
+    gf_hist_clear(&wb);
+    gf_hist_clear(&end);
+    uint64_t x = 7, oracle[3] = {0};
+    for (unsigned i = 0; i < N; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        int write = (x >> 61) < 3; /* 3 in 8 a write of a new line, else a read of one */
+        uint64_t line = (uint64_t)i + (write ? 0 : UINT64_C(1) << 20);
+        gf_lru_op op = write ? GF_LRU_WRITE : GF_LRU_READ;
+        unsigned smask = write ? 0xFu : 1u << (x >> 50 & 3);
+        gf_secreuse_result r;
+        assert_int_equal(gf_secreuse_access(t, line, smask, NULL, op, &r), GF_OK);
+        if (r.dirty_before && r.line_dist != GF_REUSE_COLD)
+            gf_hist_add(&wb, r.line_dist, r.dirty_before);
+        for (int c = 0; c < 3; c++) {
+            gf_lru_result lr;
+            gf_lru_access(o[c], line, smask, NULL, op, &lr);
+            oracle[c] += lr.writebacks;
+        }
+    }
+    /* the first 200 lines again, far past every capacity: a dirty one is written back
+     * there (the access half of the estimate), then clean */
+    for (unsigned i = 0; i < 200; i++) {
+        gf_secreuse_result r;
+        assert_int_equal(gf_secreuse_access(t, i, 0x1, NULL, GF_LRU_READ, &r), GF_OK);
+        if (r.dirty_before && r.line_dist != GF_REUSE_COLD)
+            gf_hist_add(&wb, r.line_dist, r.dirty_before);
+        for (int c = 0; c < 3; c++) {
+            gf_lru_result lr;
+            gf_lru_access(o[c], i, 0x1, NULL, GF_LRU_READ, &lr);
+            oracle[c] += lr.writebacks;
+        }
+    }
+    assert_true(gf_hist_total(&wb) > 0);
+    (void)gf_secreuse_flush_evicted_ages(t, 4 * C0 + 1, &end);
+    for (int c = 0; c < 3; c++) {
+        double est = (double)gf_hist_total(&wb) - gf_cachemodel_hits(&wb, caps[c], 0) +
+                     (double)gf_hist_total(&end) - gf_cachemodel_hits(&end, caps[c], 0);
+        if (est != (double)oracle[c] || oracle[c] == 0)
+            fail_msg("capacity %llu: estimated %.1f write-back sectors, the oracle %llu",
+                     (unsigned long long)caps[c], est, (unsigned long long)oracle[c]);
+        gf_lru_free(o[c]);
+    }
+    assert_true(oracle[0] > oracle[1] && oracle[1] > oracle[2]);
+    gf_secreuse_free(t);
+}
+
 static void torture_memoracle_fully_associative_random(void **state)
 {
     (void)state;
@@ -387,6 +453,7 @@ int main(void)
         cmocka_unit_test(torture_memoracle_hierarchy_fa),
         cmocka_unit_test(torture_memoracle_set_associative_error),
         cmocka_unit_test(torture_memoracle_writeback_assoc),
+        cmocka_unit_test(torture_memoracle_writeback_what_if),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
