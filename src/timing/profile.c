@@ -604,7 +604,7 @@ static gf_status check_counts(const uint64_t *v, size_t n, uint64_t lim, const c
 /* The geometry the histograms were taken at is the profile's own model's (hierarchy.c):
  * re-evaluation indexes and sizes with it. */
 static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, uint64_t lim,
-                            const char *path, size_t i, gf_error *err)
+                            uint64_t lim_run, const char *path, size_t i, gf_error *err)
 {
     uint64_t l1max = (g->unified_l1_shmem ? g->unified_l1_shmem : g->l1_size_fixed) / GF_LINE_BYTES;
     U(hp->l1_lines, 0, l1max);
@@ -628,8 +628,10 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
     if ((st = check_counts(scalars, sizeof scalars / sizeof scalars[0], lim,
                            "hp (shmem, dec_dram, group, atom counts)", path, i, err)))
         return st;
-    if ((st = check_hist(&hp->l2_wb, lim, "l2_wb", path, i, err)) ||
-        (st = check_hist(&hp->l2_wb_end, lim, "l2_wb_end", path, i, err)))
+    /* dirty lines can be any kernel's so far (forgotten ones reported by this kernel's
+     * accesses, resident ones at its end): bounded by the run's writes, lim_run */
+    if ((st = check_hist(&hp->l2_wb, lim_run, "l2_wb", path, i, err)) ||
+        (st = check_hist(&hp->l2_wb_end, lim_run, "l2_wb_end", path, i, err)))
         return st;
     static const char *const l1n[GF_HIER_NL1] = {"gld", "gst", "lld", "lst", "atom"};
     static const char *const l2n[GF_HIER_NL2] = {"read", "write", "atom"};
@@ -656,7 +658,7 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
 /* A checksum guards against damage, not against a crafted file: every field is held to
  * what a profile run can produce before anything is predicted from it. i counts from 1. */
 static gf_status check_kernel(const gf_kernel_summary *k, const gf_gpu *g, const char *path,
-                              size_t i, gf_error *err)
+                              size_t i, uint64_t *lim_run, gf_error *err)
 {
     if (!memchr(k->name, 0, sizeof k->name))
         return gf_error_set(err, GF_ERR_PARSE, path, 0,
@@ -666,6 +668,8 @@ static gf_status check_kernel(const gf_kernel_summary *k, const gf_gpu *g, const
     if (st != GF_OK)
         return st;
     uint64_t lim = (k->ks.warp_insts + 1) * MAX_PER_INST;
+    /* (each lim < 2^60 after check_ksim; a run of more kernels saturates) */
+    *lim_run = *lim_run > UINT64_MAX - lim ? UINT64_MAX : *lim_run + lim;
     for (int c = 0; c < GF_C_COUNT; c++) {
         /* NaN: a counter the run did not measure (predict.c starts them all at NaN) */
         const gf_counter_def *d = gf_counter_def_of((gf_counter_id)c);
@@ -676,7 +680,7 @@ static gf_status check_kernel(const gf_kernel_summary *k, const gf_gpu *g, const
                                 "(expected 0..%.17g)",
                                 i, d ? d->name : "?", k->mem[c], hi);
     }
-    return check_hier(&k->hp, g, lim, path, i, err);
+    return check_hier(&k->hp, g, lim, *lim_run, path, i, err);
 }
 #undef U
 #undef D
@@ -754,6 +758,7 @@ static gf_status read_kernels(inflater *r, uint64_t plen, const char *path, gf_p
     size_t n = p->n, cap = 0;
     gf_status bad = GF_OK;
     gf_error berr;
+    uint64_t lim_run = 0; /* check_kernel: the bound of the run's kernels so far */
     p->n = 0;
     for (size_t i = 0; i < n; i++) {
         inf_status s;
@@ -769,7 +774,7 @@ static gf_status read_kernels(inflater *r, uint64_t plen, const char *path, gf_p
         if ((s = inflate_exact(r, (unsigned char *)&p->k[i], sizeof(kentry))) != INF_OK)
             return inf_error(path, s, plen, err);
         p->n++;
-        bad = check_kernel(&p->k[i], &p->gpu, path, i + 1, &berr);
+        bad = check_kernel(&p->k[i], &p->gpu, path, i + 1, &lim_run, &berr);
     }
     if (bad != GF_OK) {
         if (err)

@@ -100,4 +100,17 @@ for s in ("2304KiB", "9216KiB"):
             print("FAIL: sweep %s at %s: %s, predict --set l2.size: %s" % (k, s, a, b))
             sys.exit(1)
 PY
+# a profile whose tiny last kernel ends with another kernel's dirty lines resident (its
+# kernel-end ages hold far more than its own accesses) is valid: saved and loaded back
+mkdir -p "$tmp/two" && cp "$tmp/sc/kernel-1.traceg" "$tmp/two/" &&
+    printf 'kernel-1.traceg\nkernel-2.traceg\n' >"$tmp/two/kernelslist.g" &&
+    printf '%s\n' '-kernel name = tiny' '-kernel id = 2' '-grid dim = (1,1,1)' \
+        '-block dim = (32,1,1)' '-shmem = 0' '-nregs = 8' '-binary version = 70' \
+        '-accelsim tracer version = 4' '' '#BEGIN_TB' 'thread block = 0,0,0' 'warp = 0' \
+        'insts = 2' '0000 ffffffff 1 R2 LDG.E 1 R2 4 1 0x7f0000000000 4 ' \
+        '0010 ffffffff 0 EXIT 0 0 ' '#END_TB' >"$tmp/two/kernel-2.traceg" || say "two-kernel trace"
+"$bin" profile "$tmp/two" --gpu titanv --set l2.size=18432KiB -o "$tmp/two.gfp" -q ||
+    say "profile of the two-kernel trace"
+"$bin" predict "$tmp/two.gfp" --gpu titanv --set l2.size=18432KiB -q -o "$tmp/two.csv" 2>"$tmp/err" ||
+    { say "a valid two-kernel profile was refused:"; cat "$tmp/err"; }
 exit $fail
