@@ -421,45 +421,9 @@ uint64_t gf_secreuse_flush_evicted(gf_secreuse *t)
     return f.n;
 }
 
-typedef struct assoc_ctx {
-    double n;
-    uint64_t lines;
-    unsigned ways;
-} assoc_ctx;
-
-static void flush_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
-{
-    (void)key;
-    assoc_ctx *a = ctx;
-    unsigned dirty = line_dirty(tag, payload);
-    if (dirty)
-        a->n += gf_popcount4(dirty) * (1.0 - gf_cachemodel_hit_prob(dist, a->lines, a->ways));
-}
-
-static void count_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
-{
-    (void)key;
-    if (far)
-        *(double *)ctx += gf_popcount4(line_dirty(tag, payload));
-}
-
 double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways)
 {
-    if (ways == 0 || t->cap == 0 || t->cap / ways <= 1)
-        return (double)gf_secreuse_flush_evicted(t);
-    /* Past dhi a line's set has surely (chance > 1 - 1e-9) seen `ways` newer lines:
-     * those count whole; below it each by its chance, from its exact distance. */
-    uint64_t dhi = t->cap;
-    while (dhi < (UINT64_C(1) << 40) && gf_cachemodel_hit_prob(dhi, t->cap, ways) > 1e-9)
-        dhi *= 2;
-    assoc_ctx a = {0, t->cap, ways};
-    if (gf_reuse_foreach_near(t->r, dhi, flush_near, &a) != 0)
-        return (double)gf_secreuse_flush_evicted(t); /* (no memory: fully associative) */
-    double far = (double)t->forgot_wb; /* (forgotten lines: evicted, as those far ones) */
-    t->forgot_wb = 0;
-    gf_reuse_foreach_far(t->r, dhi, count_far, &far);
-    (void)gf_secreuse_flush_evicted(t); /* the state: lines past the capacity are clean */
-    return a.n + far;
+    return gf_secreuse_flush_evicted_assoc_ages(t, ways, 0, NULL);
 }
 
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
@@ -469,11 +433,11 @@ uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
     return f.n;
 }
 
-/* The kernel-end walks with the what-if ages (gf_secreuse_flush_evicted_ages and
- * _assoc_ages): every dirty line's sectors at its distance, or cold past upto. */
+/* The kernel-end walks (gf_secreuse_flush_evicted_ages and _assoc_ages): write-backs, and
+ * with a histogram every dirty line's sectors at its distance, or cold past upto. */
 typedef struct ages_ctx {
     gf_secreuse *t;
-    gf_hist *h;
+    gf_hist *h;      /* NULL: no ages */
     double n;        /* write-backs counted */
     uint64_t lines;  /* capacity */
     unsigned ways;   /* 0: fully associative, the line is cleaned when counted */
@@ -495,7 +459,8 @@ static void ages_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, voi
     unsigned dirty = line_dirty(tag, payload);
     if (!dirty)
         return;
-    gf_hist_add(a->h, dist, gf_popcount4(dirty));
+    if (a->h)
+        gf_hist_add(a->h, dist, gf_popcount4(dirty));
     if (a->ways) {
         a->n += gf_popcount4(dirty) * (1.0 - gf_cachemodel_hit_prob(dist, a->lines, a->ways));
     } else if (dist >= a->lines) {
@@ -511,7 +476,8 @@ static void ages_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payl
     unsigned dirty = line_dirty(tag, payload);
     if (!far || !dirty)
         return;
-    gf_hist_add(a->h, GF_REUSE_COLD, gf_popcount4(dirty));
+    if (a->h)
+        gf_hist_add(a->h, GF_REUSE_COLD, gf_popcount4(dirty));
     a->n += gf_popcount4(dirty);
     if (!a->ways)
         clean_line(tag, payload);
@@ -524,7 +490,8 @@ static int walk_ages(gf_secreuse *t, uint64_t upto, ages_ctx *a)
         return -1;
     gf_reuse_foreach_far(t->r, upto, ages_far, a);
     if (t->forgot_wb) {
-        gf_hist_add(a->h, GF_REUSE_COLD, t->forgot_wb);
+        if (a->h)
+            gf_hist_add(a->h, GF_REUSE_COLD, t->forgot_wb);
         a->n += (double)t->forgot_wb;
         t->forgot_wb = 0;
     }
@@ -545,15 +512,19 @@ double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint6
                                             gf_hist *h)
 {
     if (ways == 0 || t->cap == 0 || t->cap / ways <= 1)
-        return (double)gf_secreuse_flush_evicted_ages(t, upto, h);
+        return h ? (double)gf_secreuse_flush_evicted_ages(t, upto, h)
+                 : (double)gf_secreuse_flush_evicted(t);
+    /* Past dhi a line's set has surely (chance > 1 - 1e-9) seen `ways` newer lines:
+     * those count whole; below it each by its chance, from its exact distance (and
+     * past upto for the ages, where a line counts whole either way). */
     uint64_t dhi = t->cap;
     while (dhi < (UINT64_C(1) << 40) && gf_cachemodel_hit_prob(dhi, t->cap, ways) > 1e-9)
         dhi *= 2;
-    if (upto > dhi) /* (past dhi a line counts whole either way) */
+    if (upto > dhi)
         dhi = upto;
     ages_ctx a = {t, h, 0, t->cap, ways};
     if (walk_ages(t, dhi, &a) != 0)
-        return gf_secreuse_flush_evicted_assoc(t, ways);
+        return (double)gf_secreuse_flush_evicted(t); /* (no memory: fully associative) */
     (void)gf_secreuse_flush_evicted(t); /* the state: lines past the capacity are clean */
     return a.n;
 }

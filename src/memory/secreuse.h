@@ -106,6 +106,7 @@ uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
  * cold: the kernel-end half of the what-if write-back estimate (profile.c), in the same
  * walks. Same counts and state as those (within 1e-9 a line for the binomial chance). */
 uint64_t gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *h);
+/* (h may be NULL here: gf_secreuse_flush_evicted_assoc is this without ages) */
 double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t upto,
                                             gf_hist *h);
 /* Whether line states may live in the engine's 16-bit tags (the default, 1) or always

@@ -20,14 +20,19 @@ static double pct(double num, double den)
  * homed elsewhere. Writes and atomics always go on to the home slice; a read does when
  * its own partition misses, approximated by the sectors DRAM fills (each filled at home
  * and copied near). Not counted: near misses that hit at home because SMs of the other
- * partition brought the line in (shared data: sgemm_tiled's fabric is 2x this), and the
- * ~21,000 sectors Nsight reports on an idle fabric (pchase_l1). NAN when not modelled. */
+ * partition brought the line in (shared data: sgemm_tiled measures 2x this); the
+ * idle background (l2.fabric_idle_sectors) is added by the caller, for the counters only.
+ * NAN when not modelled. */
+static double far_share(const gf_gpu *g)
+{
+    return (double)(g->l2_partitions - 1) / g->l2_partitions;
+}
+
 static double fabric_sectors(const gf_gpu *g, double writes, double atoms, double dram_reads)
 {
     if (g->l2_partitions == 0)
         return NAN;
-    double far = (double)(g->l2_partitions - 1) / g->l2_partitions;
-    return far * (writes + atoms + (isnan(dram_reads) ? 0 : dram_reads));
+    return far_share(g) * (writes + atoms + (isnan(dram_reads) ? 0 : dram_reads));
 }
 
 /* Nsight's lts__t_sector_hit_rate is lookup hits over every L2 lookup, the fabric's at the
@@ -41,9 +46,8 @@ static double l2_hit_rate_with_fabric(const gf_gpu *g, double rate, double tex_s
 {
     if (isnan(fabric) || isnan(rate) || tex_sectors + fabric <= 0)
         return rate;
-    double far = (double)(g->l2_partitions - 1) / g->l2_partitions;
-    double fabric_hits = far * ((isnan(write_hits) ? 0 : write_hits) +
-                                (g->l2_writes_hit ? atoms : 0)) +
+    double fabric_hits = far_share(g) * ((isnan(write_hits) ? 0 : write_hits) +
+                                         (g->l2_writes_hit ? atoms : 0)) +
                          g->l2_fabric_idle_sectors;
     return 100.0 * (rate / 100.0 * tex_sectors + fabric_hits) / (tex_sectors + fabric);
 }

@@ -57,6 +57,7 @@ typedef struct qctx {
     const gf_queue_input *in;
     double c2, cd;         /* capacities, bytes per core cycle */
     double c2r;            /* the slices' read return path (0 = part of c2) */
+    double w2;             /* cycles the slices need at full rate (l2_work), fixed */
     double s2, sd;         /* service time of one sector at one slice / channel */
     double S;              /* exposed misses of the slowest SM */
     double fdram;          /* fraction of L2 accesses that read DRAM */
@@ -87,7 +88,7 @@ static double l2_work(const qctx *c)
 static double F(double T, qctx *c)
 {
     const gf_queue_input *in = c->in;
-    double r2 = l2_work(c) / T;
+    double r2 = c->w2 / T;
     double rd = c->cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * c->cd)
                           : 0;
     double w2 = md1_wait(r2, c->s2), wd = md1_wait(rd, c->sd);
@@ -127,6 +128,7 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
      * is in core cycles and bounds the input side above) */
     if (g->l2_read_bytes_per_cycle > 0)
         c.c2r = slices * g->l2_read_bytes_per_cycle * ratio;
+    c.w2 = l2_work(&c);
     c.s2 = l2cap > 0 ? 32.0 * slices / l2cap : 0;
     double row_hit = in->dram_row_hit_rate;
     out->dram_efficiency = gf_queue_dram_efficiency(g, row_hit);
@@ -138,7 +140,7 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     if (c.fdram > 1)
         c.fdram = 1;
 
-    out->l2_bound = l2_work(&c);
+    out->l2_bound = c.w2;
     out->dram_bound =
         c.cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / c.cd : 0;
     out->atom_bound = g->l2_atomic_sectors_per_cycle > 0
