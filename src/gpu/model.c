@@ -118,7 +118,7 @@ static const key_def keys[] = {
     {"l2.slice_interleave", K_SIZE32, OFF(l2_slice_interleave), 0, 0, 1u << 30, NULL, 1, "bytes of consecutive addresses homed on one slice, for the atomic units (absent = 128)"},
     {"l2.writes_hit", K_UINT, OFF(l2_writes_hit), 0, 0, 1, NULL, 1, "1: every write/atomic sector counts as an L2 lookup hit, as Nsight does on H100 (absent = 0: where the line is present)"},
     {"l2.partial_write_cycles", K_UINT, OFF(l2_partial_write_cycles), 0, 1, 64, NULL, 1, "slice input cycles of a partially written sector (absent = 1, as a full one)"},
-    {"l2.partitions", K_UINT, OFF(l2_partitions), 0, 0, 64, NULL, 1, "L2 partitions joined by a fabric: writes, atomics and DRAM fills of lines homed in another partition than the SM's take a second slice input slot at the home slice (absent or 0 = not modelled)"},
+    {"l2.partitions", K_UINT, OFF(l2_partitions), 0, 0, 64, NULL, 1, "L2 partitions joined by a fabric: writes, atomics, DRAM fills and first reads of lines homed in another partition than the SM's take a second slice input slot at the home slice (absent or 0 = not modelled; 2: the far side's copies tracked)"},
     {"l2.fabric_idle_sectors", K_DOUBLE, OFF(l2_fabric_idle_sectors), 0, 0, 1e9, NULL, 1, "fabric lookup hits every launch shows though nothing crosses (profiler background): in the fabric counter and the L2 hit rate, not timed (absent = 0)"},
     {"l2.read_bytes_per_cycle", K_DOUBLE, OFF(l2_read_bytes_per_cycle), 0, 0, 1e6, NULL, 1, "bytes per L2 cycle a slice returns to the SMs; when set, a read takes one slice input slot per request and its sectors this path (absent or 0: each read sector takes an input slot)"},
     {"l2.hash", K_ENUM, OFF(l2_hash), 0, 0, 0, hash_names, 0, "slice index: linear | xor"},

@@ -39,6 +39,7 @@ struct l2part {
     gf_hist l2_wb; /* gf_hier_kernel_profile.l2_wb of this slice */
     int wb_used;
     uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write, group_fetches, atom_extra;
+    uint64_t fabric_shared; /* gf_hier_kernel_profile.l2_fabric_shared of this slice */
     int nomem;
     unsigned used; /* bit c: histograms of class c may be nonzero */
 };
@@ -78,6 +79,11 @@ struct gf_hier {
     uint64_t *atom_home;       /* per slice: atomic sectors it is home to (this kernel) */
     int final;                 /* gf_hier_set_final */
     unsigned interleave_shift; /* log2(l2.slice_interleave / 128) */
+    /* Two L2 partitions whose far copies are tracked (l2.partitions = 2, else 0): SMs
+     * are spread over them evenly but unordered (sm_partitions), slice i is home to the
+     * lines of partition i * npart / nslices. */
+    unsigned npart;
+    uint8_t *sm_part; /* per SM: 1 + its partition (gf_hier_partition_of) */
 };
 
 static void free_l1(gf_hier *h)
@@ -117,6 +123,7 @@ void gf_hier_free(gf_hier *h)
     free(h->sm_used);
     free(h->slp);
     free(h->atom_home);
+    free(h->sm_part);
     free(h->l2_ex);
     free(h);
 }
@@ -151,6 +158,33 @@ static uint64_t l2_window(uint64_t lines, unsigned ways)
         while (dhi < (UINT64_C(1) << 40) && gf_cachemodel_hit_prob(dhi, lines, ways) > 1e-9)
             dhi *= 2;
     return w > dhi ? w : dhi;
+}
+
+static uint32_t mix32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    return x ^ x >> 16;
+}
+
+/* part[s] = 1 + SM s's partition: npart equal groups of SMs, by the rank of a fixed hash
+ * of the SM number. Which SMs share a partition with which is not known in
+ * the order blocks are dispatched (the H100 spreads them over GPCs; issue model: block i
+ * starts on SM i), so the groups are neither contiguous nor interleaved in it: a line
+ * that k blocks read is read from both partitions with chance ~1 - 2^(1-k) whatever
+ * their spacing (contiguous halves would keep blocks i..i+31 on one side). */
+static void sm_partitions(uint8_t *part, unsigned nsm, unsigned npart)
+{
+    for (unsigned s = 0; s < nsm; s++) {
+        uint32_t hs = mix32(s), rank = 0;
+        for (unsigned t = 0; t < nsm; t++) {
+            uint32_t ht = mix32(t);
+            rank += ht < hs || (ht == hs && t < s);
+        }
+        part[s] = (uint8_t)(1 + (uint64_t)rank * npart / nsm);
+    }
 }
 
 gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf_error *err)
@@ -196,13 +230,20 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     h->atom_home = gf_calloc(slices, sizeof *h->atom_home);
     for (unsigned b = gpu->l2_slice_interleave; b > GF_LINE_BYTES; b >>= 1)
         h->interleave_shift++;
+    /* (a line's state holds one far side's copies, gf_secreuse_access_from; a slice count
+     * the partitions do not divide is refused by gf_gpu_validate) */
+    if (gpu->l2_partitions == 2 && slices % 2 == 0)
+        h->npart = 2;
+    h->sm_part = gf_calloc(gpu->num_sms, 1);
+    if (h->sm_part && h->npart)
+        sm_partitions(h->sm_part, h->nsm, h->npart);
     h->sm_nomem = gf_calloc(gpu->num_sms, sizeof *h->sm_nomem);
     h->sm_used = gf_calloc(gpu->num_sms, sizeof *h->sm_used);
     h->l2_rd = gf_calloc(slices, sizeof *h->l2_rd);
     h->l2_ids = gf_calloc(slices, sizeof *h->l2_ids);
     h->l2_ex = gf_calloc(slices, sizeof *h->l2_ex);
     if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex || !h->l2_ids || !h->smp ||
-        !h->sm_nomem || !h->sm_used || !h->slp || !h->atom_home) {
+        !h->sm_nomem || !h->sm_used || !h->slp || !h->atom_home || !h->sm_part) {
         gf_hier_free(h);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
     }
@@ -304,10 +345,12 @@ static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
             p->dec_dram_write += q->dec_dram_write;
             p->dram_group_fetches += q->group_fetches;
             p->l2_atom_extra += q->atom_extra;
+            p->l2_fabric_shared += q->fabric_shared;
             if (q->nomem)
                 h->nomem = 1;
         }
         q->dec_dram_read = q->dec_dram_write = q->group_fetches = q->atom_extra = 0;
+        q->fabric_shared = 0;
         q->nomem = 0;
         q->used = 0;
     }
@@ -512,15 +555,18 @@ static unsigned fetch_rest(gf_hier *h, unsigned sl, uint64_t key, uint64_t line,
 /* One line's worth of an L2 access to slice sl (gf_hier_slice_of(h, line)); returns
  * sectors hit, adds DRAM fetches. */
 static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
-                        const uint32_t bytes[4], gf_lru_op op, int record, unsigned *dram)
+                        const uint32_t bytes[4], gf_lru_op op, unsigned part, int record,
+                        unsigned *dram)
 {
     gf_hier_l2class cls = op == GF_LRU_READ ? GF_HIER_L2_READ
                           : op == GF_LRU_WRITE ? GF_HIER_L2_WRITE : GF_HIER_L2_ATOM;
     gf_secreuse_result r;
     uint64_t key = l2_key(h, sl, line);
     struct l2part *p = &h->slp[sl];
+    unsigned side = !part ? 0
+                    : part - 1 == sl * h->npart / h->nslices ? GF_SECREUSE_HOME : GF_SECREUSE_FAR;
     if (key == UINT64_MAX ||
-        gf_secreuse_access(h->l2_rd[sl], key, smask, bytes, op, &r) != GF_OK) {
+        gf_secreuse_access_from(h->l2_rd[sl], key, smask, bytes, op, side, &r) != GF_OK) {
         p->nomem = 1;
         memset(&r, 0, sizeof r);
     }
@@ -556,6 +602,13 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         p->wb_used = 1;
     }
     p->dec_l2_hits[cls] += gf_popcount4(hit);
+    /* A read from the far partition that hits at home where the far partition holds no
+     * copy (the home side's SMs brought the data in): the near slice misses, the home
+     * slice hits over the fabric (refdata h100-gfbench: sgemm_tiled's fabric sectors
+     * exceed half its DRAM fills by 31,260, 0.95 of its 32,800 at-home fills; stream_copy,
+     * whose lines one SM reads, by none). A miss at home is counted with the DRAM fills. */
+    if (side == GF_SECREUSE_FAR && cls == GF_HIER_L2_READ && (hit & ~r.far_before))
+        p->fabric_shared += gf_popcount4(hit & ~r.far_before);
     p->dec_dram_read += gf_popcount4(fetch);
     p->dec_dram_write += wb;
     *dram += gf_popcount4(fetch);
@@ -572,7 +625,7 @@ void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes)
         addr = end - keep;
     unsigned dummy = 0;
     for (uint64_t line = addr / GF_LINE_BYTES; line <= (end - 1) / GF_LINE_BYTES; line++)
-        l2_line(h, gf_hier_slice_of(h, line), line, 0xFu, NULL, GF_LRU_READ, 0, &dummy);
+        l2_line(h, gf_hier_slice_of(h, line), line, 0xFu, NULL, GF_LRU_READ, 0, 0, &dummy);
 }
 
 void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store)
@@ -598,6 +651,11 @@ static uint64_t local_line(uint64_t warp_uid, uint64_t line)
 {
     return (UINT64_C(1) << 62) | ((warp_uid & ((UINT64_C(1) << 30) - 1)) << 30) |
            (line & ((UINT64_C(1) << 30) - 1));
+}
+
+unsigned gf_hier_partition_of(const gf_hier *h, unsigned sm)
+{
+    return h->sm_part[sm < h->nsm ? sm : sm % h->nsm];
 }
 
 void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line)
@@ -689,6 +747,7 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
             q->smask = (uint8_t)to_l2;
             q->op = (uint8_t)op;
             q->extra = (uint16_t)extra;
+            q->part = h->sm_part[sm];
             memcpy(q->bytes, bytes, sizeof q->bytes);
         }
     }
@@ -709,7 +768,7 @@ void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *h
                      unsigned *dram)
 {
     *dram = 0;
-    *hits = l2_line(h, slice, r->line, r->smask, r->bytes, (gf_lru_op)r->op, 1, dram);
+    *hits = l2_line(h, slice, r->line, r->smask, r->bytes, (gf_lru_op)r->op, r->part, 1, dram);
     atom_extra(h, slice, r);
 }
 
@@ -719,7 +778,7 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
     for (unsigned i = 0; i < nreqs; i++) {
         unsigned dram = 0, sl = gf_hier_slice_of(h, reqs[i].line);
         out->l2_hits += l2_line(h, sl, reqs[i].line, reqs[i].smask, reqs[i].bytes,
-                                (gf_lru_op)reqs[i].op, 1, &dram);
+                                (gf_lru_op)reqs[i].op, reqs[i].part, 1, &dram);
         atom_extra(h, sl, &reqs[i]);
         out->dram_sectors += dram;
         l2_sent += gf_popcount4(reqs[i].smask);

@@ -105,6 +105,11 @@ typedef struct gf_hier_kernel_profile {
     /* atomic passes beyond one per sector (gf_sector_list.passes): L2 atomic sectors the
      * histograms do not hold; they fetch nothing */
     uint64_t l2_atom_extra;
+    /* Read sectors of lines homed in another partition than the reading SM's that hit at
+     * home but that no SM of the reader's partition had read since the line entered the
+     * L2 (l2.partitions = 2): each is looked up near, misses, and crosses the fabric
+     * (predict.c fabric_sectors). Decided at the profiled geometry. */
+    uint64_t l2_fabric_shared;
     int mode;              /* gf_hier_mode used */
     /* L2 lines per slice below which the L2 histograms' distances are exact: 0 when no
      * slice's tracker has forgotten a line yet (every distance exact), else the trackers'
@@ -189,6 +194,7 @@ typedef struct gf_l2_req {
     uint32_t bytes[4];
     uint8_t smask, op;
     uint16_t extra; /* atomics: passes beyond one per sector (gf_sector_list.passes) */
+    uint8_t part;   /* 1 + the requesting SM's L2 partition (gf_hier_partition_of), 0 = none */
 } gf_l2_req;
 /* A coalesced access's sectors where they already are: a gf_coalesced's arrays or the
  * issue model's decoded records (so it need not copy them into a gf_coalesced). */
@@ -207,6 +213,8 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
 /* Starts fetching what SM sm's first L1 access to global line `line` would probe in
  * its tracker (nothing else changes): the first probe of a line's tile misses the
  * caches, ~5 % of a vector add's prediction (perf). */
+/* 1 + SM sm's L2 partition (gf_l2_req.part); 0 where far copies are not tracked. */
+unsigned gf_hier_partition_of(const gf_hier *h, unsigned sm);
 void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line);
 /* The per-SM L1 trackers key lines in tiles of 2^GF_HIER_L1_TILE_SHIFT (a thread block's
  * share of an array is often 8 lines: 256 threads x 4 B); callers that fetch ahead need

@@ -30,12 +30,16 @@ typedef struct line_state {
     uint32_t v[4];      /* ... since it was last valid */
     uint32_t wmask[4];  /* bytes written since last valid */
     uint8_t dirty;      /* capacity-dependent: dirty at the configured capacity */
+    uint8_t far;        /* capacity-dependent: halves a far partition holds a copy of
+                         * (gf_secreuse_access_from) */
 } line_state;
 
 /* The tag: TAG_PAYLOAD set = the state is in the payload; else bit s: m_s = 0 (else
- * infinite), bit 4 + s: v_s = 0 (else infinite), bit 8 + s: sector s dirty, no
- * partial-write bytes. Zero (a new key's tag) is the state before any access. */
+ * infinite), bit 4 + s: v_s = 0 (else infinite), bit 8 + s: sector s dirty, bit 12 + h:
+ * a far copy of half h, no partial-write bytes. Zero (a new key's tag) is the state before
+ * any access. */
 #define TAG_PAYLOAD 0x8000u
+#define TAG_FAR_SHIFT 12u
 
 static void tag_expand(uint16_t tag, line_state *p)
 {
@@ -45,6 +49,7 @@ static void tag_expand(uint16_t tag, line_state *p)
         p->wmask[k] = 0;
     }
     p->dirty = (uint8_t)(tag >> 8 & 0xFu);
+    p->far = (uint8_t)(tag >> TAG_FAR_SHIFT & 3u);
 }
 
 /* The state of a line with tag and payload pv: the payload, or the tag expanded into
@@ -60,7 +65,7 @@ static line_state *state_of(uint16_t tag, void *pv, line_state *st)
 /* Packs p into *tag if it fits; returns whether it did. */
 static int tag_pack(const line_state *p, uint16_t *tag)
 {
-    unsigned t = (unsigned)p->dirty << 8;
+    unsigned t = (unsigned)p->dirty << 8 | (unsigned)p->far << TAG_FAR_SHIFT;
     for (unsigned k = 0; k < 4; k++) {
         if ((p->m[k] != 0 && p->m[k] != INF32) || (p->v[k] != 0 && p->v[k] != INF32) ||
             p->wmask[k])
@@ -133,6 +138,30 @@ static uint64_t widen(uint32_t d)
     return d == INF32 ? GF_REUSE_COLD : d;
 }
 
+/* Far copies (gf_secreuse_access_from), in halves of the line: bit h for sectors 2h and
+ * 2h + 1. */
+static unsigned halves_of(unsigned smask)
+{
+    return (smask & 3u ? 1u : 0u) | (smask & 12u ? 2u : 0u);
+}
+
+static unsigned sectors_of_halves(unsigned far)
+{
+    return (far & 1u ? 3u : 0u) | (far & 2u ? 12u : 0u);
+}
+
+/* The far copies after an access from side (before: those since the line entered the
+ * configured cache): the far side's read or write leaves one of what it touched; the
+ * home side's write or atomic makes those stale. */
+static unsigned far_after(unsigned before, gf_lru_op op, unsigned side, unsigned smask)
+{
+    if (side == GF_SECREUSE_FAR)
+        return before | halves_of(smask);
+    if (side == GF_SECREUSE_HOME && op != GF_LRU_READ)
+        return before & ~halves_of(smask);
+    return before;
+}
+
 /* Whether a write leaves a touched sector partly written (a state only a payload
  * holds: its written bytes). */
 static int partial_write(unsigned smask, const uint32_t bytes[4], gf_lru_op op)
@@ -153,7 +182,7 @@ static int partial_write(unsigned smask, const uint32_t bytes[4], gf_lru_op op)
  * partly written. test_memoracle (tags_match_payloads) checks it against the general
  * path. */
 static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const uint32_t bytes[4],
-                         gf_lru_op op, uint16_t *tag, gf_secreuse_result *res)
+                         gf_lru_op op, unsigned side, uint16_t *tag, gf_secreuse_result *res)
 {
     unsigned mz = *tag & 0xFu, vz = *tag >> 4 & 0xFu, dirty = *tag >> 8 & 0xFu;
     uint32_t d32 = sat32(d);
@@ -169,6 +198,8 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
         res->writebacks = gf_popcount4(dirty);
         dirty = 0;
     }
+    unsigned far = res->tag_hit ? *tag >> TAG_FAR_SHIFT & 3u : 0;
+    res->far_before = sectors_of_halves(far);
     for (unsigned k = 0; k < 4; k++) {
         unsigned bit = 1u << k;
         if (!(smask & bit))
@@ -188,7 +219,7 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
     vz = smask | (vz & keep);
     if (t->write_back && op != GF_LRU_READ)
         dirty |= smask;
-    *tag = (uint16_t)(mz | vz << 4 | dirty << 8);
+    *tag = (uint16_t)(mz | vz << 4 | dirty << 8 | far_after(far, op, side, smask) << TAG_FAR_SHIFT);
     return 1;
 }
 
@@ -199,7 +230,7 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
  * changed nothing, for a write leaving a sector partly written (a payload's case).
  * test_memoracle (tags_match_payloads) checks it against the general path. */
 static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t bytes[4],
-                        gf_lru_op op, uint16_t *tag, gf_secreuse_result *res)
+                        gf_lru_op op, unsigned side, uint16_t *tag, gf_secreuse_result *res)
 {
     if (partial_write(smask, bytes, op))
         return 0;
@@ -215,9 +246,9 @@ static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t byt
     res->hit_mask = INF32 < t->cap ? smask : 0;
     res->fetch_mask = op != GF_LRU_WRITE ? smask & ~res->hit_mask : 0;
     res->writebacks = 0;
-    res->dirty_before = res->forgot_dirty = 0;
+    res->dirty_before = res->forgot_dirty = res->far_before = 0;
     unsigned dirty = t->write_back && op != GF_LRU_READ ? smask : 0;
-    *tag = (uint16_t)(smask | smask << 4 | dirty << 8);
+    *tag = (uint16_t)(smask | smask << 4 | dirty << 8 | far_after(0, op, side, smask) << TAG_FAR_SHIFT);
     return 1;
 }
 
@@ -262,12 +293,20 @@ size_t gf_secreuse_bytes(const gf_secreuse *t)
 }
 
 static gf_status access_line(gf_secreuse *t, uint64_t line, unsigned smask,
-                             const uint32_t bytes[4], gf_lru_op op, gf_secreuse_result *res);
+                             const uint32_t bytes[4], gf_lru_op op, unsigned side,
+                             gf_secreuse_result *res);
 
 gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, const uint32_t bytes[4],
                              gf_lru_op op, gf_secreuse_result *res)
 {
-    gf_status st = access_line(t, line, smask, bytes, op, res);
+    return gf_secreuse_access_from(t, line, smask, bytes, op, 0, res);
+}
+
+gf_status gf_secreuse_access_from(gf_secreuse *t, uint64_t line, unsigned smask,
+                                  const uint32_t bytes[4], gf_lru_op op, unsigned side,
+                                  gf_secreuse_result *res)
+{
+    gf_status st = access_line(t, line, smask, bytes, op, side, res);
     res->forgot_dirty = 0;
     if (t->forgot_wb) {
         res->writebacks += (unsigned)t->forgot_wb;
@@ -278,7 +317,8 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
 }
 
 static gf_status access_line(gf_secreuse *t, uint64_t line, unsigned smask,
-                             const uint32_t bytes[4], gf_lru_op op, gf_secreuse_result *res)
+                             const uint32_t bytes[4], gf_lru_op op, unsigned side,
+                             gf_secreuse_result *res)
 {
     if (op == GF_LRU_WRITE && t->write == GF_LRU_WRITE_NO_ALLOCATE) {
         gf_secreuse_peek_write(t, line, smask, res);
@@ -293,10 +333,10 @@ static gf_status access_line(gf_secreuse *t, uint64_t line, unsigned smask,
         return GF_ERR_NOMEM;
     }
     /* (a cold distance is a key's first access: its tag is still zero) */
-    if (d == GF_REUSE_COLD && !*tag && t->tags && access_first(t, smask, bytes, op, tag, res))
+    if (d == GF_REUSE_COLD && !*tag && t->tags && access_first(t, smask, bytes, op, side, tag, res))
         return GF_OK;
     memset(res, 0, sizeof *res);
-    if (!(*tag & TAG_PAYLOAD) && t->tags && access_tagged(t, d, smask, bytes, op, tag, res))
+    if (!(*tag & TAG_PAYLOAD) && t->tags && access_tagged(t, d, smask, bytes, op, side, tag, res))
         return GF_OK;
     line_state st, *p = state_of(*tag, pv, &st);
     uint32_t d32 = sat32(d);
@@ -309,6 +349,10 @@ static gf_status access_line(gf_secreuse *t, uint64_t line, unsigned smask,
         res->writebacks = gf_popcount4(p->dirty);
         p->dirty = 0;
     }
+    if (!res->tag_hit)
+        p->far = 0; /* (the copies left with the line) */
+    res->far_before = sectors_of_halves(p->far);
+    p->far = (uint8_t)far_after(p->far, op, side, smask);
     for (unsigned k = 0; k < 4; k++) {
         if (p->m[k] < d32)
             p->m[k] = d32;

@@ -48,6 +48,9 @@ typedef struct gf_secreuse_result {
      * capacity) when this access came, at distance line_dist; and dirty sectors of lines
      * the engine forgot (evicted at any capacity it answers), reported with it. */
     unsigned dirty_before, forgot_dirty;
+    /* gf_secreuse_access_from: sectors a far partition held a copy of before this access
+     * (0 where the line had left the configured cache) */
+    unsigned far_before;
 } gf_secreuse_result;
 
 /* capacity: lines of the fully associative cache whose decisions are reported (0 = no
@@ -66,6 +69,20 @@ void gf_secreuse_free(gf_secreuse *t); /* NULL-safe */
  * (writes; NULL = whole sectors). Returns GF_ERR_NOMEM if the engine cannot grow. */
 gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, const uint32_t bytes[4],
                              gf_lru_op op, gf_secreuse_result *res);
+/* gf_secreuse_access from one side of a two-partition L2 (0 = not tracked): the tracker
+ * of a line's home slice remembers which halves of the line (64 B: sectors 0-1, 2-3) the
+ * other, far partition holds a copy of. An access from the far side leaves a copy of the
+ * halves it touched; a write or atomic from home makes the far copies of its halves
+ * stale; every copy leaves with the line (a miss of it at the configured capacity).
+ * res->far_before says which sectors were held, so the hierarchy can tell a far read
+ * that misses near and crosses to home (hierarchy.c l2_line). Like the dirty bits, the
+ * copies follow the fully associative decisions at the configured capacity. Other
+ * results do not depend on side. */
+#define GF_SECREUSE_HOME 1u
+#define GF_SECREUSE_FAR 2u
+gf_status gf_secreuse_access_from(gf_secreuse *t, uint64_t line, unsigned smask,
+                                  const uint32_t bytes[4], gf_lru_op op, unsigned side,
+                                  gf_secreuse_result *res);
 /* A write-through no-allocate write: hit distances without recording an access
  * (sdist = distance since the sector was last valid; the line's LRU position and state
  * are unchanged, as in the oracle). */

@@ -18,29 +18,31 @@ static double pct(double num, double den)
 /* Sectors that cross the L2 partition fabric (h100.ini [l2] partitions): with P partitions
  * and lines homed evenly over them, (P - 1) / P of the accesses from any SM are to lines
  * homed elsewhere. Writes and atomics always go on to the home slice; a read does when
- * its own partition misses, approximated by the sectors DRAM fills (each filled at home
- * and copied near). Not counted: near misses that hit at home because SMs of the other
- * partition brought the line in (shared data: sgemm_tiled measures 2x this); the
- * idle background (l2.fabric_idle_sectors) is added by the caller, for the counters only.
- * NAN when not modelled. */
+ * its own partition misses: where the home misses too, approximated by that share of the
+ * sectors DRAM fills (each filled at home and copied near); where the home hits, the
+ * hierarchy counts them (shared: gf_hier_kernel_profile.l2_fabric_shared, data the other
+ * partition's SMs brought in). The idle background (l2.fabric_idle_sectors) is added by
+ * the caller, for the counters only. NAN when not modelled. */
 static double far_share(const gf_gpu *g)
 {
     return (double)(g->l2_partitions - 1) / g->l2_partitions;
 }
 
-static double fabric_sectors(const gf_gpu *g, double writes, double atoms, double dram_reads)
+static double fabric_sectors(const gf_gpu *g, double writes, double atoms, double dram_reads,
+                             double shared)
 {
     if (g->l2_partitions == 0)
         return NAN;
-    return far_share(g) * (writes + atoms + (isnan(dram_reads) ? 0 : dram_reads));
+    return far_share(g) * (writes + atoms + (isnan(dram_reads) ? 0 : dram_reads)) + shared;
 }
 
 /* Nsight's lts__t_sector_hit_rate is lookup hits over every L2 lookup, the fabric's at the
  * home slice included (refdata h100-gfbench ncu.csv: lts__t_sectors_lookup_hit.sum /
  * lts__t_sectors.sum, 3,284,697 / 6,411,871 = 51.2 % on stream_copy, 61,590 / 130,985 =
  * 47.0 % on pchase_dram). Fabric writes and atomics hit (l2.writes_hit), its DRAM-filled
- * reads miss, its idle background hits. rate is the hierarchy's over the lookups from L1;
- * returns it unchanged where the fabric is not modelled. */
+ * reads miss, its idle background hits. A shared read (fabric_sectors) is a near miss and
+ * a home hit: the one hit the hierarchy counted, in two lookups. rate is the hierarchy's
+ * over the lookups from L1; returns it unchanged where the fabric is not modelled. */
 static double l2_hit_rate_with_fabric(const gf_gpu *g, double rate, double tex_sectors,
                                       double write_hits, double atoms, double fabric)
 {
@@ -87,7 +89,8 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     }
     if (g->l2_partial_write_cycles > 1)
         in.l2_extra_slots = (double)ks->partial_store_sectors * (g->l2_partial_write_cycles - 1);
-    double fabric = fabric_sectors(g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ]);
+    double fabric = fabric_sectors(g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ],
+                                   (double)k->hp.l2_fabric_shared);
     if (!isnan(fabric))
         in.l2_extra_slots += fabric;
     in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];

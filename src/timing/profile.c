@@ -624,9 +624,10 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
 #undef COUNTS
     const uint64_t scalars[] = {hp->shmem_ld_requests, hp->shmem_st_requests, hp->shmem_wavefronts,
                                 hp->shmem_conflicts, hp->dec_dram_read, hp->dec_dram_write,
-                                hp->dram_group_fetches, hp->l2_atom_max_slice, hp->l2_atom_extra};
+                                hp->dram_group_fetches, hp->l2_atom_max_slice, hp->l2_atom_extra,
+                                hp->l2_fabric_shared};
     if ((st = check_counts(scalars, sizeof scalars / sizeof scalars[0], lim,
-                           "hp (shmem, dec_dram, group, atom counts)", path, i, err)))
+                           "hp (shmem, dec_dram, group, atom, fabric counts)", path, i, err)))
         return st;
     /* dirty lines can be any kernel's so far (forgotten ones reported by this kernel's
      * accesses, resident ones at its end): bounded by the run's writes, lim_run */

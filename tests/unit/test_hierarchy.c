@@ -226,6 +226,55 @@ static void torture_hier_writes_count_as_hits(void **state)
         }
 }
 
+/* l2.partitions = 2 (H100): a read from the far partition that hits at home crosses the
+ * fabric unless the far side holds a copy of that half of the line (gf_hier_kernel_profile
+ * l2_fabric_shared). Without partitions nothing is counted. */
+static void torture_hier_fabric_shared_reads(void **state)
+{
+    (void)state;
+    const uint64_t L = 0x7F0000000000ull;
+    for (int mode = 0; mode < 2; mode++)
+        for (unsigned parts = 0; parts <= 2; parts += 2) {
+            gf_gpu g = make_gpu(90, 1, 4, 16);
+            g.num_sms = 8;
+            g.l2_partitions = parts;
+            gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
+            unsigned home = gf_hier_slice_of(h, L / 128) * 2 / g.l2_slices, hs = 8, fs = 8, n[3] = {0};
+            for (unsigned s = 0; s < g.num_sms; s++) {
+                unsigned p = gf_hier_partition_of(h, s);
+                n[p]++;
+                if (p == home + 1)
+                    hs = s;
+                else if (p)
+                    fs = s;
+            }
+            if (parts) { /* four SMs a side */
+                assert_int_equal(n[1], 4);
+                assert_int_equal(n[2], 4);
+            } else {
+                assert_int_equal(n[0], 8);
+                hs = 0, fs = 1;
+            }
+            gf_access_outcome o;
+            one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o);      /* home brings 0 in */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o);      /* far: crosses (1) */
+            assert_int_equal(o.l2_hits, 1);
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 4, &o);  /* far holds half 0 */
+            one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 64, &o); /* home brings 2, 3 in */
+            one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 96, &o);
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 96, &o); /* crosses (2) */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 64, &o); /* held: half 1 */
+            one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, L, &o);     /* far half 0 stale */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 8, &o);  /* crosses (3) */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, L + 64, &o); /* far writes half 1 */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 68, &o); /* held */
+            double v[GF_C_COUNT];
+            gf_hier_end_kernel(h, v);
+            assert_int_equal(gf_hier_profile(h)->l2_fabric_shared, parts ? 3 : 0);
+            gf_hier_free(h);
+        }
+}
+
 /* gf_hier_set_final: a warm run's dirty lines are counted once. Kernel 1 (not the last)
  * leaves 200 dirty lines resident: none counted; kernel 2 reads 1,000 others past them:
  * counted whole then, 800 sectors in all (counting kernel 1's resident lines in part at its
@@ -599,6 +648,7 @@ int main(void)
         cmocka_unit_test(torture_hier_l2_keys_match_oracle),
         cmocka_unit_test(torture_hier_profile_cleared_between_kernels),
         cmocka_unit_test(torture_hier_bad_models),
+        cmocka_unit_test(torture_hier_fabric_shared_reads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

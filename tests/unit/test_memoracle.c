@@ -314,8 +314,9 @@ static void tags_match_payloads(int kind, uint64_t cap, int wb, uint64_t seed)
         const uint32_t *by = (x >> 20) % 3 == 0 ? NULL : bytes;
         unsigned sm = (x >> 24) % 50 == 0 ? 0u : s->smask; /* a few empty masks */
         gf_secreuse_result ra, rb;
-        assert_int_equal(gf_secreuse_access(a, s->line, sm, by, s->op, &ra), GF_OK);
-        assert_int_equal(gf_secreuse_access(b, s->line, sm, by, s->op, &rb), GF_OK);
+        unsigned side = (unsigned)(x >> 40) % 3; /* untracked, home, far */
+        assert_int_equal(gf_secreuse_access_from(a, s->line, sm, by, s->op, side, &ra), GF_OK);
+        assert_int_equal(gf_secreuse_access_from(b, s->line, sm, by, s->op, side, &rb), GF_OK);
         if (memcmp(&ra, &rb, sizeof ra) != 0)
             fail_msg("kind %d cap %llu wb %d access %zu line %llu: tagged and payload results "
                      "differ (line dist %llu vs %llu, hit %x vs %x, fetch %x vs %x, writebacks "
@@ -340,6 +341,58 @@ static void torture_memoracle_tags_match_payloads(void **state)
         for (unsigned ci = 0; ci < 3; ci++)
             for (int wb = 0; wb < 2; wb++)
                 tags_match_payloads(kind, caps[ci], wb, 55 + (uint64_t)kind * 3 + ci);
+}
+
+/* Far copies (gf_secreuse_access_from) against a direct rule on the fully associative
+ * oracle: a line's copies live while the oracle keeps the line; a far access leaves a
+ * copy of the halves it touched, a home write or atomic drops them. Every access's
+ * far_before must be the rule's, whichever way the tracker holds the line. */
+static void torture_memoracle_far_copies(void **state)
+{
+    (void)state;
+    static uint8_t far[65536];
+    for (int kind = 0; kind < 4; kind++)
+        for (int tags = 0; tags < 2; tags++) {
+            size_t n = make_stream(kind, 600, 20000, 71 + (uint64_t)kind);
+            uint64_t cap = kind == 2 ? 4096 : 64; /* (kind 2 reuses only past ~1,800 lines) */
+            gf_secreuse *t;
+            gf_lru *l;
+            gf_error e;
+            assert_int_equal(gf_secreuse_create(cap, GF_LRU_WRITE_ALLOCATE, 1, &t, &e), GF_OK);
+            gf_secreuse_use_tags(t, tags);
+            gf_lru_config c = {cap, 0, GF_LRU_INDEX_LINEAR, 1, GF_LRU_WRITE_ALLOCATE, 1};
+            assert_int_equal(gf_lru_create(&c, &l, &e), GF_OK);
+            memset(far, 0, sizeof far);
+            unsigned held = 0;
+            for (size_t i = 0; i < n; i++) {
+                const acc *a = &stream[i];
+                unsigned side = a->sm % 3; /* untracked, home, far */
+                gf_secreuse_result r;
+                gf_lru_result x;
+                assert_int_equal(gf_secreuse_access_from(t, a->line, a->smask, NULL, a->op, side, &r),
+                                 GF_OK);
+                gf_lru_access(l, a->line, a->smask, NULL, a->op, &x);
+                assert_true(a->line < sizeof far);
+                uint8_t *f = &far[a->line];
+                if (!x.tag_hit)
+                    *f = 0;
+                unsigned expect = (*f & 1u ? 3u : 0u) | (*f & 2u ? 12u : 0u);
+                if (r.far_before != expect)
+                    fail_msg("kind %d tags %d access %zu line %llu side %u: far_before %x, rule %x",
+                             kind, tags, i, (unsigned long long)a->line, side, r.far_before,
+                             expect);
+                held += r.far_before != 0;
+                unsigned halves = (a->smask & 3u ? 1u : 0u) | (a->smask & 12u ? 2u : 0u);
+                if (side == GF_SECREUSE_FAR)
+                    *f = (uint8_t)(*f | halves);
+                else if (side == GF_SECREUSE_HOME && a->op != GF_LRU_READ)
+                    *f = (uint8_t)(*f & ~halves);
+            }
+            if (held < 200) /* the rule was exercised, not only its zeros */
+                fail_msg("kind %d tags %d: far copies held at %u accesses only", kind, tags, held);
+            gf_secreuse_free(t);
+            gf_lru_free(l);
+        }
 }
 
 /* The whole hierarchy, fully associative: REUSE counters == EXACT counters. */
@@ -450,6 +503,7 @@ int main(void)
         cmocka_unit_test(torture_memoracle_fully_associative_random),
         cmocka_unit_test(torture_memoracle_partial_writes),
         cmocka_unit_test(torture_memoracle_tags_match_payloads),
+        cmocka_unit_test(torture_memoracle_far_copies),
         cmocka_unit_test(torture_memoracle_hierarchy_fa),
         cmocka_unit_test(torture_memoracle_set_associative_error),
         cmocka_unit_test(torture_memoracle_writeback_assoc),

@@ -315,7 +315,8 @@ static void torture_launch_term_is_kernel_cycles_plus_ns(void **state)
  * h100.ini [l2] partitions, read_bytes_per_cycle). One warp loads one sector of each of
  * n lines (all lanes one address: one request each, cold, so DRAM fills its 64 B pair: 2
  * sectors) and stores a whole line: with 2 partitions half of the 4 written and 2n
- * DRAM-filled sectors cross the fabric, (4 + 2n) / 2; the load requests past L1 are n. Without the key the fabric counter is
+ * DRAM-filled sectors cross the fabric, (4 + 2n) / 2; the load requests past L1 are n;
+ * far reads that hit at home add one each. Without the key the fabric counter is
  * not available. Fails when the fabric counts reads' requested sectors instead of DRAM's,
  * drops the writes, or the read requests are not counted. */
 static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
@@ -357,6 +358,22 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     assert_true(idle.v[GF_C_GPC_CYCLES_ELAPSED] == row.v[GF_C_GPC_CYCLES_ELAPSED]);
     assert_int_equal(si.ks.sm_cycles_max, s.ks.sm_cycles_max);
     g.l2_fabric_idle_sectors = 0;
+    /* Reads from the far partition that hit at home (hierarchy.c l2_line, profile field
+     * l2_fabric_shared; one warp has none, so set here): each crosses and is a near miss
+     * plus a home hit, one hit in two lookups: (4 + 2 + 0 + 5) / (4 + N + 8 + 5) with 5 of
+     * the N reads made hits */
+    gf_kernel_summary sh = s;
+    sh.hp.l2_fabric_shared = 5;
+    sh.mem[GF_C_L2_READ_SECTOR_HITS] = 5;
+    sh.mem[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * (4 + 5) / (4 + N);
+    gf_kernel_row shr;
+    gf_error e;
+    assert_int_equal(gf_predict_evaluate(&g, &sh, &shr, NULL, &e), GF_OK);
+    assert_true(shr.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) / 2.0 + 5);
+    want = 100.0 * (4 + 2 + 5) / (4 + N + (4 + 2 * N) / 2.0 + 5);
+    if (fabs(shr.v[GF_C_L2_SECTOR_HIT_RATE] - want) > 1e-9)
+        fail_msg("L2 hit rate with shared reads %.6f %%, want %.6f %%",
+                 shr.v[GF_C_L2_SECTOR_HIT_RATE], want);
     g.l2_partitions = 4; /* three quarters of the lines are homed elsewhere */
     predict1(p, &g, &row);
     assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) * 0.75);
