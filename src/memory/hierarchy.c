@@ -39,7 +39,8 @@ struct l2part {
     gf_hist l2_wb; /* gf_hier_kernel_profile.l2_wb of this slice */
     int wb_used;
     uint64_t dec_l2_hits[GF_HIER_NL2], dec_dram_read, dec_dram_write, group_fetches, atom_extra;
-    uint64_t fabric_shared; /* gf_hier_kernel_profile.l2_fabric_shared of this slice */
+    gf_hist l2_far; /* gf_hier_kernel_profile.l2_far_first of this slice */
+    int far_used;
     int nomem;
     unsigned used; /* bit c: histograms of class c may be nonzero */
 };
@@ -340,17 +341,18 @@ static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
         if (q->wb_used)
             hist_move(p ? &p->l2_wb : NULL, &q->l2_wb);
         q->wb_used = 0;
+        if (q->far_used)
+            hist_move(p ? &p->l2_far_first : NULL, &q->l2_far);
+        q->far_used = 0;
         if (p) {
             p->dec_dram_read += q->dec_dram_read;
             p->dec_dram_write += q->dec_dram_write;
             p->dram_group_fetches += q->group_fetches;
             p->l2_atom_extra += q->atom_extra;
-            p->l2_fabric_shared += q->fabric_shared;
             if (q->nomem)
                 h->nomem = 1;
         }
         q->dec_dram_read = q->dec_dram_write = q->group_fetches = q->atom_extra = 0;
-        q->fabric_shared = 0;
         q->nomem = 0;
         q->used = 0;
     }
@@ -602,13 +604,22 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         p->wb_used = 1;
     }
     p->dec_l2_hits[cls] += gf_popcount4(hit);
-    /* A read from the far partition that hits at home where the far partition holds no
-     * copy (the home side's SMs brought the data in): the near slice misses, the home
-     * slice hits over the fabric (refdata h100-gfbench: sgemm_tiled's fabric sectors
-     * exceed half its DRAM fills by 31,260, 0.95 of its 32,800 at-home fills; stream_copy,
-     * whose lines one SM reads, by none). A miss at home is counted with the DRAM fills. */
-    if (side == GF_SECREUSE_FAR && cls == GF_HIER_L2_READ && (hit & ~r.far_before))
-        p->fabric_shared += gf_popcount4(hit & ~r.far_before);
+    /* A read from the far partition of sectors it holds no copy of: where it hits at home
+     * (the home side's SMs brought the data in) the near slice misses and the home slice
+     * hits over the fabric (refdata h100-gfbench: sgemm_tiled's fabric sectors exceed half
+     * its DRAM fills by 31,260, 0.95 of its 32,800 at-home fills; stream_copy, whose lines
+     * one SM reads, by none). Its distance decides at any size (gf_hier_fabric_shared); a
+     * miss at home is counted with the DRAM fills. */
+    if (side == GF_SECREUSE_FAR && cls == GF_HIER_L2_READ && (smask & ~r.far_before)) {
+        unsigned nocopy = smask & ~r.far_before;
+        p->far_used = 1;
+        if (r.line_dist == GF_REUSE_COLD)
+            p->l2_far.cold += gf_popcount4(nocopy);
+        else
+            for (unsigned k = 0; k < 4; k++)
+                if (nocopy >> k & 1u)
+                    gf_hist_add(&p->l2_far, r.sdist[k], 1);
+    }
     p->dec_dram_read += gf_popcount4(fetch);
     p->dec_dram_write += wb;
     *dram += gf_popcount4(fetch);
@@ -924,6 +935,11 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     v[GF_C_DRAM_SECTORS_WRITE] = (double)p->dec_dram_write + bad;
     v[GF_C_DRAM_BYTES_READ] = 32.0 * dram_read + bad;
     v[GF_C_DRAM_BYTES_WRITE] = 32.0 * (double)p->dec_dram_write + bad;
+}
+
+double gf_hier_fabric_shared(const gf_hier_kernel_profile *p, uint64_t lines, unsigned ways)
+{
+    return gf_cachemodel_hits(&p->l2_far_first, lines, ways);
 }
 
 uint64_t gf_hier_profile_max_l2_lines(const gf_hier_kernel_profile *p)

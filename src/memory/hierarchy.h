@@ -105,11 +105,11 @@ typedef struct gf_hier_kernel_profile {
     /* atomic passes beyond one per sector (gf_sector_list.passes): L2 atomic sectors the
      * histograms do not hold; they fetch nothing */
     uint64_t l2_atom_extra;
-    /* Read sectors of lines homed in another partition than the reading SM's that hit at
-     * home but that no SM of the reader's partition had read since the line entered the
-     * L2 (l2.partitions = 2): each is looked up near, misses, and crosses the fabric
-     * (predict.c fabric_sectors). Decided at the profiled geometry. */
-    uint64_t l2_fabric_shared;
+    /* Reads from the far partition (l2.partitions = 2): the sector distance of each read
+     * sector the far side held no copy of (at the profiled capacity). Those that hit at
+     * home are looked up near, miss, and cross the fabric (gf_hier_fabric_shared,
+     * predict.c fabric_sectors). */
+    gf_hist l2_far_first;
     int mode;              /* gf_hier_mode used */
     /* L2 lines per slice below which the L2 histograms' distances are exact: 0 when no
      * slice's tracker has forgotten a line yet (every distance exact), else the trackers'
@@ -141,6 +141,11 @@ typedef struct gf_hier_kernel_profile {
 #define GF_HIER_L1_WINDOW 16u
 #define GF_HIER_L2_WINDOW 16u
 #define GF_HIER_L2_WHATIF 4u
+/* Far reads of profile p that cross the fabric in an L2 of `lines` per slice and `ways`:
+ * those of l2_far_first that hit at home there (the cache model of cachemodel.h). The
+ * far side's copies are the profiled capacity's (approximation at other sizes: a copy
+ * the profiled L2 evicted with its line, a larger one may keep). */
+double gf_hier_fabric_shared(const gf_hier_kernel_profile *p, uint64_t lines, unsigned ways);
 /* The largest L2 slice (lines) whose hit rates gf_hier_rates_for derives within the
  * bound above from profile p; UINT64_MAX when its trackers forgot nothing. */
 uint64_t gf_hier_profile_max_l2_lines(const gf_hier_kernel_profile *p);

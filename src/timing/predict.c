@@ -20,7 +20,7 @@ static double pct(double num, double den)
  * homed elsewhere. Writes and atomics always go on to the home slice; a read does when
  * its own partition misses: where the home misses too, approximated by that share of the
  * sectors DRAM fills (each filled at home and copied near); where the home hits, the
- * hierarchy counts them (shared: gf_hier_kernel_profile.l2_fabric_shared, data the other
+ * hierarchy's histogram decides them at this L2 (gf_hier_fabric_shared: data the other
  * partition's SMs brought in). The idle background (l2.fabric_idle_sectors) is added by
  * the caller, for the counters only. NAN when not modelled. */
 static double far_share(const gf_gpu *g)
@@ -89,8 +89,10 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     }
     if (g->l2_partial_write_cycles > 1)
         in.l2_extra_slots = (double)ks->partial_store_sectors * (g->l2_partial_write_cycles - 1);
-    double fabric = fabric_sectors(g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ],
-                                   (double)k->hp.l2_fabric_shared);
+    unsigned slices = g->l2_slices ? g->l2_slices : 1;
+    double fabric = fabric_sectors(
+        g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ],
+        gf_hier_fabric_shared(&k->hp, g->l2.size / GF_LINE_BYTES / slices, g->l2.ways));
     if (!isnan(fabric))
         in.l2_extra_slots += fabric;
     in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];

@@ -624,14 +624,14 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
 #undef COUNTS
     const uint64_t scalars[] = {hp->shmem_ld_requests, hp->shmem_st_requests, hp->shmem_wavefronts,
                                 hp->shmem_conflicts, hp->dec_dram_read, hp->dec_dram_write,
-                                hp->dram_group_fetches, hp->l2_atom_max_slice, hp->l2_atom_extra,
-                                hp->l2_fabric_shared};
+                                hp->dram_group_fetches, hp->l2_atom_max_slice, hp->l2_atom_extra};
     if ((st = check_counts(scalars, sizeof scalars / sizeof scalars[0], lim,
-                           "hp (shmem, dec_dram, group, atom, fabric counts)", path, i, err)))
+                           "hp (shmem, dec_dram, group, atom counts)", path, i, err)))
         return st;
     /* dirty lines can be any kernel's so far (forgotten ones reported by this kernel's
      * accesses, resident ones at its end): bounded by the run's writes, lim_run */
-    if ((st = check_hist(&hp->l2_wb, lim_run, "l2_wb", path, i, err)) ||
+    if ((st = check_hist(&hp->l2_far_first, lim, "l2_far_first", path, i, err)) ||
+        (st = check_hist(&hp->l2_wb, lim_run, "l2_wb", path, i, err)) ||
         (st = check_hist(&hp->l2_wb_end, lim_run, "l2_wb_end", path, i, err)))
         return st;
     static const char *const l1n[GF_HIER_NL1] = {"gld", "gst", "lld", "lst", "atom"};

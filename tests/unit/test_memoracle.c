@@ -314,6 +314,8 @@ static void tags_match_payloads(int kind, uint64_t cap, int wb, uint64_t seed)
         const uint32_t *by = (x >> 20) % 3 == 0 ? NULL : bytes;
         unsigned sm = (x >> 24) % 50 == 0 ? 0u : s->smask; /* a few empty masks */
         gf_secreuse_result ra, rb;
+        memset(&ra, 0, sizeof ra); /* (memcmp below: the struct's tail padding too) */
+        memset(&rb, 0, sizeof rb);
         unsigned side = (unsigned)(x >> 40) % 3; /* untracked, home, far */
         assert_int_equal(gf_secreuse_access_from(a, s->line, sm, by, s->op, side, &ra), GF_OK);
         assert_int_equal(gf_secreuse_access_from(b, s->line, sm, by, s->op, side, &rb), GF_OK);

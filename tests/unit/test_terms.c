@@ -363,7 +363,7 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
      * plus a home hit, one hit in two lookups: (4 + 2 + 0 + 5) / (4 + N + 8 + 5) with 5 of
      * the N reads made hits */
     gf_kernel_summary sh = s;
-    sh.hp.l2_fabric_shared = 5;
+    gf_hist_add(&sh.hp.l2_far_first, 0, 5); /* distance 0: hits at home */
     sh.mem[GF_C_L2_READ_SECTOR_HITS] = 5;
     sh.mem[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * (4 + 5) / (4 + N);
     gf_kernel_row shr;
