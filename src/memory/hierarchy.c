@@ -554,8 +554,11 @@ static unsigned fetch_rest(gf_hier *h, unsigned sl, uint64_t key, uint64_t line,
     return got;
 }
 
-/* One line's worth of an L2 access to slice sl (gf_hier_slice_of(h, line)); returns
- * sectors hit, adds DRAM fetches. */
+/* gf_l2_req.part of a host copy (gf_hier_memcpy): written at home, stale far copies */
+#define PART_HOST 0xFFu
+
+/* One line's worth of an L2 access to slice sl (gf_hier_slice_of(h, line)) from part
+ * (gf_l2_req.part, or PART_HOST); returns sectors hit, adds DRAM fetches. */
 static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
                         const uint32_t bytes[4], gf_lru_op op, unsigned part, int record,
                         unsigned *dram)
@@ -565,8 +568,10 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
     gf_secreuse_result r;
     uint64_t key = l2_key(h, sl, line);
     struct l2part *p = &h->slp[sl];
-    unsigned side = !part ? 0
-                    : part - 1 == sl * h->npart / h->nslices ? GF_SECREUSE_HOME : GF_SECREUSE_FAR;
+    unsigned side = !part               ? 0
+                    : part == PART_HOST ? GF_SECREUSE_HOST
+                    : part - 1 == sl * h->npart / h->nslices ? GF_SECREUSE_HOME
+                                                               : GF_SECREUSE_FAR;
     if (key == UINT64_MAX ||
         gf_secreuse_access_from(h->l2_rd[sl], key, smask, bytes, op, side, &r) != GF_OK) {
         p->nomem = 1;
@@ -636,7 +641,8 @@ void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes)
         addr = end - keep;
     unsigned dummy = 0;
     for (uint64_t line = addr / GF_LINE_BYTES; line <= (end - 1) / GF_LINE_BYTES; line++)
-        l2_line(h, gf_hier_slice_of(h, line), line, 0xFu, NULL, GF_LRU_READ, 0, 0, &dummy);
+        l2_line(h, gf_hier_slice_of(h, line), line, 0xFu, NULL, GF_LRU_READ,
+                h->npart ? PART_HOST : 0, 0, &dummy);
 }
 
 void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store)

@@ -215,11 +215,11 @@ typedef struct gf_sector_list {
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
                        gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs);
+/* 1 + SM sm's L2 partition (gf_l2_req.part); 0 where far copies are not tracked. */
+unsigned gf_hier_partition_of(const gf_hier *h, unsigned sm);
 /* Starts fetching what SM sm's first L1 access to global line `line` would probe in
  * its tracker (nothing else changes): the first probe of a line's tile misses the
  * caches, ~5 % of a vector add's prediction (perf). */
-/* 1 + SM sm's L2 partition (gf_l2_req.part); 0 where far copies are not tracked. */
-unsigned gf_hier_partition_of(const gf_hier *h, unsigned sm);
 void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line);
 /* The per-SM L1 trackers key lines in tiles of 2^GF_HIER_L1_TILE_SHIFT (a thread block's
  * share of an array is often 8 lines: 256 threads x 4 B); callers that fetch ahead need

@@ -151,15 +151,17 @@ static unsigned sectors_of_halves(unsigned far)
 }
 
 /* The far copies after an access from side (before: those since the line entered the
- * configured cache): the far side's read or write leaves one of what it touched; the
- * home side's write or atomic makes those stale. */
+ * configured cache): the far side's read or write leaves one of the halves it touched;
+ * an atomic (applied at home, whichever side sent it), the home side's write and a host
+ * copy make those stale. */
 static unsigned far_after(unsigned before, gf_lru_op op, unsigned side, unsigned smask)
 {
-    if (side == GF_SECREUSE_FAR)
-        return before | halves_of(smask);
-    if (side == GF_SECREUSE_HOME && op != GF_LRU_READ)
+    if (!side)
+        return before;
+    if (op == GF_LRU_ATOMIC || side == GF_SECREUSE_HOST ||
+        (side == GF_SECREUSE_HOME && op == GF_LRU_WRITE))
         return before & ~halves_of(smask);
-    return before;
+    return side == GF_SECREUSE_FAR ? before | halves_of(smask) : before;
 }
 
 /* Whether a write leaves a touched sector partly written (a state only a payload

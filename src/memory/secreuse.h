@@ -71,15 +71,18 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
                              gf_lru_op op, gf_secreuse_result *res);
 /* gf_secreuse_access from one side of a two-partition L2 (0 = not tracked): the tracker
  * of a line's home slice remembers which halves of the line (64 B: sectors 0-1, 2-3) the
- * other, far partition holds a copy of. An access from the far side leaves a copy of the
- * halves it touched; a write or atomic from home makes the far copies of its halves
- * stale; every copy leaves with the line (a miss of it at the configured capacity).
+ * other, far partition holds a copy of. A read or write from the far side leaves a copy
+ * of the halves it touched; an atomic from either side (applied at home), a write from
+ * home and a host copy (GF_SECREUSE_HOST, written at home) make the far copies of its
+ * halves stale; every copy leaves with the line (a miss of it at the configured
+ * capacity).
  * res->far_before says which sectors were held, so the hierarchy can tell a far read
  * that misses near and crosses to home (hierarchy.c l2_line). Like the dirty bits, the
  * copies follow the fully associative decisions at the configured capacity. Other
  * results do not depend on side. */
 #define GF_SECREUSE_HOME 1u
 #define GF_SECREUSE_FAR 2u
+#define GF_SECREUSE_HOST 3u
 gf_status gf_secreuse_access_from(gf_secreuse *t, uint64_t line, unsigned smask,
                                   const uint32_t bytes[4], gf_lru_op op, unsigned side,
                                   gf_secreuse_result *res);

@@ -142,8 +142,8 @@ static const gf_counter_def table[GF_C_COUNT] = {
      GF_CUNIT_INSTS, C, 0, "global store warp instructions"},
     {GF_C_L2_FABRIC_SECTORS, "lts__t_sectors_srcunit_ltcfabric.sum", NULL, GF_CUNIT_SECTORS, P,
      0, "L2 sectors looked up again at their home slice across the partition fabric (writes, "
-     "atomics, DRAM fills and the far side's first reads of lines homed in another "
-     "partition; models with l2.partitions)"},
+     "atomics, DRAM fills and reads the far side holds no copy for, of lines homed in "
+     "another partition; models with l2.partitions)"},
 };
 
 #undef P

@@ -83,6 +83,7 @@ static const dep_field deps[] = {
     DEP("dram.fetch_bytes", dram_fetch_bytes),
     DEP("l2.slice_interleave", l2_slice_interleave),
     DEP("l2.writes_hit", l2_writes_hit),
+    DEP("l2.partitions", l2_partitions), /* far reads are recorded only with 2 (hierarchy.c) */
     DEP("launch.block_cycles", block_launch_cycles),
     DEP("launch.store_drain", store_drain),
     DEP("l1.data_banks", l1_data_banks),
@@ -628,10 +629,11 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
     if ((st = check_counts(scalars, sizeof scalars / sizeof scalars[0], lim,
                            "hp (shmem, dec_dram, group, atom counts)", path, i, err)))
         return st;
+    if ((st = check_hist(&hp->l2_far_first, lim, "l2_far_first", path, i, err)))
+        return st;
     /* dirty lines can be any kernel's so far (forgotten ones reported by this kernel's
      * accesses, resident ones at its end): bounded by the run's writes, lim_run */
-    if ((st = check_hist(&hp->l2_far_first, lim, "l2_far_first", path, i, err)) ||
-        (st = check_hist(&hp->l2_wb, lim_run, "l2_wb", path, i, err)) ||
+    if ((st = check_hist(&hp->l2_wb, lim_run, "l2_wb", path, i, err)) ||
         (st = check_hist(&hp->l2_wb_end, lim_run, "l2_wb_end", path, i, err)))
         return st;
     static const char *const l1n[GF_HIER_NL1] = {"gld", "gst", "lld", "lst", "atom"};

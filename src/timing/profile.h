@@ -30,7 +30,7 @@
 #define GF_PROFILE_VERSION 3u
 
 /* Ceilings the loader holds a file to before it allocates (a profile is read from
- * wherever the user got it): the inflated payload (about 4,400 kernels; save refuses
+ * wherever the user got it): the inflated payload (about 3,700 kernels; save refuses
  * more), and the warp instructions of one kernel (10^12: a text trace that long would
  * be petabytes). Every count a kernel holds is bounded by its warp instructions. */
 #define GF_PROFILE_MAX_PAYLOAD ((uint64_t)1 << 30)

@@ -58,6 +58,33 @@ static void one(gf_hier *h, unsigned sm, uint64_t warp, gf_mem_space sp, gf_mem_
     gf_hier_access(h, sm, warp, sp, dir, bypass, &c, o);
 }
 
+/* A warp reading or writing the whole line at addr (4 lanes, one a sector). */
+static void whole_line(gf_hier *h, unsigned sm, uint64_t warp, gf_mem_dir dir, uint64_t addr,
+                       gf_access_outcome *o)
+{
+    uint64_t a[32] = {addr, addr + 32, addr + 64, addr + 96};
+    gf_coalesced c;
+    gf_coalesce(a, 0xFu, 4, GF_COALESCE_SECTOR, &c);
+    gf_hier_access(h, sm, warp, GF_SPACE_GLOBAL, dir, 1, &c, o);
+}
+
+/* SMs of a home (side 1) and a far (side 2) partition for line (byte address) addr. */
+static void sides_of(gf_hier *h, const gf_gpu *g, uint64_t addr, unsigned *hs, unsigned *fs)
+{
+    unsigned home = gf_hier_slice_of(h, addr / 128) * 2 / g->l2_slices;
+    *hs = *fs = g->num_sms;
+    for (unsigned s = 0; s < g->num_sms; s++) {
+        unsigned p = gf_hier_partition_of(h, s);
+        if (p == home + 1)
+            *hs = s;
+        else if (p)
+            *fs = s;
+    }
+    if (!g->l2_partitions)
+        *hs = 0, *fs = 1;
+    assert_true(*hs < g->num_sms && *fs < g->num_sms);
+}
+
 static void torture_hier_stride_benchmark(void **state)
 {
     (void)state;
@@ -228,7 +255,9 @@ static void torture_hier_writes_count_as_hits(void **state)
 
 /* l2.partitions = 2 (H100): a read from the far partition that hits at home crosses the
  * fabric unless the far side holds a copy of that half of the line (gf_hier_kernel_profile
- * l2_fabric_shared). Without partitions nothing is counted. */
+ * l2_far_first, gf_hier_fabric_shared); an atomic, a home write or a host copy make the
+ * far copies stale, a read that misses at home or a write does not count here. Without
+ * partitions nothing is counted. */
 static void torture_hier_fabric_shared_reads(void **state)
 {
     (void)state;
@@ -239,22 +268,13 @@ static void torture_hier_fabric_shared_reads(void **state)
             g.num_sms = 8;
             g.l2_partitions = parts;
             gf_hier *h = make(&g, (gf_hier_mode)mode, 32 * 1024);
-            unsigned home = gf_hier_slice_of(h, L / 128) * 2 / g.l2_slices, hs = 8, fs = 8, n[3] = {0};
-            for (unsigned s = 0; s < g.num_sms; s++) {
-                unsigned p = gf_hier_partition_of(h, s);
-                n[p]++;
-                if (p == home + 1)
-                    hs = s;
-                else if (p)
-                    fs = s;
-            }
-            if (parts) { /* four SMs a side */
-                assert_int_equal(n[1], 4);
-                assert_int_equal(n[2], 4);
-            } else {
-                assert_int_equal(n[0], 8);
-                hs = 0, fs = 1;
-            }
+            unsigned hs, fs, n[3] = {0};
+            sides_of(h, &g, L, &hs, &fs);
+            for (unsigned s = 0; s < g.num_sms; s++)
+                n[gf_hier_partition_of(h, s)]++;
+            assert_int_equal(n[0], parts ? 0 : 8); /* four SMs a side */
+            assert_int_equal(n[1], parts ? 4 : 0);
+            assert_int_equal(n[2], parts ? 4 : 0);
             gf_access_outcome o;
             one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o);      /* home brings 0 in */
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o);      /* far: crosses (1) */
@@ -268,17 +288,46 @@ static void torture_hier_fabric_shared_reads(void **state)
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 8, &o);  /* crosses (3) */
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, L + 64, &o); /* far writes half 1 */
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 68, &o); /* held */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_ATOMIC, 0, L, &o);   /* at home: half 0 stale */
+            whole_line(h, fs, 2, GF_DIR_LOAD, L, &o); /* 0 crosses (4), 1 misses at home */
+            gf_hier_memcpy(h, L, 128);                                  /* host copy: all stale */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 100, &o); /* crosses (5) */
+            one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, L, &o); /* a write, not a read */
+            /* a line the far side reads where home lacks the sector: a miss there, counted
+             * with the DRAM fills, not here; a far write is no read */
+            const uint64_t M = L + 128 * 5;
+            unsigned hm, fm;
+            sides_of(h, &g, M, &hm, &fm);
+            one(h, hm, 3, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, M, &o);
+            one(h, fm, 4, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, M + 32, &o);
+            assert_int_equal(o.l2_hits, 0);
+            one(h, fm, 4, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, M + 64, &o);
             double v[GF_C_COUNT];
             gf_hier_end_kernel(h, v);
             const gf_hier_kernel_profile *pr = gf_hier_profile(h);
             double fs_hits = gf_hier_fabric_shared(pr, pr->l2_lines, pr->l2_ways);
-            if (fs_hits != (parts ? 3.0 : 0.0))
+            if (fs_hits != (parts ? 5.0 : 0.0))
                 fail_msg("mode %d partitions %u: %.6f far reads cross, want %u", mode, parts,
-                         fs_hits, parts ? 3 : 0);
+                         fs_hits, parts ? 5 : 0);
             /* an L2 of no lines hits nothing at home: nothing crosses this way */
             assert_true(gf_hier_fabric_shared(pr, 0, 0) == 0.0);
             gf_hier_free(h);
         }
+    /* The halves are neither the first and last SMs nor the even and odd ones (blocks
+     * that share data run on neighbouring SMs in the issue model: hierarchy.c
+     * sm_partitions). */
+    gf_gpu g = make_gpu(90, 1, 4, 16);
+    g.num_sms = 16;
+    g.l2_partitions = 2;
+    gf_hier *h = make(&g, GF_HIER_REUSE, 32 * 1024);
+    unsigned low = 0, even = 0;
+    for (unsigned s = 0; s < 16; s++) {
+        low |= s < 8 ? 1u << gf_hier_partition_of(h, s) : 0;
+        even |= s % 2 == 0 ? 1u << gf_hier_partition_of(h, s) : 0;
+    }
+    assert_int_equal(low, 6);  /* both partitions (bits 1 and 2) among SMs 0-7 */
+    assert_int_equal(even, 6); /* and among the even ones */
+    gf_hier_free(h);
 }
 
 /* gf_hier_set_final: a warm run's dirty lines are counted once. Kernel 1 (not the last)

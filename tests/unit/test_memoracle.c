@@ -316,7 +316,7 @@ static void tags_match_payloads(int kind, uint64_t cap, int wb, uint64_t seed)
         gf_secreuse_result ra, rb;
         memset(&ra, 0, sizeof ra); /* (memcmp below: the struct's tail padding too) */
         memset(&rb, 0, sizeof rb);
-        unsigned side = (unsigned)(x >> 40) % 3; /* untracked, home, far */
+        unsigned side = (unsigned)(x >> 40) % 4; /* untracked, home, far, host */
         assert_int_equal(gf_secreuse_access_from(a, s->line, sm, by, s->op, side, &ra), GF_OK);
         assert_int_equal(gf_secreuse_access_from(b, s->line, sm, by, s->op, side, &rb), GF_OK);
         if (memcmp(&ra, &rb, sizeof ra) != 0)
@@ -346,9 +346,10 @@ static void torture_memoracle_tags_match_payloads(void **state)
 }
 
 /* Far copies (gf_secreuse_access_from) against a direct rule on the fully associative
- * oracle: a line's copies live while the oracle keeps the line; a far access leaves a
- * copy of the halves it touched, a home write or atomic drops them. Every access's
- * far_before must be the rule's, whichever way the tracker holds the line. */
+ * oracle: a line's copies live while the oracle keeps the line; a far read or write
+ * leaves a copy of the halves it touched, an atomic, a home write or a host copy drops
+ * them. Every access's far_before must be the rule's, whichever way the tracker holds
+ * the line. */
 static void torture_memoracle_far_copies(void **state)
 {
     (void)state;
@@ -368,7 +369,7 @@ static void torture_memoracle_far_copies(void **state)
             unsigned held = 0;
             for (size_t i = 0; i < n; i++) {
                 const acc *a = &stream[i];
-                unsigned side = a->sm % 3; /* untracked, home, far */
+                unsigned side = (unsigned)(a->line * 7 + i) % 4; /* untracked, home, far, host */
                 gf_secreuse_result r;
                 gf_lru_result x;
                 assert_int_equal(gf_secreuse_access_from(t, a->line, a->smask, NULL, a->op, side, &r),
@@ -385,10 +386,11 @@ static void torture_memoracle_far_copies(void **state)
                              expect);
                 held += r.far_before != 0;
                 unsigned halves = (a->smask & 3u ? 1u : 0u) | (a->smask & 12u ? 2u : 0u);
-                if (side == GF_SECREUSE_FAR)
-                    *f = (uint8_t)(*f | halves);
-                else if (side == GF_SECREUSE_HOME && a->op != GF_LRU_READ)
+                if (side && (a->op == GF_LRU_ATOMIC || side == GF_SECREUSE_HOST ||
+                             (side == GF_SECREUSE_HOME && a->op == GF_LRU_WRITE)))
                     *f = (uint8_t)(*f & ~halves);
+                else if (side == GF_SECREUSE_FAR)
+                    *f = (uint8_t)(*f | halves);
             }
             if (held < 200) /* the rule was exercised, not only its zeros */
                 fail_msg("kind %d tags %d: far copies held at %u accesses only", kind, tags, held);

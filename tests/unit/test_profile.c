@@ -299,6 +299,31 @@ static void torture_profile_counts_and_lengths(void **state)
  * exposure infinite, and re-evaluating for another L2 size converted infinity to a
  * cycle count (UBSan: float-cast-overflow in reevaluate_l2). A mean of latencies that
  * are each at least l2.latency is 0 or at least 1: anything between is refused. */
+/* l2.partitions: the far partition's reads are recorded only when the profile is made
+ * with 2 (hierarchy.c), so a profile made with another value is refused by a model
+ * with 2 and the other way round (a sweep over it would mix the two). */
+static void torture_profile_partitions_are_a_dependency(void **state)
+{
+    (void)state;
+    gf_gpu h100;
+    gf_error e;
+    if (gf_gpu_load("h100", NULL, NULL, 0, &h100, &e) != GF_OK)
+        fail_msg("h100: %s", e.message);
+    assert_int_equal(h100.l2_partitions, 2);
+    gf_gpu none = h100;
+    none.l2_partitions = 0;
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    gf_profile *p;
+    if (gf_profile_build(GF_TEST_DATA_DIR "/vecadd", &none, &opt, &p, &e) != GF_OK)
+        fail_msg("profile vecadd: %s", e.message);
+    assert_int_equal(gf_profile_check(p, &none, &e), GF_OK);
+    assert_int_equal(gf_profile_check(p, &h100, &e), GF_ERR_INVALID);
+    if (!strstr(e.message, "l2.partitions"))
+        fail_msg("refusal names %s, expected l2.partitions", e.message);
+    gf_profile_free(p);
+}
+
 static void torture_profile_tiny_miss_latency(void **state)
 {
     (void)state;
@@ -325,6 +350,7 @@ int main(void)
         cmocka_unit_test(torture_profile_random_payload),
         cmocka_unit_test(torture_profile_counts_and_lengths),
         cmocka_unit_test(torture_profile_tiny_miss_latency),
+        cmocka_unit_test(torture_profile_partitions_are_a_dependency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

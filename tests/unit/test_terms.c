@@ -359,19 +359,26 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     assert_int_equal(si.ks.sm_cycles_max, s.ks.sm_cycles_max);
     g.l2_fabric_idle_sectors = 0;
     /* Reads from the far partition that hit at home (hierarchy.c l2_line, profile field
-     * l2_fabric_shared; one warp has none, so set here): each crosses and is a near miss
+     * l2_far_first; one warp has none, so set here): each crosses and is a near miss
      * plus a home hit, one hit in two lookups: (4 + 2 + 0 + 5) / (4 + N + 8 + 5) with 5 of
      * the N reads made hits */
     gf_kernel_summary sh = s;
     gf_hist_add(&sh.hp.l2_far_first, 0, 5); /* distance 0: hits at home */
+    /* and 7 at twice a slice's lines (2 x 2,860): missed at home (a 20-way set keeps
+     * such a line with chance < 0.001), so not here; counted against the whole L2's lines
+     * instead of a slice's, they would hit */
+    gf_hist_add(&sh.hp.l2_far_first, 2 * 2860, 7);
+    assert_true(g.l2.size / 128 / g.l2_slices == 2860);
     sh.mem[GF_C_L2_READ_SECTOR_HITS] = 5;
     sh.mem[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * (4 + 5) / (4 + N);
     gf_kernel_row shr;
     gf_error e;
     assert_int_equal(gf_predict_evaluate(&g, &sh, &shr, NULL, &e), GF_OK);
-    assert_true(shr.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) / 2.0 + 5);
+    if (fabs(shr.v[GF_C_L2_FABRIC_SECTORS] - ((4 + 2 * N) / 2.0 + 5)) > 0.01)
+        fail_msg("fabric sectors %.6f with 5 shared reads at home, want %.1f",
+                 shr.v[GF_C_L2_FABRIC_SECTORS], (4 + 2 * N) / 2.0 + 5);
     want = 100.0 * (4 + 2 + 5) / (4 + N + (4 + 2 * N) / 2.0 + 5);
-    if (fabs(shr.v[GF_C_L2_SECTOR_HIT_RATE] - want) > 1e-9)
+    if (fabs(shr.v[GF_C_L2_SECTOR_HIT_RATE] - want) > 0.01)
         fail_msg("L2 hit rate with shared reads %.6f %%, want %.6f %%",
                  shr.v[GF_C_L2_SECTOR_HIT_RATE], want);
     g.l2_partitions = 4; /* three quarters of the lines are homed elsewhere */
