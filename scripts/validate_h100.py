@@ -414,10 +414,10 @@ def write_doc(path, args, cases, fig, meta):
     w("## Per case: sectors across the L2 partition fabric")
     w("")
     w("Sectors looked up again at their home slice (`lts__t_sectors_srcunit_ltcfabric.sum`): "
-      "predicted as half of the writes, atomics and DRAM-filled reads plus the 21,272 an "
-      "idle fabric shows in every launch (models/h100.ini [l2] partitions, "
-      "fabric_idle_sectors). Reads of data both partitions share cross it once more than "
-      "predicted (sgemm, wmma, cuBLAS #1).")
+      "predicted as half of the writes, atomics and DRAM-filled reads, plus the reads from "
+      "the far partition that hit at home where it holds no copy (data both partitions "
+      "read: sgemm, wmma, cuBLAS #1), plus the 21,272 an idle fabric shows in every launch "
+      "(models/h100.ini [l2] partitions, fabric_idle_sectors).")
     w("")
     L += counter_table(cases, [("lts__t_sectors_srcunit_ltcfabric.sum", "count",
                                 "fabric sectors")])
