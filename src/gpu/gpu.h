@@ -111,6 +111,10 @@ typedef struct gf_gpu {
      * added to every launch's fabric counter and L2 hit rate, not timed (H100: 21,272,
      * h100.ini). 0 = none. */
     double l2_fabric_idle_sectors;
+    /* L2 lookups (all hits) from units the model does not simulate (neither the SMs' L1
+     * nor the fabric nor the constant caches) that every launch shows: added to the L2
+     * hit rate's lookups and hits, not timed (H100: 22,067, h100.ini). 0 = none. */
+    double l2_background_sectors;
     /* Bytes per L2 cycle a slice returns to the SMs (H100: 64, Nsight's lts2xbar peak).
      * When set, a read takes one slice input slot per request (line) and its sectors
      * this return path, as lts__xbar2lts_cycles_active counts; 0 = every read sector

@@ -120,6 +120,7 @@ static const key_def keys[] = {
     {"l2.partial_write_cycles", K_UINT, OFF(l2_partial_write_cycles), 0, 1, 64, NULL, 1, "slice input cycles of a partially written sector (absent = 1, as a full one)"},
     {"l2.partitions", K_UINT, OFF(l2_partitions), 0, 0, 64, NULL, 1, "L2 partitions joined by a fabric: writes, atomics, DRAM fills and reads of data the SM's partition holds no copy of, of lines homed in another partition, take a second slice input slot at the home slice (absent or 0 = not modelled; 2: the far side's copies tracked)"},
     {"l2.fabric_idle_sectors", K_DOUBLE, OFF(l2_fabric_idle_sectors), 0, 0, 1e9, NULL, 1, "fabric lookup hits every launch shows though nothing crosses (profiler background): in the fabric counter and the L2 hit rate, not timed (absent = 0)"},
+    {"l2.background_sectors", K_DOUBLE, OFF(l2_background_sectors), 0, 0, 1e9, NULL, 1, "L2 lookup hits every launch shows from units the model does not simulate (profiler background): in the L2 hit rate, not timed (absent = 0)"},
     {"l2.read_bytes_per_cycle", K_DOUBLE, OFF(l2_read_bytes_per_cycle), 0, 0, 1e6, NULL, 1, "bytes per L2 cycle a slice returns to the SMs; when set, a read takes one slice input slot per request and its sectors this path (absent or 0: each read sector takes an input slot)"},
     {"l2.hash", K_ENUM, OFF(l2_hash), 0, 0, 0, hash_names, 0, "slice index: linear | xor"},
     {"l2.write_policy", K_ENUM, OFF(l2_write_back), 0, 0, 0, wp_names, 0, "writeback | writethrough"},

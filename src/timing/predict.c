@@ -37,21 +37,30 @@ static double fabric_sectors(const gf_gpu *g, double writes, double atoms, doubl
 }
 
 /* Nsight's lts__t_sector_hit_rate is lookup hits over every L2 lookup, the fabric's at the
- * home slice included (refdata h100-gfbench ncu.csv: lts__t_sectors_lookup_hit.sum /
- * lts__t_sectors.sum, 3,284,697 / 6,411,871 = 51.2 % on stream_copy, 61,590 / 130,985 =
- * 47.0 % on pchase_dram). Fabric writes and atomics hit (l2.writes_hit), its DRAM-filled
- * reads miss, its idle background hits. A shared read (fabric_sectors) is a near miss and
- * a home hit: the one hit the hierarchy counted, in two lookups. rate is the hierarchy's
- * over the lookups from L1; returns it unchanged where the fabric is not modelled. */
+ * home slice and other units' included (refdata h100-gfbench ncu.csv:
+ * lts__t_sectors_lookup_hit.sum / lts__t_sectors.sum, 3,284,697 / 6,411,871 = 51.2 % on
+ * stream_copy, 61,590 / 130,985 = 47.0 % on pchase_dram). Fabric writes and atomics hit
+ * (l2.writes_hit), its DRAM-filled reads miss, its idle background hits. A shared read
+ * (fabric_sectors) is a near miss and a home hit: the one hit the hierarchy counted, in
+ * two lookups. The other units' background (l2.background_sectors) hits. rate is the
+ * hierarchy's over the lookups from L1; returned unchanged where neither the fabric nor a
+ * background is modelled. */
 static double l2_hit_rate_with_fabric(const gf_gpu *g, double rate, double tex_sectors,
                                       double write_hits, double atoms, double fabric)
 {
-    if (isnan(fabric) || isnan(rate) || tex_sectors + fabric <= 0)
+    double bg = g->l2_background_sectors;
+    if (isnan(rate) || (isnan(fabric) && bg <= 0))
         return rate;
-    double fabric_hits = far_share(g) * ((isnan(write_hits) ? 0 : write_hits) +
-                                         (g->l2_writes_hit ? atoms : 0)) +
-                         g->l2_fabric_idle_sectors;
-    return 100.0 * (rate / 100.0 * tex_sectors + fabric_hits) / (tex_sectors + fabric);
+    double fabric_hits = 0;
+    if (isnan(fabric))
+        fabric = 0;
+    else
+        fabric_hits = far_share(g) * ((isnan(write_hits) ? 0 : write_hits) +
+                                      (g->l2_writes_hit ? atoms : 0)) +
+                      g->l2_fabric_idle_sectors;
+    if (tex_sectors + fabric + bg <= 0)
+        return rate;
+    return 100.0 * (rate / 100.0 * tex_sectors + fabric_hits + bg) / (tex_sectors + fabric + bg);
 }
 
 gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_kernel_row *row,

@@ -333,6 +333,8 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     assert_int_equal(g.l2_partitions, 2);
     assert_true(g.l2_fabric_idle_sectors == 21272);
     g.l2_fabric_idle_sectors = 0; /* the background alone: below */
+    assert_true(g.l2_background_sectors == 22067);
+    g.l2_background_sectors = 0; /* the other units' too */
     gf_kernel_row row;
     gf_kernel_summary s = predict1(p, &g, &row);
     assert_int_equal(s.ks.l2_read_requests, N);
@@ -389,6 +391,22 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     assert_true(isnan(row.v[GF_C_L2_FABRIC_SECTORS]));
     /* without the fabric the hit rate is over the L1 side's lookups: 4 of 4 + N */
     assert_true(fabs(row.v[GF_C_L2_SECTOR_HIT_RATE] - 100.0 * 4 / (4 + N)) < 1e-9);
+    /* other units' background (l2.background_sectors): hits in the rate, with or without
+     * the fabric, never in the time or the fabric counter */
+    g.l2_background_sectors = 500;
+    gf_kernel_row bg;
+    gf_kernel_summary sb = predict1(p, &g, &bg);
+    want = 100.0 * (4 + 500) / (4 + N + 500);
+    if (fabs(bg.v[GF_C_L2_SECTOR_HIT_RATE] - want) > 1e-9)
+        fail_msg("L2 hit rate with a background of 500 %.6f %%, want %.6f %%",
+                 bg.v[GF_C_L2_SECTOR_HIT_RATE], want);
+    assert_true(bg.v[GF_C_GPC_CYCLES_ELAPSED] == row.v[GF_C_GPC_CYCLES_ELAPSED]);
+    assert_int_equal(sb.ks.sm_cycles_max, s.ks.sm_cycles_max);
+    g.l2_partitions = 2;
+    predict1(p, &g, &bg);
+    want = 100.0 * (4 + 2 + 500) / (4 + N + (4 + 2 * N) / 2.0 + 500);
+    assert_true(fabs(bg.v[GF_C_L2_SECTOR_HIT_RATE] - want) < 1e-9);
+    assert_true(bg.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) / 2.0);
 }
 
 /* The fabric's slots slow an L2-bound kernel (predict.c gf_predict_evaluate: they join
