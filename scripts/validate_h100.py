@@ -723,21 +723,35 @@ def main():
         print("validate_h100: prediction failed for: %s" % ", ".join(failed), file=sys.stderr)
 
     if args.update_thresholds:
-        keys = list(read_thresholds(args.update_thresholds)) if os.path.exists(
-            args.update_thresholds) else THRESHOLD_KEYS
+        exists = os.path.exists(args.update_thresholds)
+        old = read_thresholds(args.update_thresholds) if exists else {}
+        keys = list(old) if exists else THRESHOLD_KEYS
         if failed or args.cases or args.extra or not cold:
             print("validate_h100: not updating %s: %s" % (args.update_thresholds,
                   "failed cases" if failed else "a subset" if args.cases else
                   "GF_H100_EXTRA_ARGS is set" if args.extra else "no --cold"), file=sys.stderr)
             return 1
+        # The file's own comment lines (what it covers) stay; the standard header and the
+        # commit line are written afresh.
+        std = set(THRESHOLD_HEADER.splitlines())
+        own = [l.rstrip("\n") for l in open(args.update_thresholds)
+               if l.startswith("#") and l.rstrip("\n") not in std and
+               not l.startswith("# Values measured at commit")] if exists else []
         with open(args.update_thresholds, "w") as f:
             f.write(THRESHOLD_HEADER)
+            for l in own:
+                f.write(l + "\n")
             f.write("# Values measured at commit %s%s on %s.\n" % (
                 meta["commit"], " (+ uncommitted changes)" if meta["dirty"] else "",
                 meta["date"][:10]))
             for k in keys:
-                f.write("%s = %s\n" % (k, "n/a" if fig.get(k) is None else
-                                       "%.2f" % fig[k]))
+                v = fig.get(k)
+                if v is not None and k in old and round(v, 2) > old[k]:
+                    # thresholds only go down (the header): a worse figure keeps its value
+                    print("validate_h100: %s kept at %.2f (now %.2f: not raised)" %
+                          (k, old[k], v), file=sys.stderr)
+                    v = old[k]
+                f.write("%s = %s\n" % (k, "n/a" if v is None else "%.2f" % v))
         print("wrote %s" % args.update_thresholds)
 
     if args.check:
