@@ -14,4 +14,9 @@ bash "$src/examples/timing-experiments.sh" "$bin" "$tmp/work" >"$tmp/timing.md" 
 for h in "STREAM copy" "MSHR sensitivity" "Sub-core imbalance" "Pointer chase" "Real kernels"; do
     grep -q "$h" "$tmp/timing.md" || { echo "FAIL: timing tables lack '$h'"; fail=1; }
 done
+python3 "$src/scripts/h100_writeback_capacity.py" "$src/../shared/refdata/h100-gfbench" >"$tmp/wb.md" ||
+    { echo "FAIL: h100_writeback_capacity.py"; fail=1; }
+[ "$(grep -c '^| [a-z]' "$tmp/wb.md")" -eq 11 ] || { echo "FAIL: h100_writeback_capacity.py: not 10 cases"; cat "$tmp/wb.md"; fail=1; }
+grep -q '^| vecadd | 33.6 | 16.8 | 6.66 | 0.397 | 30.3 | 27.8 |$' "$tmp/wb.md" ||
+    { echo "FAIL: h100_writeback_capacity.py: vecadd row differs from docs/model.md"; fail=1; }
 exit $fail
