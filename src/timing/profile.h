@@ -5,8 +5,8 @@
  * A profile holds, per kernel, the issue model's summary (gf_ksim_result), the memory
  * counters, and the L2 reuse histograms; plus the GPU model it was made with. What it
  * depends on: every parameter of the issue model and of L1 (SM count, sub-cores,
- * occupancy limits, latencies, L1 geometry, line and sector sizes, coalescer, L2 slices
- * and hash, the architecture and ISA table (gpu.isa)) — a model that changes one of these
+ * occupancy limits, latencies, L1 geometry, line and sector sizes, coalescer, L2 slices,
+ * hash and partitions, the architecture and ISA table (gpu.isa)) — a model that changes one of these
  * is refused, naming the key. Free to change: DRAM (bandwidth, channels, banks, timings,
  * page policy, scheduler), L2 and NoC bandwidth, MSHR counts, clocks, launch overhead,
  * and L2 size and associativity (hit rates are re-derived from the histograms; the
