@@ -576,6 +576,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         gf_secreuse_access_from(h->l2_rd[sl], key, smask, bytes, op, side, &r) != GF_OK) {
         p->nomem = 1;
         memset(&r, 0, sizeof r);
+        side = 0; /* (its distances are not known: no far read recorded) */
     }
     unsigned hit = r.hit_mask, fetch = r.fetch_mask, wb = r.writebacks;
     if (h->mode == GF_HIER_EXACT) {

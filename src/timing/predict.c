@@ -102,6 +102,8 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     double fabric = fabric_sectors(
         g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ],
         gf_hier_fabric_shared(&k->hp, g->l2.size / GF_LINE_BYTES / slices, g->l2.ways));
+    if (isnan(m[GF_C_L2_READ_SECTORS]))
+        fabric = NAN; /* the memory model failed (out of memory): its counters are NAN too */
     if (!isnan(fabric))
         in.l2_extra_slots += fabric;
     in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];
