@@ -25,7 +25,7 @@ WRITTEN_MB = {  # distinct bytes each kernel writes, from source/gfbench.cu
     "vecadd": 16.777216, "stream_copy": 67.108864, "stream_copy_sms132": 67.108864,
     "stream_copy_sms4": 67.108864, "stream_copy_sms2": 67.108864, "stride16": 4.194304,
     "stride32": 4.194304, "transpose_naive": 16.777216, "transpose_shared": 16.777216,
-    "local_array": 68.15744,  # 2,129,920 local store sectors of 32 B
+    "local_array": 68.15744,  # 2,129,920 store sectors of 32 B: 2,097,152 local + 1 MB out
 }
 
 

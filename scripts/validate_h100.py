@@ -746,10 +746,11 @@ def main():
                 meta["date"][:10]))
             for k in keys:
                 v = fig.get(k)
-                if v is not None and k in old and round(v, 2) > old[k]:
-                    # thresholds only go down (the header): a worse figure keeps its value
-                    print("validate_h100: %s kept at %.2f (now %.2f: not raised)" %
-                          (k, old[k], v), file=sys.stderr)
+                if k in old and (v is None or round(v, 2) > old[k]):
+                    # thresholds only go down (the header): a worse or missing figure
+                    # keeps its value
+                    print("validate_h100: %s kept at %.2f (now %s: not raised)" %
+                          (k, old[k], "n/a" if v is None else "%.2f" % v), file=sys.stderr)
                     v = old[k]
                 f.write("%s = %s\n" % (k, "n/a" if v is None else "%.2f" % v))
         print("wrote %s" % args.update_thresholds)

@@ -55,7 +55,7 @@ expect 2 err "--block 'x'" -- occupancy --gpu titanv --block x
 expect 2 err "--smem '1XB'" -- occupancy --gpu titanv --block 32 --smem 1XB
 expect 2 err "unknown argument '--frob'" -- occupancy --frob 1
 # Every key show-gpu knows is documented in models/README.md (four were not, for a session).
-"$bin" show-gpu --help 2>&1 | sed -n 's/^  \([a-z0-9_]*\.[a-z0-9_.]*\)  .*/\1/p' >"$tmp/keys"
+"$bin" show-gpu --help 2>&1 | sed -n 's/^  \([a-z0-9_]*\.[a-z0-9_.]*\) .*/\1/p' >"$tmp/keys"
 [ "$(wc -l <"$tmp/keys")" -gt 50 ] || { echo "FAIL: show-gpu --help lists $(wc -l <"$tmp/keys") keys"; fail=1; }
 while read -r k; do
     grep -q "^  $k " "$src/models/README.md" || { echo "FAIL: models/README.md lacks key $k"; fail=1; }
