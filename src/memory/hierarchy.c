@@ -84,7 +84,8 @@ struct gf_hier {
      * are spread over them evenly but unordered (sm_partitions), slice i is home to the
      * lines of partition i * npart / nslices. */
     unsigned npart;
-    uint8_t *sm_part; /* per SM: 1 + its partition (gf_hier_partition_of) */
+    uint8_t *sm_part;    /* per SM: 1 + its partition (gf_hier_partition_of) */
+    uint8_t *slice_part; /* per slice: 1 + the partition it is in (no division per access) */
 };
 
 static void free_l1(gf_hier *h)
@@ -125,6 +126,7 @@ void gf_hier_free(gf_hier *h)
     free(h->slp);
     free(h->atom_home);
     free(h->sm_part);
+    free(h->slice_part);
     free(h->l2_ex);
     free(h);
 }
@@ -176,16 +178,21 @@ static uint32_t mix32(uint32_t x)
  * starts on SM i), so the groups are neither contiguous nor interleaved in it: a line
  * that k blocks read is read from both partitions with chance ~1 - 2^(1-k) whatever
  * their spacing (contiguous halves would keep blocks i..i+31 on one side). */
-static void sm_partitions(uint8_t *part, unsigned nsm, unsigned npart)
+static int sm_partitions(uint8_t *part, unsigned nsm, unsigned npart)
 {
+    uint32_t *hash = gf_calloc(nsm, sizeof *hash);
+    if (!hash)
+        return 0;
+    for (unsigned s = 0; s < nsm; s++)
+        hash[s] = mix32(s);
     for (unsigned s = 0; s < nsm; s++) {
-        uint32_t hs = mix32(s), rank = 0;
-        for (unsigned t = 0; t < nsm; t++) {
-            uint32_t ht = mix32(t);
-            rank += ht < hs || (ht == hs && t < s);
-        }
+        uint32_t rank = 0;
+        for (unsigned t = 0; t < nsm; t++)
+            rank += hash[t] < hash[s] || (hash[t] == hash[s] && t < s);
         part[s] = (uint8_t)(1 + (uint64_t)rank * npart / nsm);
     }
+    free(hash);
+    return 1;
 }
 
 gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf_error *err)
@@ -236,15 +243,22 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     if (gpu->l2_partitions == 2 && slices % 2 == 0)
         h->npart = 2;
     h->sm_part = gf_calloc(gpu->num_sms, 1);
-    if (h->sm_part && h->npart)
-        sm_partitions(h->sm_part, h->nsm, h->npart);
+    h->slice_part = gf_calloc(slices, 1);
+    if (h->sm_part && h->slice_part && h->npart) {
+        if (!sm_partitions(h->sm_part, h->nsm, h->npart)) {
+            free(h->sm_part); /* (out of memory: reported below) */
+            h->sm_part = NULL;
+        }
+        for (unsigned i = 0; i < slices; i++)
+            h->slice_part[i] = (uint8_t)(1 + i * h->npart / slices);
+    }
     h->sm_nomem = gf_calloc(gpu->num_sms, sizeof *h->sm_nomem);
     h->sm_used = gf_calloc(gpu->num_sms, sizeof *h->sm_used);
     h->l2_rd = gf_calloc(slices, sizeof *h->l2_rd);
     h->l2_ids = gf_calloc(slices, sizeof *h->l2_ids);
     h->l2_ex = gf_calloc(slices, sizeof *h->l2_ex);
     if (!h->l1_rd || !h->l1_ex || !h->l2_rd || !h->l2_ex || !h->l2_ids || !h->smp ||
-        !h->sm_nomem || !h->sm_used || !h->slp || !h->atom_home || !h->sm_part) {
+        !h->sm_nomem || !h->sm_used || !h->slp || !h->atom_home || !h->sm_part || !h->slice_part) {
         gf_hier_free(h);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for the memory hierarchy");
     }
@@ -570,7 +584,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
     struct l2part *p = &h->slp[sl];
     unsigned side = !part               ? 0
                     : part == PART_HOST ? GF_SECREUSE_HOST
-                    : part - 1 == sl * h->npart / h->nslices ? GF_SECREUSE_HOME
+                    : part == h->slice_part[sl] ? GF_SECREUSE_HOME
                                                                : GF_SECREUSE_FAR;
     if (key == UINT64_MAX ||
         gf_secreuse_access_from(h->l2_rd[sl], key, smask, bytes, op, side, &r) != GF_OK) {

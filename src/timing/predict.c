@@ -45,8 +45,8 @@ static double fabric_sectors(const gf_gpu *g, double writes, double atoms, doubl
  * two lookups. The other units' background (l2.background_sectors) hits. rate is the
  * hierarchy's over the lookups from L1; returned unchanged where neither the fabric nor a
  * background is modelled. */
-static double l2_hit_rate_with_fabric(const gf_gpu *g, double rate, double tex_sectors,
-                                      double write_hits, double atoms, double fabric)
+static double nsight_l2_hit_rate(const gf_gpu *g, double rate, double tex_sectors,
+                               double write_hits, double atoms, double fabric)
 {
     double bg = g->l2_background_sectors;
     if (isnan(rate) || (isnan(fabric) && bg <= 0))
@@ -154,8 +154,8 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     double fabric_all = isnan(fabric) ? NAN : fabric + g->l2_fabric_idle_sectors;
     row->v[GF_C_L2_FABRIC_SECTORS] = fabric_all;
     row->v[GF_C_L2_SECTOR_HIT_RATE] =
-        l2_hit_rate_with_fabric(g, row->v[GF_C_L2_SECTOR_HIT_RATE], in.l2_sectors,
-                                m[GF_C_L2_WRITE_SECTOR_HITS], l2a, fabric_all);
+        nsight_l2_hit_rate(g, row->v[GF_C_L2_SECTOR_HIT_RATE], in.l2_sectors,
+                           m[GF_C_L2_WRITE_SECTOR_HITS], l2a, fabric_all);
     gf_report_derive(row);
     return GF_OK;
 }
