@@ -33,6 +33,9 @@ static const gf_counter_def table[GF_C_COUNT] = {
      "kernel duration in GPU core cycles (slowest GPC)"},
     {GF_C_SM_CYCLES_ACTIVE, "sm__cycles_active.avg", NULL, GF_CUNIT_CYCLES, P, 0,
      "cycles an SM had at least one warp resident, averaged over SMs"},
+    {GF_C_SM_CYCLES_ACTIVE_MAX, "sm__cycles_active.max", NULL, GF_CUNIT_CYCLES, P, 0,
+     "cycles the busiest SM had at least one warp resident (the launch overhead is the rest "
+     "of gpc__cycles_elapsed.max)"},
     {GF_C_TIME_NS, "gpu__time_duration.sum", NULL, GF_CUNIT_NS, P, 0,
      "kernel duration in nanoseconds at the model's clock"},
     {GF_C_INST_EXECUTED, "smsp__inst_executed.sum", "inst_executed", GF_CUNIT_INSTS, C, 0,

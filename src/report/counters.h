@@ -19,6 +19,7 @@ typedef enum gf_counter_id {
     /* time */
     GF_C_GPC_CYCLES_ELAPSED = 0,     /* gpc__cycles_elapsed.max */
     GF_C_SM_CYCLES_ACTIVE,           /* sm__cycles_active.avg */
+    GF_C_SM_CYCLES_ACTIVE_MAX,       /* sm__cycles_active.max */
     GF_C_TIME_NS,                    /* gpu__time_duration.sum */
     GF_C_INST_EXECUTED,              /* smsp__inst_executed.sum (warp instructions) */
     GF_C_THREAD_INST_EXECUTED,       /* smsp__thread_inst_executed.sum */

@@ -309,6 +309,11 @@ static void torture_launch_term_is_kernel_cycles_plus_ns(void **state)
     /* nvprof's elapsed_cycles_sm sums the elapsed cycles over the SMs */
     assert_true(fabs(def.v[GF_C_SM_CYCLES_ELAPSED_SUM] - none.v[GF_C_SM_CYCLES_ELAPSED_SUM] -
                      want * g.num_sms) < 1e-6 * g.num_sms);
+    /* the busiest SM's active cycles are elapsed less the launch term, with or without it
+     * (and here, one SM in use, the mean over all SMs is that SM's share) */
+    assert_true(fabs(def.v[GF_C_SM_CYCLES_ACTIVE_MAX] - e0) < 1e-6);
+    assert_true(fabs(cyc.v[GF_C_SM_CYCLES_ACTIVE_MAX] - e0) < 1e-6);
+    assert_true(fabs(def.v[GF_C_SM_CYCLES_ACTIVE] - e0 / g.num_sms) < 1e-6);
 }
 
 /* The L2 partition fabric and the slices' input slots (predict.c fabric_sectors,
