@@ -4,7 +4,7 @@ with Nsight Compute.
 
 For each case folder of REFDIR (sorted): read ncu.csv, take the SM clock of its first launch
 (gpc__cycles_elapsed.avg.per_second, converted with the units row) and its L2 clock
-(lts__cycles_elapsed.avg.per_second; the SM clock where a file lacks it), run
+(lts__cycles_elapsed.avg.per_second; the model's L2 clock where a file lacks it), run
 
     gpuforecast predict CASE --gpu h100 --cold --set clock.core=<MHz>MHz
                          --set clock.l2=<L2 MHz>MHz --format csv -q -j N
@@ -611,8 +611,8 @@ def run_case(args, name, refdir, traces, tmp, cold, times):
         c["mhz"] = c["mhz_launch"][0]
         try:
             c["l2mhz"] = launch_clocks_mhz(hw, L2_CLOCK_COL)[0]
-        except CaseError:
-            c["l2mhz"] = c["mhz"]
+        except CaseError:  # no L2 clock in the file: the model's own (h100.ini [clock] l2)
+            c["l2mhz"] = None
         pred = os.path.join(tmp, name + ".cold.csv")
         prows = predict(args, tr, c["mhz"], c["l2mhz"], cold, pred)
         kernels, c["unmatched"] = validate(args, pred, hw)
@@ -771,6 +771,16 @@ def main():
 
     if args.check:
         th = read_thresholds(args.check)
+        missing = [k for k in THRESHOLD_KEYS if k not in th]
+        if missing:
+            print("validate_h100: %s guards no %s (add the line by hand, then "
+                  "--update-thresholds)" % (args.check, ", ".join(missing)), file=sys.stderr)
+        if args.no_warm:
+            skipped = sorted(k for k in th if k.startswith("warm_"))
+            if skipped:
+                print("validate_h100: --no-warm: %s not checked" % ", ".join(skipped),
+                      file=sys.stderr)
+            th = {k: v for k, v in th.items() if not k.startswith("warm_")}
         worse = []
         for k, limit in sorted(th.items()):
             if k not in fig:

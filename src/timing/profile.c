@@ -702,7 +702,8 @@ static gf_status check_header(const unsigned char *head, uint64_t fsize, const c
     uint64_t plen = get_u64(head + 12);
     if (version != GF_PROFILE_VERSION)
         return gf_error_set(err, GF_ERR_PARSE, path, 0,
-                            "profile format version %u, this gpuforecast reads version %u",
+                            "profile format version %u, this gpuforecast reads version %u "
+                            "(run 'gpuforecast profile' on the trace again)",
                             version, GF_PROFILE_VERSION);
     uint64_t zlen = fsize > 24 ? fsize - 24 : 0;
     if (plen < 24 + sizeof(gf_gpu) || plen > GF_PROFILE_MAX_PAYLOAD)

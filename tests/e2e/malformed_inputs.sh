@@ -174,6 +174,12 @@ d = bytearray(open('good.gfp', 'rb').read()); d[len(d) // 2] ^= 0xff
 open('flipped.gfp', 'wb').write(d)"
 run "profile with a flipped byte" flipped.gfp -- predict flipped.gfp --gpu v100
 run "corrupt profile to sweep" flipped.gfp -- sweep flipped.gfp --gpu v100 --vary l2.size=1MiB,2MiB
+python3 -c "
+import struct
+d = bytearray(open('good.gfp', 'rb').read())
+d[8:12] = struct.pack('<I', struct.unpack('<I', d[8:12])[0] - 1)
+open('old.gfp', 'wb').write(d)"
+run "profile of an older format" 'profile format version' -- predict old.gfp --gpu v100
 run "profile to a trace-only command" good.gfp -- memory good.gfp --gpu v100
 "$bin" predict "$vec" --gpu v100 --format csv -o pred.csv || { echo "FAIL: predict"; fail=1; }
 run "validate with a missing counters file" nosuch.csv -- validate pred.csv nosuch.csv

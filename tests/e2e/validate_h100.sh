@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: the H100 measurement loop (scripts/validate-h100.sh) on the real H100 traces
 # and Nsight Compute files of ../shared/refdata/h100-gfbench; fails when a figure (cycles
-# MAPE all/micro/application, L2/L1 hit MAE, DRAM MAPE, counted sectors) is worse than
+# MAPE all/micro/application, busiest SM, L2/L1 hit MAE, DRAM MAPE, fabric, counted
+# sectors, warm-cache cycles) is worse than
 # tests/e2e/fixtures/h100-mape.txt by more than 0.05, or a case fails to predict. The page is
 # written to a scratch directory (docs/ is never touched). Skips (77) when the reference set
 # is absent. $1 = binary, $2 = source dir.
