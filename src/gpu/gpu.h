@@ -90,6 +90,9 @@ typedef struct gf_gpu {
      * crossbar and DRAM run in clock domains of their own): added to l2.latency and
      * dram.latency at the SM clock (gf_gpu_l2_latency, gf_gpu_dram_latency). 0 = none. */
     double l2_latency_ns, dram_latency_ns;
+    /* An L2 hit served by the other partition over the fabric (a far read of data the
+     * reader's partition holds no copy of) takes this much longer (0 = the same). */
+    double l2_far_latency_ns;
     /* Atomics: the home slice's ALU applies this many atomic/reduction sectors per L2
      * cycle (0 = no such limit), and a slice is home to l2_slice_interleave bytes of
      * consecutive addresses (0 in a model file = 128, a line). Only the atomic units
@@ -175,6 +178,8 @@ const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n);
  * beyond L2 dram.latency + dram.latency_ns (rounded to whole cycles). */
 unsigned gf_gpu_l2_latency(const gf_gpu *g);
 unsigned gf_gpu_dram_latency(const gf_gpu *g);
+/* The extra SM cycles of an L2 hit served by the far partition: l2.far_latency_ns. */
+unsigned gf_gpu_l2_far_extra(const gf_gpu *g);
 /* Kernel launch overhead in SM cycles: launch.kernel_cycles + launch.kernel_ns. */
 double gf_gpu_launch_cycles(const gf_gpu *g);
 

@@ -112,6 +112,7 @@ static const key_def keys[] = {
     {"l2.ways", K_UINT, OFF(l2.ways), 0, 0, 65536, NULL, 0, "L2 associativity (0 = fully associative)"},
     {"l2.latency", K_UINT, OFF(l2.latency), 0, 1, 100000, NULL, 0, "L2 hit latency seen by the SM, core cycles"},
     {"l2.latency_ns", K_DOUBLE, OFF(l2_latency_ns), 0, 0, 1e5, NULL, 1, "L2 hit latency in nanoseconds (L2/crossbar clock domains), added to l2.latency (absent = 0)"},
+    {"l2.far_latency_ns", K_DOUBLE, OFF(l2_far_latency_ns), 0, 0, 1e5, NULL, 1, "extra nanoseconds of an L2 hit the far partition serves over the fabric, with l2.partitions = 2 (absent = 0)"},
     {"l2.mshrs", K_UINT, OFF(l2.mshrs), 0, 1, 1u << 20, NULL, 0, "outstanding misses per slice"},
     {"l2.bytes_per_cycle", K_DOUBLE, OFF(l2.bytes_per_cycle), 0, 1, 1e6, NULL, 0, "bandwidth per slice, bytes per core cycle"},
     {"l2.atomic_sectors_per_cycle", K_DOUBLE, OFF(l2_atomic_sectors_per_cycle), 0, 0, 1e6, NULL, 1, "atomic/reduction sectors a slice's ALU applies per L2 cycle (absent or 0 = unlimited)"},
@@ -533,6 +534,11 @@ unsigned gf_gpu_l2_latency(const gf_gpu *g)
 double gf_gpu_launch_cycles(const gf_gpu *g)
 {
     return g->kernel_launch_cycles + g->kernel_launch_ns * g->core_clock_hz * 1e-9;
+}
+
+unsigned gf_gpu_l2_far_extra(const gf_gpu *g)
+{
+    return (unsigned)lround(g->l2_far_latency_ns * g->core_clock_hz * 1e-9);
 }
 
 unsigned gf_gpu_dram_latency(const gf_gpu *g)

@@ -575,7 +575,7 @@ static unsigned fetch_rest(gf_hier *h, unsigned sl, uint64_t key, uint64_t line,
  * (gf_l2_req.part, or PART_HOST); returns sectors hit, adds DRAM fetches. */
 static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
                         const uint32_t bytes[4], gf_lru_op op, unsigned part, int record,
-                        unsigned *dram)
+                        unsigned *dram, unsigned *far_hits)
 {
     gf_hier_l2class cls = op == GF_LRU_READ ? GF_HIER_L2_READ
                           : op == GF_LRU_WRITE ? GF_HIER_L2_WRITE : GF_HIER_L2_ATOM;
@@ -632,6 +632,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
      * miss at home is counted with the DRAM fills. */
     if (side == GF_SECREUSE_FAR && cls == GF_HIER_L2_READ && (smask & ~r.far_before)) {
         unsigned nocopy = smask & ~r.far_before;
+        *far_hits += gf_popcount4(hit & nocopy); /* served over the fabric: timed so */
         p->far_used = 1;
         if (r.line_dist == GF_REUSE_COLD)
             p->l2_far.cold += gf_popcount4(nocopy);
@@ -654,10 +655,10 @@ void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes)
     uint64_t keep = h->gpu.l2.size;
     if (end - addr > keep)
         addr = end - keep;
-    unsigned dummy = 0;
+    unsigned dummy = 0, far = 0;
     for (uint64_t line = addr / GF_LINE_BYTES; line <= (end - 1) / GF_LINE_BYTES; line++)
         l2_line(h, gf_hier_slice_of(h, line), line, 0xFu, NULL, GF_LRU_READ,
-                h->npart ? PART_HOST : 0, 0, &dummy);
+                h->npart ? PART_HOST : 0, 0, &dummy, &far);
 }
 
 void gf_hier_shared(gf_hier *h, unsigned wavefronts, unsigned conflicts, int is_store)
@@ -797,10 +798,12 @@ static void atom_extra(gf_hier *h, unsigned slice, const gf_l2_req *r)
 }
 
 void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *hits,
-                     unsigned *dram)
+                     unsigned *dram, unsigned *far)
 {
     *dram = 0;
-    *hits = l2_line(h, slice, r->line, r->smask, r->bytes, (gf_lru_op)r->op, r->part, 1, dram);
+    *far = 0;
+    *hits = l2_line(h, slice, r->line, r->smask, r->bytes, (gf_lru_op)r->op, r->part, 1, dram,
+                    far);
     atom_extra(h, slice, r);
 }
 
@@ -810,7 +813,7 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
     for (unsigned i = 0; i < nreqs; i++) {
         unsigned dram = 0, sl = gf_hier_slice_of(h, reqs[i].line);
         out->l2_hits += l2_line(h, sl, reqs[i].line, reqs[i].smask, reqs[i].bytes,
-                                (gf_lru_op)reqs[i].op, reqs[i].part, 1, &dram);
+                                (gf_lru_op)reqs[i].op, reqs[i].part, 1, &dram, &out->l2_far_hits);
         atom_extra(h, sl, &reqs[i]);
         out->dram_sectors += dram;
         l2_sent += gf_popcount4(reqs[i].smask);

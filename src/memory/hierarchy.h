@@ -61,6 +61,7 @@ typedef struct gf_access_outcome {
     unsigned l1_hits;      /* sector hits in L1 */
     unsigned l2_hits;      /* sectors sent to L2 that hit there */
     unsigned dram_sectors; /* sectors read from DRAM */
+    unsigned l2_far_hits;  /* of the L2 hits, those the far partition served (l2_line) */
     gf_level worst;        /* level serving the slowest sector: the latency class */
 } gf_access_outcome;
 
@@ -230,9 +231,10 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
  * passes as it has already found it (to bucket requests by slice: a 64-bit division
  * less per access). Touches only that slice's state, so distinct slices may run on
  * different threads; requests of one slice must come in order. Returns sectors hit and
- * read from DRAM. */
+ * read from DRAM, and of the hits those the far partition served over the fabric (a read
+ * from the other partition's SMs of sectors they hold no copy of). */
 void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *hits,
-                     unsigned *dram);
+                     unsigned *dram, unsigned *far);
 /* Ends the kernel and writes its memory counters into v, an array of GF_C_COUNT
  * values indexed by gf_counter_id (report/counters.h); other ids are untouched. If a
  * tracker ran out of memory during the kernel, the counters are NAN. In REUSE mode this

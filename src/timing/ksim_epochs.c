@@ -32,7 +32,7 @@ enum pool_phase { PHASE_SMS = 0, PHASE_SLICES = 1 };
 
 struct l2item {
     const gf_l2_req *req;
-    unsigned hits, dram;
+    unsigned hits, dram, far;
 };
 
 typedef struct pool {
@@ -241,13 +241,15 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         pend *pq = all[j];
         ssm *sm = &s->sms[pq->sm];
         swarp *w = pq->w;
-        unsigned dram = 0;
+        unsigned dram = 0, far = 0;
         for (uint32_t r = 0; r < pq->nreq; r++) {
             const struct l2item *it = &(*items)[fill[sm->reqslice[pq->req0 + r]]++];
             dram += it->dram;
+            far += it->far;
         }
         gf_level worst = dram ? GF_LEVEL_DRAM : GF_LEVEL_L2;
-        unsigned lat = level_latency(s, worst);
+        /* a hit the far partition serves crosses the fabric both ways (l2.far_latency_ns) */
+        unsigned lat = level_latency(s, worst) + (!dram && far ? s->lat_l2_far_extra : 0);
         uint64_t done = pq->t + pq->stage + lat;
         for (unsigned i = 0; i < pq->ndst; i++) {
             uint16_t r = pq->dst[i];
@@ -372,7 +374,8 @@ static void run_share(pool *p, unsigned k)
             continue;
         }
         for (size_t j = p->first[i]; j < p->first[i + 1]; j++)
-            gf_hier_l2_line(s->hier, i, p->items[j].req, &p->items[j].hits, &p->items[j].dram);
+            gf_hier_l2_line(s->hier, i, p->items[j].req, &p->items[j].hits, &p->items[j].dram,
+                            &p->items[j].far);
     }
 }
 

@@ -343,6 +343,7 @@ typedef struct sim {
     ssm *sms;
     int trace_done;
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
+    unsigned lat_l2_far_extra; /* gf_gpu_l2_far_extra: a hit served over the fabric */
     unsigned lat_l2, lat_dram; /* unloaded L2 and L2 + DRAM latencies at the SM clock
                                   (gf_gpu_l2_latency ...), worked out once a kernel */
     uint64_t next_uid;

@@ -80,6 +80,7 @@ static const dep_field deps[] = {
     DEP("dram.latency", dram_latency),
     DEP("dram.latency_ns", dram_latency_ns),
     DEP("l2.latency_ns", l2_latency_ns),
+    DEP("l2.far_latency_ns", l2_far_latency_ns),
     DEP("dram.fetch_bytes", dram_fetch_bytes),
     DEP("l2.slice_interleave", l2_slice_interleave),
     DEP("l2.writes_hit", l2_writes_hit),

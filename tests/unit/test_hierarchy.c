@@ -257,7 +257,9 @@ static void torture_hier_writes_count_as_hits(void **state)
  * fabric unless the far side holds a copy of that half of the line (gf_hier_kernel_profile
  * l2_far_first, gf_hier_fabric_shared); an atomic, a home write or a host copy make the
  * far copies stale, a read that misses at home or a write does not count here. Without
- * partitions nothing is counted. */
+ * partitions nothing is counted. Each access that crosses reports its sector as served by
+ * the far partition (gf_access_outcome.l2_far_hits: timed with l2.far_latency_ns), and
+ * no other does. */
 static void torture_hier_fabric_shared_reads(void **state)
 {
     (void)state;
@@ -277,22 +279,35 @@ static void torture_hier_fabric_shared_reads(void **state)
             assert_int_equal(n[2], parts ? 4 : 0);
             gf_access_outcome o;
             one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o);      /* home brings 0 in */
+            unsigned x = parts ? 1 : 0; /* a crossing sector, when there are partitions */
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o);      /* far: crosses (1) */
             assert_int_equal(o.l2_hits, 1);
+            assert_int_equal(o.l2_far_hits, x);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 4, &o);  /* far holds half 0 */
+            assert_int_equal(o.l2_far_hits, 0);
             one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 64, &o); /* home brings 2, 3 in */
             one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 96, &o);
+            assert_int_equal(o.l2_far_hits, 0); /* a home read never crosses */
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 96, &o); /* crosses (2) */
+            assert_int_equal(o.l2_far_hits, x);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 64, &o); /* held: half 1 */
+            assert_int_equal(o.l2_far_hits, 0);
             one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, L, &o);     /* far half 0 stale */
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 8, &o);  /* crosses (3) */
+            assert_int_equal(o.l2_far_hits, x);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, L + 64, &o); /* far writes half 1 */
+            assert_int_equal(o.l2_far_hits, 0);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 68, &o); /* held */
+            assert_int_equal(o.l2_far_hits, 0);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_ATOMIC, 0, L, &o);   /* at home: half 0 stale */
+            assert_int_equal(o.l2_far_hits, 0);
             whole_line(h, fs, 2, GF_DIR_LOAD, L, &o); /* 0 crosses (4), 1 misses at home */
+            assert_int_equal(o.l2_far_hits, x);
             gf_hier_memcpy(h, L, 128);                                  /* host copy: all stale */
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 100, &o); /* crosses (5) */
+            assert_int_equal(o.l2_far_hits, x);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_STORE, 0, L, &o); /* a write, not a read */
+            assert_int_equal(o.l2_far_hits, 0);
             /* a line the far side reads where home lacks the sector: a miss there, counted
              * with the DRAM fills, not here; a far write is no read */
             const uint64_t M = L + 128 * 5;

@@ -461,6 +461,69 @@ static void torture_fabric_slots_bound_an_l2_bound_kernel(void **state)
     assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == 3.5e6);
 }
 
+/* l2.far_latency_ns: an L2 hit the far partition serves (a read from the other
+ * partition's SMs of data theirs holds no copy of) takes that much longer. One warp reads
+ * n lines the host copied in (MemcpyHtoD: in L2 at home only, no copies), each load
+ * waiting for the one before, then reads them all again. The first pass's far-homed lines
+ * cross the fabric (k of them: the fabric counter's far-read term, with no idle sectors);
+ * the second pass hits the copies they left. So cycles(extra) - cycles(0) = k x extra
+ * exactly, with 0 < k < n; with --cold (the copy warms nothing: DRAM misses, no hits) the
+ * extra changes nothing. Fails when the extra is not charged, or is charged to near hits,
+ * to the copies or to misses. */
+static uint64_t farhit_cycles(const gf_gpu *g, int cold, double *fabric)
+{
+    static ktext k;
+    kt_init(&k);
+    for (int pass = 0; pass < 2; pass++)
+        for (unsigned i = 0; i < 16; i++)
+            kt_inst(&k, "ffffffff 1 R2 LDG.E 1 R2 4 1 0x%llx 0 ",
+                    0x7f0000000000ull + (unsigned long long)i * 128 * 37);
+    const char *tr = kt_write(&k, "farhit.traceg");
+    const char *base = strrchr(tr, '/');
+    char list[256];
+    int n = snprintf(list, sizeof list, "MemcpyHtoD,0x7f0000000000,%u\n%s\n", 16 * 128 * 37,
+                     base ? base + 1 : tr);
+    assert_true(n > 0 && (size_t)n < sizeof list);
+    const char *lp = gf_test_write_file("farhit.g", list, (size_t)n);
+    assert_non_null(lp);
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.ksim.threads = 1;
+    opt.cold = cold;
+    gf_kernel_row row;
+    gf_kernel_summary s = gf_test_predict1(lp, g, &opt, &row);
+    *fabric = row.v[GF_C_L2_FABRIC_SECTORS];
+    return s.ks.sm_cycles_max;
+}
+
+static void torture_far_l2_hit_takes_far_latency(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    g.l1_caches_global = 0; /* every load reaches L2 */
+    g.l1_data_banks = 0;
+    g.l2_fabric_idle_sectors = 0;
+    assert_int_equal(g.l2_partitions, 2);
+    double fab0, fab1, fab2, cfab0, cfab1;
+    g.l2_far_latency_ns = 0;
+    uint64_t c0 = farhit_cycles(&g, 0, &fab0), cold0 = farhit_cycles(&g, 1, &cfab0);
+    g.l2_far_latency_ns = 50;
+    unsigned e1 = gf_gpu_l2_far_extra(&g);
+    uint64_t c1 = farhit_cycles(&g, 0, &fab1), cold1 = farhit_cycles(&g, 1, &cfab1);
+    g.l2_far_latency_ns = 333;
+    unsigned e2 = gf_gpu_l2_far_extra(&g);
+    uint64_t c2 = farhit_cycles(&g, 0, &fab2);
+    assert_true(e1 == 99 && e2 == 659); /* ns x 1.98 GHz, rounded */
+    assert_true(fab0 == fab1 && fab1 == fab2); /* timing, not counting */
+    double k = fab0;
+    if (!(k >= 1 && k <= 15 && k == floor(k)))
+        fail_msg("%.3f far-read sectors crossed: want some of the 16 lines, not all", k);
+    if (c1 - c0 != (uint64_t)k * e1 || c2 - c0 != (uint64_t)k * e2)
+        fail_msg("far hits added %llu and %llu cycles, want %.0f x %u and %.0f x %u",
+                 (unsigned long long)(c1 - c0), (unsigned long long)(c2 - c0), k, e1, k, e2);
+    assert_true(cold1 == cold0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -471,6 +534,7 @@ int main(void)
         cmocka_unit_test(torture_launch_term_is_kernel_cycles_plus_ns),
         cmocka_unit_test(torture_fabric_is_half_of_writes_and_dram_fills),
         cmocka_unit_test(torture_fabric_slots_bound_an_l2_bound_kernel),
+        cmocka_unit_test(torture_far_l2_hit_takes_far_latency),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
