@@ -74,6 +74,9 @@ THRESHOLD_HEADER = """\
 # the h100-gfbench cases (see docs/validation-h100.md for how each is computed). They must
 # only go down: when the model improves, lower them (scripts/validate-h100.sh
 # --update-thresholds FILE rewrites the values); never raise one to make the check pass.
+# The one exception: a change that improves the model and moves a figure the other way
+# as a side effect may raise that figure by hand, saying why in a comment here and in
+# its commit (the tool itself never raises one).
 # The check fails when a current figure exceeds its value here by more than 0.05.
 """
 CLOCK_COL = "gpc__cycles_elapsed.avg.per_second"

@@ -10,7 +10,8 @@
  * the warp scheduler (GTO or LRR) is the model's sm.warp_scheduler.
  * SMs advance in global time order, so the memory hierarchy sees accesses interleaved as
  * they would issue; each memory instruction takes the unloaded latency of the level that
- * serves its slowest sector (gf_hier_access), plus the L1/LSU stage time.
+ * serves its slowest sector (the hierarchy's L1 and L2 halves, ksim_epochs.c; an L2 hit
+ * the far partition serves adds l2.far_latency_ns), plus the L1/LSU stage time.
  *
  * Bandwidth and queueing are NOT simulated here: the result records how sensitive time
  * is to memory latency (memory-stall cycles) so timing/queueing.c can solve the

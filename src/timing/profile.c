@@ -112,13 +112,16 @@ gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err
      * runs, so the clock matters once they are (h100.ini); and the atomic units' model
      * being on or off changes the atomic passes the profile counted. */
     if (gf_gpu_l2_latency(&p->gpu) != gf_gpu_l2_latency(gpu) ||
-        gf_gpu_dram_latency(&p->gpu) != gf_gpu_dram_latency(gpu))
+        gf_gpu_dram_latency(&p->gpu) != gf_gpu_dram_latency(gpu) ||
+        gf_gpu_l2_far_extra(&p->gpu) != gf_gpu_l2_far_extra(gpu))
         return gf_error_set(err, GF_ERR_INVALID, "", 0,
-                            "the profile was made with L2 / DRAM latencies of %u / %u cycles, "
-                            "the model has %u / %u (clock.core with l2.latency_ns or "
-                            "dram.latency_ns): profile the trace again for this model",
+                            "the profile was made with L2 / DRAM / far-L2 latencies of %u / %u "
+                            "/ %u cycles, the model has %u / %u / %u (clock.core with "
+                            "l2.latency_ns, dram.latency_ns or l2.far_latency_ns): profile the "
+                            "trace again for this model",
                             gf_gpu_l2_latency(&p->gpu), gf_gpu_dram_latency(&p->gpu),
-                            gf_gpu_l2_latency(gpu), gf_gpu_dram_latency(gpu));
+                            gf_gpu_l2_far_extra(&p->gpu), gf_gpu_l2_latency(gpu),
+                            gf_gpu_dram_latency(gpu), gf_gpu_l2_far_extra(gpu));
     if ((p->gpu.l2_atomic_sectors_per_cycle > 0) != (gpu->l2_atomic_sectors_per_cycle > 0))
         return gf_error_set(err, GF_ERR_INVALID, "", 0,
                             "the profile was made with l2.atomic_sectors_per_cycle %s, the "

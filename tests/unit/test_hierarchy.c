@@ -283,6 +283,9 @@ static void torture_hier_fabric_shared_reads(void **state)
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o);      /* far: crosses (1) */
             assert_int_equal(o.l2_hits, 1);
             assert_int_equal(o.l2_far_hits, x);
+            one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L, &o); /* home hits: no crossing */
+            assert_int_equal(o.l2_hits, 1);
+            assert_int_equal(o.l2_far_hits, 0);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 4, &o);  /* far holds half 0 */
             assert_int_equal(o.l2_far_hits, 0);
             one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 64, &o); /* home brings 2, 3 in */

@@ -322,6 +322,22 @@ static void torture_profile_partitions_are_a_dependency(void **state)
     if (!strstr(e.message, "l2.partitions"))
         fail_msg("refusal names %s, expected l2.partitions", e.message);
     gf_profile_free(p);
+    /* The far partition's extra latency becomes cycles at the SM clock, which is free to
+     * change otherwise: with the other latencies in cycles only (so those match), another
+     * clock changes the far extra alone, and the profile is refused naming it. */
+    gf_gpu cyc = h100;
+    cyc.l2_latency_ns = 0;
+    cyc.dram_latency_ns = 0;
+    if (gf_profile_build(GF_TEST_DATA_DIR "/vecadd", &cyc, &opt, &p, &e) != GF_OK)
+        fail_msg("profile vecadd: %s", e.message);
+    gf_gpu slow = cyc;
+    slow.core_clock_hz = 1.0e9;
+    assert_true(gf_gpu_l2_far_extra(&slow) != gf_gpu_l2_far_extra(&cyc));
+    assert_int_equal(gf_profile_check(p, &cyc, &e), GF_OK);
+    assert_int_equal(gf_profile_check(p, &slow, &e), GF_ERR_INVALID);
+    if (!strstr(e.message, "l2.far_latency_ns"))
+        fail_msg("refusal names %s, expected l2.far_latency_ns", e.message);
+    gf_profile_free(p);
 }
 
 static void torture_profile_tiny_miss_latency(void **state)

@@ -522,6 +522,37 @@ static void torture_far_l2_hit_takes_far_latency(void **state)
         fail_msg("far hits added %llu and %llu cycles, want %.0f x %u and %.0f x %u",
                  (unsigned long long)(c1 - c0), (unsigned long long)(c2 - c0), k, e1, k, e2);
     assert_true(cold1 == cold0);
+    /* One load of 32 lines, lanes 0-15 on 16 the host copied in (k' of them far-first
+     * hits), lanes 16-31 on 16 it did not (misses): the load waits for DRAM, and DRAM's
+     * latency has no far part, so the extra changes nothing. Fails when the extra is
+     * charged to a load that also missed. */
+    static ktext m;
+    kt_init(&m);
+    kt_inst(&m, "ffffffff 1 R2 LDG.E 1 R2 4 1 0x7f0000000000 %u ", 128 * 37);
+    const char *tr = kt_write(&m, "farmix.traceg");
+    const char *base = strrchr(tr, '/');
+    char list[256];
+    int len = snprintf(list, sizeof list, "MemcpyHtoD,0x7f0000000000,%u\n%s\n", 16 * 128 * 37,
+                       base ? base + 1 : tr);
+    assert_true(len > 0 && (size_t)len < sizeof list);
+    const char *lp = gf_test_write_file("farmix.g", list, (size_t)len);
+    assert_non_null(lp);
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.ksim.threads = 1;
+    gf_kernel_row r0, r1;
+    g.l2_far_latency_ns = 0;
+    uint64_t m0 = gf_test_predict1(lp, &g, &opt, &r0).ks.sm_cycles_max;
+    g.l2_far_latency_ns = 333;
+    uint64_t m1 = gf_test_predict1(lp, &g, &opt, &r1).ks.sm_cycles_max;
+    /* far-first hits: the fabric less half the DRAM-filled sectors (no idle sectors) */
+    double kf = r1.v[GF_C_L2_FABRIC_SECTORS] - r1.v[GF_C_DRAM_SECTORS_READ] / 2;
+    if (!(kf >= 1 && kf <= 15))
+        fail_msg("%.3f far-first hits in the mixed load: want some of its 16 hits", kf);
+    assert_true(r1.v[GF_C_DRAM_SECTORS_READ] > 0);
+    if (m1 != m0)
+        fail_msg("a load that also missed took %llu cycles more with the far extra, want 0",
+                 (unsigned long long)(m1 - m0));
 }
 
 int main(void)
