@@ -470,6 +470,27 @@ static void torture_fabric_slots_bound_an_l2_bound_kernel(void **state)
  * exactly, with 0 < k < n; with --cold (the copy warms nothing: DRAM misses, no hits) the
  * extra changes nothing. Fails when the extra is not charged, or is charged to near hits,
  * to the copies or to misses. */
+/* Predicts the kernel file tr after the host copied 16 lines 37 lines apart from
+ * 0x7f0000000000 in (a kernels list name.g), cold or not; its row in *row. */
+static uint64_t after_copy(const char *tr, const char *name, const gf_gpu *g, int cold,
+                           gf_kernel_row *row)
+{
+    char file[64];
+    const char *base = strrchr(tr, '/');
+    char list[256];
+    int n = snprintf(list, sizeof list, "MemcpyHtoD,0x7f0000000000,%u\n%s\n", 16 * 128 * 37,
+                     base ? base + 1 : tr);
+    assert_true(n > 0 && (size_t)n < sizeof list);
+    snprintf(file, sizeof file, "%s.g", name);
+    const char *lp = gf_test_write_file(file, list, (size_t)n);
+    assert_non_null(lp);
+    gf_predict_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.ksim.threads = 1;
+    opt.cold = cold;
+    return gf_test_predict1(lp, g, &opt, row).ks.sm_cycles_max;
+}
+
 static uint64_t farhit_cycles(const gf_gpu *g, int cold, double *fabric)
 {
     static ktext k;
@@ -478,22 +499,10 @@ static uint64_t farhit_cycles(const gf_gpu *g, int cold, double *fabric)
         for (unsigned i = 0; i < 16; i++)
             kt_inst(&k, "ffffffff 1 R2 LDG.E 1 R2 4 1 0x%llx 0 ",
                     0x7f0000000000ull + (unsigned long long)i * 128 * 37);
-    const char *tr = kt_write(&k, "farhit.traceg");
-    const char *base = strrchr(tr, '/');
-    char list[256];
-    int n = snprintf(list, sizeof list, "MemcpyHtoD,0x7f0000000000,%u\n%s\n", 16 * 128 * 37,
-                     base ? base + 1 : tr);
-    assert_true(n > 0 && (size_t)n < sizeof list);
-    const char *lp = gf_test_write_file("farhit.g", list, (size_t)n);
-    assert_non_null(lp);
-    gf_predict_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.ksim.threads = 1;
-    opt.cold = cold;
     gf_kernel_row row;
-    gf_kernel_summary s = gf_test_predict1(lp, g, &opt, &row);
+    uint64_t c = after_copy(kt_write(&k, "farhit.traceg"), "farhit", g, cold, &row);
     *fabric = row.v[GF_C_L2_FABRIC_SECTORS];
-    return s.ks.sm_cycles_max;
+    return c;
 }
 
 static void torture_far_l2_hit_takes_far_latency(void **state)
@@ -522,29 +531,19 @@ static void torture_far_l2_hit_takes_far_latency(void **state)
         fail_msg("far hits added %llu and %llu cycles, want %.0f x %u and %.0f x %u",
                  (unsigned long long)(c1 - c0), (unsigned long long)(c2 - c0), k, e1, k, e2);
     assert_true(cold1 == cold0);
-    /* One load of 32 lines, lanes 0-15 on 16 the host copied in (k' of them far-first
-     * hits), lanes 16-31 on 16 it did not (misses): the load waits for DRAM, and DRAM's
-     * latency has no far part, so the extra changes nothing. Fails when the extra is
-     * charged to a load that also missed. */
+    /* One load of 32 lines, lanes 0-15 on the 16 the host copied in (some of them
+     * far-first hits), lanes 16-31 on 16 it did not (misses): the load waits for DRAM, and
+     * DRAM's latency has no far part, so the extra changes nothing. Fails when the extra
+     * is charged to a load that also missed. */
     static ktext m;
     kt_init(&m);
     kt_inst(&m, "ffffffff 1 R2 LDG.E 1 R2 4 1 0x7f0000000000 %u ", 128 * 37);
-    const char *tr = kt_write(&m, "farmix.traceg");
-    const char *base = strrchr(tr, '/');
-    char list[256];
-    int len = snprintf(list, sizeof list, "MemcpyHtoD,0x7f0000000000,%u\n%s\n", 16 * 128 * 37,
-                       base ? base + 1 : tr);
-    assert_true(len > 0 && (size_t)len < sizeof list);
-    const char *lp = gf_test_write_file("farmix.g", list, (size_t)len);
-    assert_non_null(lp);
-    gf_predict_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.ksim.threads = 1;
+    const char *mix = kt_write(&m, "farmix.traceg");
     gf_kernel_row r0, r1;
     g.l2_far_latency_ns = 0;
-    uint64_t m0 = gf_test_predict1(lp, &g, &opt, &r0).ks.sm_cycles_max;
+    uint64_t m0 = after_copy(mix, "farmix", &g, 0, &r0);
     g.l2_far_latency_ns = 333;
-    uint64_t m1 = gf_test_predict1(lp, &g, &opt, &r1).ks.sm_cycles_max;
+    uint64_t m1 = after_copy(mix, "farmix", &g, 0, &r1);
     /* far-first hits: the fabric less half the DRAM-filled sectors (no idle sectors) */
     double kf = r1.v[GF_C_L2_FABRIC_SECTORS] - r1.v[GF_C_DRAM_SECTORS_READ] / 2;
     if (!(kf >= 1 && kf <= 15))
