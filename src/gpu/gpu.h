@@ -91,7 +91,8 @@ typedef struct gf_gpu {
      * dram.latency at the SM clock (gf_gpu_l2_latency, gf_gpu_dram_latency). 0 = none. */
     double l2_latency_ns, dram_latency_ns;
     /* An L2 hit served by the other partition over the fabric (a far read of data the
-     * reader's partition holds no copy of) takes this much longer (0 = the same). */
+     * reader's partition holds no copy of, or a far atomic, applied at home) takes this
+     * much longer (0 = the same). */
     double l2_far_latency_ns;
     /* Atomics: the home slice's ALU applies this many atomic/reduction sectors per L2
      * cycle (0 = no such limit), and a slice is home to l2_slice_interleave bytes of

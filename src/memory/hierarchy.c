@@ -641,6 +641,10 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
                 if (nocopy >> k & 1u)
                     gf_hist_add(&p->l2_far, r.sdist[k], 1);
     }
+    /* An atomic from the far partition is applied at home (atomics make the copies
+     * stale: none serves it), so where it hits, its result crosses the fabric too. */
+    if (side == GF_SECREUSE_FAR && cls == GF_HIER_L2_ATOM)
+        *far_hits += gf_popcount4(hit);
     p->dec_dram_read += gf_popcount4(fetch);
     p->dec_dram_write += wb;
     *dram += gf_popcount4(fetch);

@@ -232,7 +232,8 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
  * less per access). Touches only that slice's state, so distinct slices may run on
  * different threads; requests of one slice must come in order. Returns sectors hit and
  * read from DRAM, and of the hits those the far partition served over the fabric (a read
- * from the other partition's SMs of sectors they hold no copy of). */
+ * from the other partition's SMs of sectors they hold no copy of, or an atomic from
+ * there: atomics are applied at home). */
 void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *hits,
                      unsigned *dram, unsigned *far);
 /* Ends the kernel and writes its memory counters into v, an array of GF_C_COUNT

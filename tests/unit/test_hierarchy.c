@@ -257,9 +257,9 @@ static void torture_hier_writes_count_as_hits(void **state)
  * fabric unless the far side holds a copy of that half of the line (gf_hier_kernel_profile
  * l2_far_first, gf_hier_fabric_shared); an atomic, a home write or a host copy make the
  * far copies stale, a read that misses at home or a write does not count here. Without
- * partitions nothing is counted. Each access that crosses reports its sector as served by
- * the far partition (gf_access_outcome.l2_far_hits: timed with l2.far_latency_ns), and
- * no other does. */
+ * partitions nothing is counted. Each read that crosses, and each far atomic that hits
+ * (applied at home), reports its sector as served by the far partition
+ * (gf_access_outcome.l2_far_hits: timed with l2.far_latency_ns), and no other access does. */
 static void torture_hier_fabric_shared_reads(void **state)
 {
     (void)state;
@@ -303,6 +303,10 @@ static void torture_hier_fabric_shared_reads(void **state)
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_LOAD, 1, L + 68, &o); /* held */
             assert_int_equal(o.l2_far_hits, 0);
             one(h, fs, 2, GF_SPACE_GLOBAL, GF_DIR_ATOMIC, 0, L, &o);   /* at home: half 0 stale */
+            assert_int_equal(o.l2_hits, 1);
+            assert_int_equal(o.l2_far_hits, x); /* applied at home: its result crosses */
+            one(h, hs, 1, GF_SPACE_GLOBAL, GF_DIR_ATOMIC, 0, L + 4, &o); /* home: it does not */
+            assert_int_equal(o.l2_hits, 1);
             assert_int_equal(o.l2_far_hits, 0);
             whole_line(h, fs, 2, GF_DIR_LOAD, L, &o); /* 0 crosses (4), 1 misses at home */
             assert_int_equal(o.l2_far_hits, x);
