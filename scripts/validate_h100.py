@@ -11,8 +11,8 @@ For each case folder of REFDIR (sorted): read ncu.csv, take the SM clock of its 
 
 and compare with `gpuforecast validate PRED.csv CASE/ncu.csv --format csv`, which matches
 kernels and converts units; this script only aggregates. A second view predicts without
---cold at the SM clock of ncu-warm.csv (the model's own L2 clock) and compares cycles with ncu-warm.csv and the predicted
-time with times.txt. Writes a Markdown page (-o), prints the summary; --check FILE compares
+--cold at the SM clock of ncu-warm.csv (the model's own L2 clock) and compares cycles with
+ncu-warm.csv and the predicted time with times.txt. Writes a Markdown page (-o), prints the summary; --check FILE compares
 the figures with committed thresholds (exit 1 when one is worse by more than 0.05).
 
 Environment: GF_BIN (binary), GF_H100_EXTRA_ARGS (appended to every predict, e.g.
@@ -471,7 +471,8 @@ def write_doc(path, args, cases, fig, meta):
     w("Predicted again **without** `--cold` (the MemcpyHtoD lines warm L2, as the warm run's "
       "caches are) at the SM clock `ncu-warm.csv` reports for the first launch (~1.98 GHz "
       "boost) and the model's L2 clock (1.71 GHz, which the file does not report; "
-      "models/h100.ini [clock] says why). `ncu-warm.csv` is noisier (3 replay passes, see the reference README). Time: "
+      "models/h100.ini [clock] says why). `ncu-warm.csv` is noisier (3 replay passes, see "
+      "the reference README). Time: "
       "predicted `gpu__time_duration.sum` of the same warm prediction, summed over the "
       "case's launches, against the cudaEvent median of `times.txt` (20 launches, warm, "
       "including launch overhead); indicative only.")

@@ -175,7 +175,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->gpu = gpu;
     s->lat_l2 = gf_gpu_l2_latency(gpu);
     s->lat_dram = s->lat_l2 + gf_gpu_dram_latency(gpu);
-    s->lat_l2_far_extra = gpu->l2_partitions == 2 ? gf_gpu_l2_far_extra(gpu) : 0;
+    s->lat_l2_far_extra = gf_gpu_l2_far_extra(gpu); /* far hits exist with partitions only */
     s->isa = isa;
     s->hier = hier;
     s->opt = opt;
