@@ -19,4 +19,9 @@ python3 "$src/scripts/h100_writeback_capacity.py" "$src/../shared/refdata/h100-g
 [ "$(grep -c '^| [a-z]' "$tmp/wb.md")" -eq 11 ] || { echo "FAIL: h100_writeback_capacity.py: not 10 cases"; cat "$tmp/wb.md"; fail=1; }
 grep -q '^| vecadd | 33.6 | 16.8 | 6.66 | 0.397 | 30.3 | 27.8 |$' "$tmp/wb.md" ||
     { echo "FAIL: h100_writeback_capacity.py: vecadd row differs from docs/model.md"; fail=1; }
+python3 "$src/scripts/h100_sm_spread.py" "$src/../shared/refdata/h100-gfbench" >"$tmp/spread.md" ||
+    { echo "FAIL: h100_sm_spread.py"; fail=1; }
+[ "$(grep -c '^| [a-z]' "$tmp/spread.md")" -eq 23 ] || { echo "FAIL: h100_sm_spread.py: not 22 launches"; cat "$tmp/spread.md"; fail=1; }
+grep -q '^| reduce | #1 | 8192 | 7.76 | 1.166 | 0.907 | 1.047 | 0.918 | 759 |$' "$tmp/spread.md" ||
+    { echo "FAIL: h100_sm_spread.py: reduce row differs from docs/model.md"; fail=1; }
 exit $fail
