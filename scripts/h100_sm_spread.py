@@ -8,10 +8,11 @@ Per launch of ncu.csv (Nsight's raw page: header, units, one row per launch):
   fetch stalls    (imc_miss + no_instructions) / all PC samples x mean active cycles: the
                   cycles a warp waited for instructions, if the samples are representative
 With --code, also the kernel's code from its trace: distinct PCs, the 128-byte lines they
-lie on, and how many of those lines a first warp would miss in a per-sub-core stream
-buffer of 8 lines (Huerta et al., MICRO'25, sections 5.2 and 7.3), ignoring its latency.
+lie on, and how many of those lines a first warp would miss in the per-sub-core stream
+buffer Huerta et al. suspect and size at 8 lines (MICRO'25, sections 5.2 and 7.3),
+ignoring its latency.
 
-Not a model the predictor uses: a table for docs/model.md ("Where the SMs part").
+Not a model the predictor uses: a table for docs/model.md ("Where the H100 still departs").
 usage: scripts/h100_sm_spread.py [--code] [REFDIR]  (default ../shared/refdata/h100-gfbench)
 """
 import csv
@@ -20,7 +21,7 @@ import os
 import re
 import sys
 
-STREAM_BUFFER_LINES = 8  # Huerta et al. 2025, section 7.3: the best fit on an RTX A6000
+STREAM_BUFFER_LINES = 8  # Huerta et al. 2025, 7.3: suspected design, 8 assumed (best fit, RTX A6000)
 LINE = 128
 
 

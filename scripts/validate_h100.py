@@ -18,7 +18,8 @@ the figures with committed thresholds (exit 1 when one is worse by more than 0.0
 Groups: the 13 micro-benchmarks and 8 application-like cases listed below (MICRO, APP) are
 the kernels the model was derived on; "all" means them. A case folder in neither list is a
 kernel kept aside (the same program's other kernels, once measured): it is reported as
-"held out", in its own column with the gap to "all", and no threshold covers it.
+"held out", in its own column with the gap to "all", and no threshold covers its figures
+(a held-out case that fails to predict still fails --check, as any failure does).
 
 Environment: GF_BIN (binary), GF_H100_EXTRA_ARGS (appended to every predict, e.g.
 "--set launch.kernel_cycles=0"; for mutation checks), GF_H100_CASES (comma-separated
@@ -301,12 +302,25 @@ def f_fig(e, metric):
     return ("%.2f pp" % e) if metric == "mae" else ("%.1f%%" % e)
 
 
+def gap_pp(h, a, metric):
+    """Held-out figure less the derivation set's, in percentage points."""
+    if h is None or a is None:
+        return "n/a"
+    return ("%+.2f pp" if metric == "mae" else "%+.1f pp") % (h - a)
+
+
 def f_r(r):
     return "n/a" if r is None else "%.3f" % r
 
 
-def launch_label(c, kid, nlaunch):
-    return c["name"] if nlaunch == 1 else "%s #%d" % (c["name"], kid)
+def case_label(c):
+    """The case's name, marked where it is held out (tables without a group column)."""
+    return c["name"] + (" (held out)" if c["group"] == HELDOUT[0] else "")
+
+
+def launch_label(c, kid, nlaunch, mark=True):
+    name = case_label(c) if mark else c["name"]
+    return name if nlaunch == 1 else "%s #%d" % (name, kid)
 
 
 def counter_table(cases, cols):
@@ -315,7 +329,7 @@ def counter_table(cases, cols):
     lines = [head, "|---|" + "---:|" * (3 * len(cols))]
     for c in cases:
         if c.get("error"):
-            lines.append("| %s | %s |" % (c["name"], " | ".join(["—"] * 3 * len(cols))))
+            lines.append("| %s | %s |" % (case_label(c), " | ".join(["—"] * 3 * len(cols))))
             continue
         ks = c["cold"]["kernels"]
         for kid in sorted(ks):
@@ -376,7 +390,8 @@ def write_doc(path, args, cases, fig, meta):
     held = [c["name"] for c in cases if c["group"] == HELDOUT[0]]
     if held:
         w("- **held out**: %s. Cases of the reference folder that the model was not "
-          "derived on; \"all\" below is the %d it was (micro and application), and the "
+          "derived on; \"all\" below is the %d derivation cases run here (micro and "
+          "application), and the "
           "held-out column, with the gap to \"all\", shows how the model does on work it "
           "never saw. The thresholds guard \"all\" only." % (", ".join(held),
                                                             fig["cycles_n_all"]))
@@ -399,9 +414,8 @@ def write_doc(path, args, cases, fig, meta):
         extra = ""
         if held:
             h, a = fig["%s_%s_heldout" % (key, m)], fig["%s_%s_all" % (key, m)]
-            gap = "n/a" if h is None or a is None else \
-                ("%+.2f pp" % (h - a)) if m == "mae" else ("%+.1f pp" % (h - a))
-            extra = " %s | %s | %s |" % (f_fig(h, m), gap, fig["%s_n_heldout" % key])
+            extra = " %s | %s | %s |" % (f_fig(h, m), gap_pp(h, a, m),
+                                         fig["%s_n_heldout" % key])
         w("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             counter, "MAE" if m == "mae" else "MAPE",
             *[f_fig(fig["%s_%s_%s" % (key, m, g)], m) for g, _ in GROUPS],
@@ -420,7 +434,7 @@ def write_doc(path, args, cases, fig, meta):
             continue
         ks = c["cold"]["kernels"]
         for kid in sorted(ks):
-            cells = [launch_label(c, kid, len(ks)), GROUP_LABEL[c["group"]], "%.1f" % c["mhz_launch"][
+            cells = [launch_label(c, kid, len(ks), mark=False), GROUP_LABEL[c["group"]], "%.1f" % c["mhz_launch"][
                 min(kid, len(c["mhz_launch"])) - 1], c["cold"]["limiter"].get(kid, "") or "—"]
             for counter in ("gpc__cycles_elapsed.max", "sm__cycles_active.max",
                             "smsp__inst_executed.sum"):
@@ -512,23 +526,24 @@ def write_doc(path, args, cases, fig, meta):
       "including launch overhead); indicative only.")
     w("")
     held = any(c["group"] == HELDOUT[0] for c in cases)
-    w("| view | all | micro | application | r all | n all |" + (" held out |" if held else ""))
-    w("|---|---:|---:|---:|---:|---:|" + ("---:|" if held else ""))
-    w("| cycles vs ncu-warm.csv (MAPE) | %s | %s | %s | %s | %d |" % (
-        *[f_fig(fig["warm_cycles_mape_%s" % g], "mape") for g, _ in GROUPS],
-        f_r(fig["warm_cycles_r_all"]), fig["warm_cycles_n_all"]) +
-      (" %s |" % f_fig(fig["warm_cycles_mape_heldout"], "mape") if held else ""))
-    w("| time vs times.txt median (MAPE) | %s | %s | %s | %s | %d |" % (
-        *[f_fig(fig["time_mape_%s" % g], "mape") for g, _ in GROUPS],
-        f_r(fig["time_r_all"]), fig["time_n_all"]) +
-      (" %s |" % f_fig(fig["time_mape_heldout"], "mape") if held else ""))
+    w("| view | all | micro | application | r all | n all |" +
+      (" held out | gap |" if held else ""))
+    w("|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if held else ""))
+    for label, key in (("cycles vs ncu-warm.csv (MAPE)", "warm_cycles"),
+                       ("time vs times.txt median (MAPE)", "time")):
+        w("| %s | %s | %s | %s | %s | %d |" % (
+            label, *[f_fig(fig["%s_mape_%s" % (key, g)], "mape") for g, _ in GROUPS],
+            f_r(fig["%s_r_all" % key]), fig["%s_n_all" % key]) +
+          (" %s | %s |" % (f_fig(fig["%s_mape_heldout" % key], "mape"),
+                           gap_pp(fig["%s_mape_heldout" % key], fig["%s_mape_all" % key],
+                                  "mape")) if held else ""))
     w("")
     w("| case | clock MHz | cycles pred | meas | err | time pred µs | times.txt median µs | err |")
     w("|---|---:|---:|---:|---:|---:|---:|---:|")
     for c in cases:
         wm = c.get("warm")
         if c.get("error") or not wm:
-            w("| %s | | %s | | | | | |" % (c["name"], c.get("warm_error") or c.get("error") or
+            w("| %s | | %s | | | | | |" % (case_label(c), c.get("warm_error") or c.get("error") or
                                           "—"))
             continue
         vals = [k.get("gpc__cycles_elapsed.max") for k in wm["kernels"].values()]
@@ -537,7 +552,7 @@ def write_doc(path, args, cases, fig, meta):
         h = sum(v["hw"] for v in vals) if vals else None
         tp, tm = c.get("time_pred_us"), c.get("time_meas_us")
         w("| %s | %.1f | %s | %s | %s | %s | %s | %s |" % (
-            c["name"], c["warm_mhz"], f_val(p, "count"), f_val(h, "count"),
+            case_label(c), c["warm_mhz"], f_val(p, "count"), f_val(h, "count"),
             f_err(pct_err(p, h)), "—" if tp is None else "%.2f" % tp,
             "—" if tm is None else "%.2f" % tm, f_err(pct_err(tp, tm))))
     notes = []

@@ -4,6 +4,7 @@
 set -u
 bin=$1
 src=$2
+command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
 [ -d "$src/../shared/refdata" ] || { echo "skip: ../shared/refdata not found"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,4 +25,10 @@ python3 "$src/scripts/h100_sm_spread.py" "$src/../shared/refdata/h100-gfbench" >
 [ "$(grep -c '^| [a-z]' "$tmp/spread.md")" -eq 23 ] || { echo "FAIL: h100_sm_spread.py: not 22 launches"; cat "$tmp/spread.md"; fail=1; }
 grep -q '^| reduce | #1 | 8192 | 7.76 | 1.166 | 0.907 | 1.047 | 0.918 | 759 |$' "$tmp/spread.md" ||
     { echo "FAIL: h100_sm_spread.py: reduce row differs from docs/model.md"; fail=1; }
+# --code (the fetch table's code columns) on the bundled cases: sgemm_tiled's first warp
+# misses the 8-line stream buffer twice
+python3 "$src/scripts/h100_sm_spread.py" --code "$src/data/h100" >"$tmp/code.md" ||
+    { echo "FAIL: h100_sm_spread.py --code"; fail=1; }
+grep -q '^| sgemm_tiled | #1 | 1024 | 0.97 | 1.028 | 0.926 | 1.031 | 0.902 | 672 | 224 | 30 | 2 |$' "$tmp/code.md" ||
+    { echo "FAIL: h100_sm_spread.py --code: sgemm_tiled row differs from docs/model.md"; cat "$tmp/code.md"; fail=1; }
 exit $fail

@@ -46,4 +46,23 @@ if not m or "%.1f" % fig["cycles_mape_all"] != m.group(1) or fig["cycles_n_all"]
 if fig["cycles_n_heldout"] != 1:
     sys.exit("FAIL: held-out count %s" % fig["cycles_n_heldout"])
 PY
+# the held-out figures are stride1's own (the stand-in's files), the gap theirs less "all"
+python3 - "$tmp/h.json" "$tmp/h.md" <<'PY' || exit 1
+import json, re, sys
+fig = json.load(open(sys.argv[1]))["figures"]
+page = open(sys.argv[2]).read()
+m = re.search(r"^\| stride1 \| micro \| [0-9.]+ \| \w+ \| [0-9,]+ \| [0-9,]+ \| ([-+][0-9.]+)%", page, re.M)
+if not m:
+    sys.exit("FAIL: no stride1 row on the page")
+own = abs(float(m.group(1)))
+if abs(fig["cycles_mape_heldout"] - own) > 0.051:
+    sys.exit("FAIL: held-out cycles MAPE %.3f, stride1's error %.1f" % (fig["cycles_mape_heldout"], own))
+row = re.search(r"^\| `gpc__cycles_elapsed.max` \| MAPE \|.*\| ([0-9.]+)% \| ([-+][0-9.]+) pp \| 1 \|$", page, re.M)
+if not row:
+    sys.exit("FAIL: no held-out figure and gap in the cycles row")
+want_gap = fig["cycles_mape_heldout"] - fig["cycles_mape_all"]
+if abs(float(row.group(1)) - fig["cycles_mape_heldout"]) > 0.051 or abs(float(row.group(2)) - want_gap) > 0.051:
+    sys.exit("FAIL: cycles row held out %s gap %s, want %.2f and %+.2f" % (row.group(1), row.group(2), fig["cycles_mape_heldout"], want_gap))
+PY
+grep -q '^| stride8 (held out) |' "$tmp/h.md" || { echo "FAIL: stride8 unmarked in the tables without a group column" >&2; exit 1; }
 echo ok
