@@ -15,31 +15,25 @@ ignoring its latency.
 Not a model the predictor uses: a table for docs/model.md ("Where the H100 still departs").
 usage: scripts/h100_sm_spread.py [--code] [REFDIR]  (default ../shared/refdata/h100-gfbench)
 """
-import csv
 import lzma
 import os
 import re
 import sys
+
+from validate_h100 import CaseError, num, read_ncu  # the same ncu.csv reader
 
 STREAM_BUFFER_LINES = 8  # Huerta et al. 2025, 7.3: suspected design, 8 assumed (best fit, RTX A6000)
 LINE = 128
 
 
 def launches(path):
-    """Each launch row of an Nsight raw CSV as a dict of floats where they parse."""
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    out = []
-    for r in rows[1:]:
-        if not r or not r[0].isdigit():
-            continue
-        d = {}
-        for k, v in zip(rows[0], r):
-            try:
-                d[k] = float(v.replace(",", ""))
-            except ValueError:
-                d[k] = v
-        out.append(d)
+    """Each launch row of an Nsight raw CSV as a dict of numbers (validate_h100's reader:
+    header, units, one row per launch; None where a value does not parse)."""
+    try:
+        head, _, rows = read_ncu(path)
+    except (CaseError, OSError) as e:
+        sys.exit(str(e))  # names the file
+    out = [{k: num(v) for k, v in zip(head, r)} for r in rows if r and r[0].isdigit()]
     if not out:
         sys.exit("%s: no launch row" % path)
     return out

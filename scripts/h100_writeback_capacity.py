@@ -19,9 +19,10 @@ MAPE any capacity gives it. Not a model the predictor uses: tables for choosing 
 (docs/model.md, "What the write-backs say").
 usage: scripts/h100_writeback_capacity.py [REFDIR]  (default ../shared/refdata/h100-gfbench)
 """
-import csv
 import os
 import sys
+
+from validate_h100 import CaseError, read_ncu  # the same ncu.csv reader
 
 WRITTEN_MB = {  # distinct bytes each kernel writes, from source/gfbench.cu
     "vecadd": 16.777216, "stream_copy": 67.108864, "stream_copy_sms132": 67.108864,
@@ -35,13 +36,14 @@ MB_PER = {"byte": 1e-6, "kbyte": 1e-3, "mbyte": 1.0, "gbyte": 1e3}
 
 
 def first_launch(path):
-    """The first launch's values, and the units row (Nsight's --page raw CSV)."""
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
-    units = dict(zip(rows[0], rows[1])) if len(rows) > 1 and not rows[1][0].isdigit() else {}
-    for r in rows[1:]:
+    """The first launch's values and the units, by column (validate_h100's reader)."""
+    try:
+        head, units, rows = read_ncu(path)
+    except (CaseError, OSError) as e:
+        sys.exit(str(e))  # names the file
+    for r in rows:
         if r and r[0].isdigit():
-            return dict(zip(rows[0], r)), units
+            return dict(zip(head, r)), dict(zip(head, units))
     sys.exit("%s: no launch row" % path)
 
 
