@@ -9,7 +9,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-$HERE/build/gpuforecast}
 T=${2:-$(mktemp -d)}
-R=${GF_REFDATA_DIR:-$HERE/../shared/refdata}
+R=${GF_REFDATA_DIR:-$HERE/data/refdata}
 mkdir -p "$T"
 val() { # val CSV COUNTER -> first kernel's value
     python3 - "$1" "$2" <<'PY'

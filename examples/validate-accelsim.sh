@@ -8,7 +8,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 BIN=${1:-${GPUFORECAST:-$HERE/build/gpuforecast}}
 OUT=${2:-$HERE/docs/validation-accelsim.md}
-R=${GF_REFDATA_DIR:-$HERE/../shared/refdata}
+R=${GF_REFDATA_DIR:-$HERE/data/refdata}
 [ -d "$R/accel-sim-runs" ] || { echo "validate-accelsim.sh: $R/accel-sim-runs not found" >&2; exit 77; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     *) echo "validate-vectoradd.sh: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-R=${GF_REFDATA_DIR:-$HERE/../shared/refdata}
+R=${GF_REFDATA_DIR:-$HERE/data/refdata}
 M=$R/microgpusim
 [ -d "$M" ] || { echo "validate-vectoradd.sh: $M not found (refdata absent)" >&2; exit 1; }
 TMP=$(mktemp -d)

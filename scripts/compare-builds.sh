@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Are two builds' predictions byte-identical? For performance work: runs `predict --format
 # csv` (and two `memory` runs) of both binaries on a fixed set of generated traces on every
-# GPU model, the refdata traces when ../shared/refdata exists, both warp schedulers,
+# GPU model, the refdata traces when data/refdata exists, both warp schedulers,
 # -j 1/2 and rows of 256 warps (several candidate words a sub-core), then diffs the
 # outputs. Prints the differing files; exit 0 only when none differ.
 #
@@ -10,7 +10,7 @@ set -u
 [ $# -ge 2 ] || { echo "usage: $0 OLD_GPUFORECAST NEW_GPUFORECAST [SCRATCH_DIR]" >&2; exit 2; }
 old=$1 new=$2 work=${3:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")/.." && pwd)
-R=${GF_REFDATA_DIR:-$here/../shared/refdata}
+R=${GF_REFDATA_DIR:-$here/data/refdata}
 T=$work/traces
 mkdir -p "$T"
 gen() { [ -d "$T/$1" ] || "$new" gen "${@:2}" -o "$T/$1" -q || exit 1; }

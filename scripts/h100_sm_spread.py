@@ -13,7 +13,7 @@ buffer Huerta et al. suspect and size at 8 lines (MICRO'25, sections 5.2 and 7.3
 ignoring its latency.
 
 Not a model the predictor uses: a table for docs/model.md ("Where the H100 still departs").
-usage: scripts/h100_sm_spread.py [--code] [REFDIR]  (default ../shared/refdata/h100-gfbench)
+usage: scripts/h100_sm_spread.py [--code] [REFDIR]  (default data/h100)
 """
 import lzma
 import os
@@ -78,8 +78,7 @@ def main():
     args = [a for a in sys.argv[1:] if a != "--code"]
     code = "--code" in sys.argv[1:]
     ref = args[0] if args else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "refdata",
-        "h100-gfbench")
+        os.path.dirname(os.path.abspath(__file__)), "..", "data", "h100")
     head = ["case", "launch", "grid", "waves", "busiest / mean", "least / mean",
             "inst max / mean", "inst min / mean", "fetch stalls (cycles)"]
     if code:

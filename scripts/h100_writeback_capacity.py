@@ -17,7 +17,7 @@ line is evicted before the end with chance f = 1 - C / V, so D = f W gives C = V
 Then what each hypothesis predicts at fixed capacities, its error per case, and the least
 MAPE any capacity gives it. Not a model the predictor uses: tables for choosing one
 (docs/model.md, "What the write-backs say").
-usage: scripts/h100_writeback_capacity.py [REFDIR]  (default ../shared/refdata/h100-gfbench)
+usage: scripts/h100_writeback_capacity.py [REFDIR]  (default data/h100)
 """
 import os
 import sys
@@ -49,8 +49,7 @@ def first_launch(path):
 
 def main():
     ref = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
-        os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "refdata",
-        "h100-gfbench")
+        os.path.dirname(os.path.abspath(__file__)), "..", "data", "h100")
     print("| case | R (MB) | W (MB) | D (MB) | D/W | one LRU: C (MB) | "
           "two partitions, far copies dirty: C per partition (MB) |")
     print("|---|---:|---:|---:|---:|---:|---:|")

@@ -4,7 +4,7 @@
 #
 # Usage: scripts/validate-h100.sh [REFDIR] [-o FILE] [--check FILE] [--json FILE]
 #                                 [--cases a,b] [-j N] [--no-warm]
-#   REFDIR  default ../shared/refdata/h100-gfbench (beside the repository)
+#   REFDIR  default data/h100 (the whole H100 reference set, bundled)
 #   -o      default docs/validation-h100.md
 #   --check thresholds file (tests/e2e/fixtures/h100-mape.txt): exit 1 if a figure got worse
 # Environment: GF_BIN (default build/gpuforecast), GF_H100_EXTRA_ARGS (appended to every

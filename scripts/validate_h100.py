@@ -705,7 +705,7 @@ def main():
     repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("refdir", nargs="?",
-                    default=os.path.join(repo, "..", "shared", "refdata", "h100-gfbench"))
+                    default=os.path.join(repo, "data", "h100"))
     ap.add_argument("-o", "--output", default=os.path.join(repo, "docs", "validation-h100.md"))
     ap.add_argument("--bin", default=os.environ.get("GF_BIN") or
                     os.path.join(repo, "build", "gpuforecast"))

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # The scripts that regenerate docs/validation*.md still run (into a scratch directory, so
-# the committed pages are not touched). Skips when ../shared/refdata is absent.
+# the committed pages are not touched). Skips when data/refdata is absent.
 set -u
 bin=$1
 src=$2
 command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
-[ -d "$src/../shared/refdata" ] || { echo "skip: ../shared/refdata not found"; exit 77; }
+[ -d "$src/data/refdata" ] || { echo "skip: data/refdata not found"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -15,17 +15,17 @@ bash "$src/examples/timing-experiments.sh" "$bin" "$tmp/work" >"$tmp/timing.md" 
 for h in "STREAM copy" "MSHR sensitivity" "Sub-core imbalance" "Pointer chase" "Real kernels"; do
     grep -q "$h" "$tmp/timing.md" || { echo "FAIL: timing tables lack '$h'"; fail=1; }
 done
-python3 "$src/scripts/h100_writeback_capacity.py" "$src/../shared/refdata/h100-gfbench" >"$tmp/wb.md" ||
+python3 "$src/scripts/h100_writeback_capacity.py" "$src/data/h100" >"$tmp/wb.md" ||
     { echo "FAIL: h100_writeback_capacity.py"; fail=1; }
 [ "$(grep -c '^| [a-z]' "$tmp/wb.md")" -eq 12 ] || { echo "FAIL: h100_writeback_capacity.py: not 10 cases and 2 headers"; cat "$tmp/wb.md"; fail=1; }
 grep -q '^- one LRU: at best 13.2 % (at 30.3 MB)$' "$tmp/wb.md" ||
     { echo "FAIL: h100_writeback_capacity.py: one LRU's floor differs from docs/model.md"; fail=1; }
 grep -q '^| vecadd | 33.6 | 16.8 | 6.66 | 0.397 | 30.3 | 27.8 |$' "$tmp/wb.md" ||
     { echo "FAIL: h100_writeback_capacity.py: vecadd row differs from docs/model.md"; fail=1; }
-python3 "$src/scripts/h100_sm_spread.py" "$src/../shared/refdata/h100-gfbench" >"$tmp/spread.md" ||
+python3 "$src/scripts/h100_sm_spread.py" "$src/data/h100" >"$tmp/spread.md" ||
     { echo "FAIL: h100_sm_spread.py"; fail=1; }
 # one row per launch of every case folder (the reference set grows: count its ncu.csv launches)
-want=$(( $(python3 - "$src/../shared/refdata/h100-gfbench" <<'PY'
+want=$(( $(python3 - "$src/data/h100" <<'PY'
 import csv, glob, os, sys
 n = 0
 for f in glob.glob(os.path.join(sys.argv[1], "*", "ncu.csv")):

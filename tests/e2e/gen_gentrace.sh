@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# gen reproduces /work/shared/tools/gentrace.py byte for byte (stride 1..32, l2write,
+# gen reproduces tests/tools/gentrace.py (an independent writer, kept with its README) byte for byte (stride 1..32, l2write,
 # stream copy), and tracecheck.py (an independent reader) finds (32/S)*ceil(S/8) global
 # load sectors per warp for every S that divides 32 (accelsim-volta-memory-system.txt
-# Fig. 3-4). Skipped (77) when ../shared/tools or python3 is absent.
+# Fig. 3-4). Skipped (77) when tests/tools or python3 is absent.
 set -u
 BIN=$1
 SRC=$2
-TOOLS=$SRC/../shared/tools
+TOOLS=$SRC/tests/tools
 if [ ! -f "$TOOLS/gentrace.py" ] || [ ! -f "$TOOLS/tracecheck.py" ] || ! command -v python3 >/dev/null; then
     echo "skip: $TOOLS/gentrace.py, tracecheck.py or python3 not found"
     exit 77

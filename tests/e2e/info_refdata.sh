@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # `gpuforecast info --format json` on the real refdata traces: the warp-instruction total
 # must equal the sum of the trace's own `insts =` lines and, where the tracer wrote one,
-# stats.csv's total_insts (column 11). Skips (77) when ../shared/refdata is absent.
+# stats.csv's total_insts (column 11). Skips (77) when data/refdata is absent.
 set -u
 bin=$1
 src=$2
-ref="$src/../shared/refdata"
+ref="$src/data/refdata"
 if [ ! -d "$ref" ]; then
-    echo "skip: $ref not found (../shared/refdata absent)"
+    echo "skip: $ref not found (data/refdata absent)"
     exit 77
 fi
 fail=0

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Oracle agreement on the real traces (MODEL.md §3, issue #4): with fully associative
 # caches the reuse-distance model's memory counters equal the exact LRU simulator's,
-# every counter, on every refdata Accel-Sim trace. Skips when ../shared/refdata is absent.
+# every counter, on every refdata Accel-Sim trace. Skips when data/refdata is absent.
 set -u
 bin=$1
-R="$2/../shared/refdata"
+R="$2/data/refdata"
 [ -d "$R" ] || { echo "skip: $R not found"; exit 77; }
 fail=0
 for t in "microgpusim/vectoradd/vectoradd-100-32-trace gtx1080" \

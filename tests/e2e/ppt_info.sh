@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `gpuforecast info` on a PPT-GPU trace directory (issue #7): the BFS reference run in
-# ../shared/refdata/ppt-gpu-bfs must give 16 kernels whose counts agree with PPT-GPU's own
+# data/refdata/ppt-gpu-bfs must give 16 kernels whose counts agree with PPT-GPU's own
 # per-kernel outputs (kernel_K_SASS_g2.out) under the reconstruction rules of
 # src/trace/pptgpu.h:
 #   PPT-GPU warp instructions   = template lines x blocks          (its compute model)
@@ -8,11 +8,11 @@
 #   our warp instructions       = PPT-GPU's - template memory insts x blocks + GMEM req
 #   our global ld/st insts      = PPT-GPU's GMEM read/write requests
 # Then a hand-made broken directory must fail with `file:line: message` and exit 1.
-# Skips (77) when ../shared/refdata is absent.
+# Skips (77) when data/refdata is absent.
 set -u
 bin=$1
 src=$2
-ref="$src/../shared/refdata/ppt-gpu-bfs"
+ref="$src/data/refdata/ppt-gpu-bfs"
 fail=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -41,7 +41,7 @@ case $err in
 esac
 
 if [ ! -d "$ref" ]; then
-    echo "skip: $ref not found (../shared/refdata absent)"
+    echo "skip: $ref not found (data/refdata absent)"
     [ $fail = 0 ] && exit 77
     exit 1
 fi

@@ -5,7 +5,7 @@
 set -u
 BIN=$1
 SRC=$2
-[ -d "$SRC/../shared/refdata/microgpusim" ] || { echo "skip: refdata not found"; exit 77; }
+[ -d "$SRC/data/refdata/microgpusim" ] || { echo "skip: refdata not found"; exit 77; }
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 bash "$SRC/examples/validate-vectoradd.sh" --bin "$BIN" \

@@ -1,11 +1,11 @@
 #!/bin/bash
 # End-to-end: `gpuforecast validate` against the real refdata files (GTX 1080
 # vectoradd: Nsight Compute CSV, nvprof log, Accel-Sim log; matrixmul: three nvprof
-# runs). Skips (77) when ../shared/refdata is absent. $1 = binary, $2 = source dir.
+# runs). Skips (77) when data/refdata is absent. $1 = binary, $2 = source dir.
 set -u
 BIN=$1
 SRC=$2
-R=$SRC/../shared/refdata
+R=$SRC/data/refdata
 FX=$SRC/tests/e2e/fixtures
 [ -d "$R/microgpusim" ] || { echo "skip: $R not found"; exit 77; }
 TMP=$(mktemp -d)

@@ -139,5 +139,5 @@ int main(void)
         cmocka_unit_test(torture_api_version_is_the_project_version),
         cmocka_unit_test(torture_api_hold_budget),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <math.h>
 
 #include "memory/cachemodel.h"
@@ -104,5 +106,5 @@ int main(void)
         cmocka_unit_test(torture_cachemodel_hit_probs_table),
         cmocka_unit_test(torture_cachemodel_long_distances_do_not_hit),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

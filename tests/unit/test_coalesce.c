@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <string.h>
 
 #include "memory/coalesce.h"
@@ -267,5 +269,5 @@ int main(void)
         cmocka_unit_test(torture_coalesce_straddle),
         cmocka_unit_test(torture_coalesce_widths_and_masks),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

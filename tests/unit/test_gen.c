@@ -762,5 +762,5 @@ int main(void)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'/gen-%d-*", gf_test_tmpdir(), (int)getpid());
     if (system(cmd) != 0)
         fprintf(stderr, "warning: could not clean %s\n", gf_test_tmpdir());
-    return rc;
+    return gf_test_exit(rc);
 }

@@ -446,5 +446,5 @@ int main(void)
         cmocka_unit_test(torture_gpu_directory_and_nul_byte),
         cmocka_unit_test(torture_gpu_validate_struct),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -727,5 +729,5 @@ int main(void)
         cmocka_unit_test(torture_hier_bad_models),
         cmocka_unit_test(torture_hier_fabric_shared_reads),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

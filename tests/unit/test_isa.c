@@ -351,7 +351,7 @@ static void torture_isa_covers_refdata_traces(void **state)
     const char *mm = gf_test_refdata("microgpusim/matrixmul/matrixmul-32-32-trace/kernel-1.traceg");
     const char *lud = gf_test_refdata("accel-sim-hbf-lud/kernel-8.traceg");
     if (!vec || !mm || !lud) {
-        skip();
+        gf_test_skip();
         return;
     }
     assert_true(check_trace(vec, "pascal", 0) > 100);
@@ -379,5 +379,5 @@ int main(void)
         cmocka_unit_test(torture_isa_bad_tables),
         cmocka_unit_test(torture_isa_covers_refdata_traces),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "memory/lru.h"
 
 static gf_lru *make(uint64_t lines, unsigned ways, gf_lru_index idx, gf_lru_write w, int wb)
@@ -141,5 +143,5 @@ int main(void)
         cmocka_unit_test(torture_lru_full_write_and_writeback),
         cmocka_unit_test(torture_lru_no_write_allocate),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -513,5 +515,5 @@ int main(void)
         cmocka_unit_test(torture_memoracle_writeback_assoc),
         cmocka_unit_test(torture_memoracle_writeback_what_if),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -1,6 +1,6 @@
 /* The memory hierarchy on the refdata traces (GTX 1080 vectoradd and matrixmul):
  * oracle agreement on real streams, and the predicted counters next to nvprof and
- * Nsight Compute (docs/validation-memory.md). Skips when ../shared/refdata is absent.
+ * Nsight Compute (docs/validation-memory.md). Skips when data/refdata is absent.
  *
  * A minimal reader of Accel-Sim v4 memory lines lives here on purpose: it keeps this
  * test independent of the trace module (issue #4 asks for the memory side alone) and
@@ -147,7 +147,7 @@ static void run_pair(const char *rel, double v[2][GF_C_COUNT], unsigned l1_ways,
 {
     const char *dir = gf_test_refdata(rel);
     if (!dir)
-        skip();
+        gf_test_skip();
     memset(v, 0, 2 * GF_C_COUNT * sizeof(double));
     for (int mode = 0; mode < 2; mode++) {
         gf_gpu g = gtx1080(l1_ways, l2_ways);
@@ -225,5 +225,5 @@ int main(void)
         cmocka_unit_test(torture_memrefdata_vectoradd),
         cmocka_unit_test(torture_memrefdata_matrixmul),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

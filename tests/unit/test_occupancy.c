@@ -164,5 +164,5 @@ int main(void)
         cmocka_unit_test(torture_occupancy_impossible_blocks),
         cmocka_unit_test(torture_occupancy_limit_names),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -516,5 +516,5 @@ int main(void)
         cmocka_unit_test(torture_pptgpu_error_missing_files),
         cmocka_unit_test(torture_pptgpu_error_bad_traces),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

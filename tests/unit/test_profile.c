@@ -368,5 +368,5 @@ int main(void)
         cmocka_unit_test(torture_profile_tiny_miss_latency),
         cmocka_unit_test(torture_profile_partitions_are_a_dependency),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

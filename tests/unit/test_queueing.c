@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -239,5 +241,5 @@ int main(void)
         cmocka_unit_test(torture_mshr_cap_slows),
         cmocka_unit_test(torture_dram_efficiency_rules),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

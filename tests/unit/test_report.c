@@ -479,5 +479,5 @@ int main(void)
         cmocka_unit_test(torture_counter_list),
         cmocka_unit_test(torture_read_csv_errors),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

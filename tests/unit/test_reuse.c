@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -632,5 +634,5 @@ int main(void)
         cmocka_unit_test(torture_reuse_window_bounded),
         cmocka_unit_test(torture_secreuse_window_vs_oracle),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

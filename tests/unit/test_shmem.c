@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "testutil.h"
+
 #include "memory/coalesce.h"
 
 static unsigned run(uint64_t stride, unsigned width, uint32_t mask, unsigned *conf)
@@ -60,5 +62,5 @@ int main(void)
         cmocka_unit_test(torture_shmem_four_byte),
         cmocka_unit_test(torture_shmem_wide),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

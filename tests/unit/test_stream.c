@@ -493,5 +493,5 @@ int main(void)
         cmocka_unit_test(torture_concatenated_gzip_members),
         cmocka_unit_test(torture_peek_and_skip),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

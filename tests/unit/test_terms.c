@@ -566,5 +566,5 @@ int main(void)
         cmocka_unit_test(torture_fabric_slots_bound_an_l2_bound_kernel),
         cmocka_unit_test(torture_far_l2_hit_takes_far_latency),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -814,5 +814,5 @@ int main(void)
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
         cmocka_unit_test(torture_quick_scans_predict_the_same),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -576,7 +576,7 @@ static void torture_h100_traces_read_whole(void **state)
     };
     if (!gf_test_refdata("h100-gfbench")) {
         fprintf(stderr, "skip: refdata h100-gfbench not found\n");
-        skip();
+        gf_test_skip();
     }
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
         const char *p = gf_test_refdata(k[i].file);
@@ -1548,5 +1548,5 @@ int main(void)
         cmocka_unit_test(torture_fast_path_opcodes),
         cmocka_unit_test(torture_fast_path_warp_header),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

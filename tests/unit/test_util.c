@@ -219,7 +219,7 @@ static void torture_outfile_char_device_kept(void **state)
     if (geteuid() == 0) {
         if (mknod(own, S_IFCHR | 0666, makedev(1, 3)) != 0) {
             rmdir(dir);
-            skip(); /* root without CAP_MKNOD: not worth risking /dev/null */
+            gf_test_skip(); /* root without CAP_MKNOD: not worth risking /dev/null */
         }
         dev = own;
     }
@@ -431,5 +431,5 @@ int main(void)
         cmocka_unit_test(torture_grow_prefaulted_keeps_bytes),
         cmocka_unit_test(torture_popcounts),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -63,7 +63,7 @@ static void torture_ncu_refdata(void **state)
     (void)state;
     const char *p = gf_test_refdata("microgpusim/profile-tests/nsight_vectoradd_100_32_metrics_all.csv");
     if (!p)
-        skip();
+        gf_test_skip();
     gf_hw_file f;
     gf_error e;
     assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
@@ -96,7 +96,7 @@ static void torture_nvprof_log_refdata(void **state)
     (void)state;
     const char *p = gf_test_refdata("microgpusim/vectoradd/nvprof.log");
     if (!p)
-        skip();
+        gf_test_skip();
     gf_hw_file f;
     gf_error e;
     assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
@@ -128,7 +128,7 @@ static void torture_nvprof_gpu_trace_refdata(void **state)
     (void)state;
     const char *p = gf_test_refdata("microgpusim/profile-tests/nvprof_vectoradd_100_32_commands.txt");
     if (!p)
-        skip();
+        gf_test_skip();
     gf_hw_file f;
     gf_error e;
     assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
@@ -149,7 +149,7 @@ static void torture_nvprof_three_runs_refdata(void **state)
     for (int i = 0; i < 3; i++) {
         const char *p = gf_test_refdata(rel[i]);
         if (!p)
-            skip();
+            gf_test_skip();
         assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f[i], &e), GF_OK);
     }
     gf_report pred;
@@ -182,7 +182,7 @@ static void torture_accelsim_refdata(void **state)
     (void)state;
     const char *p = gf_test_refdata("accel-sim-runs/vectoradd_qv100.log");
     if (!p)
-        skip();
+        gf_test_skip();
     gf_hw_file f;
     gf_error e;
     assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
@@ -206,7 +206,7 @@ static void torture_accelsim_refdata(void **state)
     gf_hardware_free(&f);
     p = gf_test_refdata("accel-sim-runs/lud_k8_qv100.log");
     if (!p)
-        skip();
+        gf_test_skip();
     assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
     k = &f.rows.rows[0];
     assert_string_equal(k->name, "_Z13lud_perimeterPfii");
@@ -619,5 +619,5 @@ int main(void)
         cmocka_unit_test(torture_repeated_launches),
         cmocka_unit_test(torture_plot),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -36,6 +36,24 @@ const char *gf_test_write_file(const char *name, const void *data, size_t len)
     return p;
 }
 
+static int skipped_cases;
+
+void gf_test_note_skip(void)
+{
+    skipped_cases++;
+}
+
+int gf_test_exit(int failed)
+{
+    if (failed)
+        return 1;
+    if (skipped_cases) {
+        fprintf(stderr, "%d case(s) skipped: reported to ctest as skipped (77)\n", skipped_cases);
+        return 77;
+    }
+    return 0;
+}
+
 const char *gf_test_refdata(const char *rel)
 {
     static char paths[8][1024];
@@ -43,7 +61,7 @@ const char *gf_test_refdata(const char *rel)
     char *p = paths[slot++ % 8];
     snprintf(p, 1024, "%s/%s", GF_REFDATA_DIR, rel);
     if (access(p, R_OK) != 0) {
-        fprintf(stderr, "skip: %s not found (../shared/refdata absent)\n", p);
+        fprintf(stderr, "skip: %s not found (data/refdata absent)\n", p);
         return NULL;
     }
     return p;

@@ -18,9 +18,22 @@ const char *gf_test_tmpdir(void);
 char *gf_test_set_env(const char *name, const char *value);
 /* Puts back what gf_test_set_env returned (NULL: unsets name) and frees it. */
 void gf_test_restore_env(const char *name, char *old);
-/* refdata path joined with rel, or NULL when ../shared/refdata is absent (print a skip
- * message and skip). */
+/* refdata path joined with rel, or NULL when data/refdata is absent (print a skip
+ * message and gf_test_skip()). */
 const char *gf_test_refdata(const char *rel);
+
+/* Skips the running case (cmocka's skip()) and remembers it, so that gf_test_exit reports
+ * the binary to ctest as skipped (exit 77, the unit tests' SKIP_RETURN_CODE) rather than
+ * as passed: a clean clone must show what it did not run. Use instead of skip(). */
+#define gf_test_skip()                                                                    \
+    do {                                                                                  \
+        gf_test_note_skip();                                                              \
+        skip();                                                                           \
+    } while (0)
+void gf_test_note_skip(void);
+/* main's exit status from cmocka_run_group_tests' count of failed cases: 1 when any
+ * failed, else 77 when any case was skipped, else 0. */
+int gf_test_exit(int failed);
 
 /* The shipped model name (fails the test when it cannot be loaded). */
 gf_gpu gf_test_load_gpu(const char *name);
