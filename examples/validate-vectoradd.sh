@@ -77,7 +77,7 @@ run() { # title, files...
 | source | their name | our counter |
 |---|---|---|
 | Accel-Sim | gpu_sim_cycle | gpc__cycles_elapsed.max |
-| Accel-Sim | gpu_sim_insn (thread instructions) | smsp__thread_inst_executed.sum |
+| Accel-Sim | gpu_sim_insn (thread instructions) | smsp__thread_inst_executed_pred_on.sum |
 | Accel-Sim | gpgpu_n_tot_w_icount (difference to the previous kernel) | smsp__inst_executed.sum |
 | Accel-Sim | Total_core_cache_stats_breakdown[GLOBAL_ACC_R][TOTAL_ACCESS] / [HIT] | l1tex__t_sectors_pipe_lsu_mem_global_op_ld(.lookup_hit).sum |
 | Accel-Sim | ... [GLOBAL_ACC_W], [LOCAL_ACC_R], [LOCAL_ACC_W] | the store / local L1 counters |

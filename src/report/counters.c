@@ -40,8 +40,14 @@ static const gf_counter_def table[GF_C_COUNT] = {
      "kernel duration in nanoseconds at the model's clock"},
     {GF_C_INST_EXECUTED, "smsp__inst_executed.sum", "inst_executed", GF_CUNIT_INSTS, C, 0,
      "warp instructions executed"},
-    {GF_C_THREAD_INST_EXECUTED, "smsp__thread_inst_executed.sum", "thread_inst_executed",
-     GF_CUNIT_INSTS, C, 0, "thread instructions executed (active lanes summed)"},
+    /* The trace's lane masks are the lanes whose guard predicate is on, so this is Nsight's
+     * _pred_on counter, not smsp__thread_inst_executed.sum (which also counts the active
+     * lanes a predicate turned off): on all 24 H100 reference launches but cuBLAS HGEMM's
+     * spins it equals ncu.csv's thread_inst_executed_true exactly, and falls short of
+     * thread_inst_executed by up to 33 % (reduce). */
+    {GF_C_THREAD_INST_EXECUTED_PRED_ON, "smsp__thread_inst_executed_pred_on.sum",
+     "not_predicated_off_thread_inst_executed", GF_CUNIT_INSTS, C, 0,
+     "thread instructions executed by lanes whose predicate is on (active lanes summed)"},
     {GF_C_IPC, "sm__inst_executed.avg.per_cycle_active", "ipc", GF_CUNIT_RATIO, P, 1,
      "warp instructions per active cycle per SM"},
     {GF_C_WARPS_ACTIVE_PCT, "sm__warps_active.avg.pct_of_peak_sustained_active",

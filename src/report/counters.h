@@ -22,7 +22,7 @@ typedef enum gf_counter_id {
     GF_C_SM_CYCLES_ACTIVE_MAX,       /* sm__cycles_active.max */
     GF_C_TIME_NS,                    /* gpu__time_duration.sum */
     GF_C_INST_EXECUTED,              /* smsp__inst_executed.sum (warp instructions) */
-    GF_C_THREAD_INST_EXECUTED,       /* smsp__thread_inst_executed.sum */
+    GF_C_THREAD_INST_EXECUTED_PRED_ON, /* smsp__thread_inst_executed_pred_on.sum */
     GF_C_IPC,                        /* sm__inst_executed.avg.per_cycle_active */
     GF_C_WARPS_ACTIVE_PCT,           /* sm__warps_active.avg.pct_of_peak_sustained_active */
     GF_C_THEORETICAL_OCCUPANCY_PCT,  /* sm__maximum_warps_per_active_cycle_pct */

@@ -127,7 +127,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_SM_CYCLES_ACTIVE_MAX] = T; /* the slowest SM, as the queueing model timed it */
     row->v[GF_C_TIME_NS] = g->core_clock_hz > 0 ? elapsed / g->core_clock_hz * 1e9 : NAN;
     row->v[GF_C_INST_EXECUTED] = (double)ks->warp_insts;
-    row->v[GF_C_THREAD_INST_EXECUTED] = (double)ks->thread_insts;
+    row->v[GF_C_THREAD_INST_EXECUTED_PRED_ON] = (double)ks->thread_insts;
     row->v[GF_C_IPC] = active_sum > 0 ? (double)ks->warp_insts / (active_sum / ks->sms_used) /
                                             ks->sms_used
                                       : NAN;

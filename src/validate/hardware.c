@@ -34,6 +34,9 @@ static const struct alias {
 } aliases[] = {
     /* nvprof */
     {"achieved_occupancy", GF_C_WARPS_ACTIVE_PCT, 100.0, 0},
+    /* Nsight Compute's raw page prints the nvprof-era thread_inst_executed_true (lanes with
+     * the predicate on; ncu.csv of the H100 reference set) */
+    {"thread_inst_executed_true", GF_C_THREAD_INST_EXECUTED_PRED_ON, 0, 0},
     /* nvprof shared_{load,store}_transactions are shared-memory wavefronts (Nsight
      * Compute CLI docs, nvprof metric comparison: ..._wavefronts_mem_shared_op_ld/st) */
     {"shared_load_transactions", GF_C_SHMEM_WAVEFRONTS, 0, 1},
@@ -469,7 +472,8 @@ static gf_status read_nvprof(const gf_csvtable *t, gf_hw_file *f, gf_error *err)
  * so a kernel's value is its total minus the previous kernel's. Mapping (documented in
  * docs/validation.md by examples/validate-vectoradd.sh):
  *   gpu_sim_cycle                      -> gpc__cycles_elapsed.max (core clock)
- *   gpu_sim_insn (thread instructions) -> smsp__thread_inst_executed.sum
+ *   gpu_sim_insn (thread instructions, the trace's predicate-on lanes) ->
+ *     smsp__thread_inst_executed_pred_on.sum
  *   gpgpu_n_tot_w_icount               -> smsp__inst_executed.sum
  *   Total_core_cache_stats_breakdown[GLOBAL_ACC_R][TOTAL_ACCESS] / [HIT]
  *                                      -> L1 global load sectors / sector hits
@@ -630,7 +634,7 @@ static gf_status read_accelsim(const char *path, gf_hw_file *f, gf_error *err)
         else if (!m && (m = kv(s, key = "gpu_sim_cycle", &v)) > 0)
             row->v[GF_C_GPC_CYCLES_ELAPSED] = v;
         else if (!m && (m = kv(s, key = "gpu_sim_insn", &v)) > 0)
-            row->v[GF_C_THREAD_INST_EXECUTED] = v;
+            row->v[GF_C_THREAD_INST_EXECUTED_PRED_ON] = v;
         else if (!m && strncmp(s, "Total_core_cache_stats:", 23) == 0)
             k.seen_l1 = 1;
         else if (!m && strncmp(s, "L2_total_cache_breakdown:", 25) == 0)

@@ -192,7 +192,7 @@ static void torture_accelsim_refdata(void **state)
     assert_string_equal(k->name, "_Z6vecAddIfEvPT_S1_S1_i");
     assert_int_equal(k->id, 1);
     assert_true(k->v[GF_C_GPC_CYCLES_ELAPSED] == 5714);
-    assert_true(k->v[GF_C_THREAD_INST_EXECUTED] == 10516);
+    assert_true(k->v[GF_C_THREAD_INST_EXECUTED_PRED_ON] == 10516);
     assert_true(k->v[GF_C_INST_EXECUTED] == 344);
     assert_true(k->v[GF_C_L1_GLD_SECTORS] == 26);
     assert_true(k->v[GF_C_L1_GST_SECTORS] == 13);
@@ -303,6 +303,23 @@ static void torture_ncu_atom_plus_red(void **state)
     NEAR(f.rows.rows[0].v[GF_C_L2_ATOM_SECTORS], 3000320.0);
     NEAR(f.rows.rows[0].v[GF_C_L1_ATOM_REQUESTS], 131072.0);
     NEAR(f.rows.rows[1].v[GF_C_L2_ATOM_SECTORS], 12.0);
+    gf_hardware_free(&f);
+}
+
+/* Our thread-instruction count is the trace's predicate-on lanes: it pairs with the raw
+ * page's thread_inst_executed_true, never with thread_inst_executed (which also counts the
+ * lanes a predicate turned off; H100 reduce: 232,841,216 against 155,197,440). */
+static void torture_ncu_thread_inst_pred_on(void **state)
+{
+    (void)state;
+    const char *csv = "\"ID\",\"Kernel Name\",\"thread_inst_executed\",\"thread_inst_executed_true\"\n"
+                      "\"\",\"\",\"inst\",\"inst\"\n"
+                      "\"1\",\"k\",\"232841216\",\"155197440\"\n";
+    const char *p = gf_test_write_file("predon.csv", csv, strlen(csv));
+    gf_hw_file f;
+    gf_error e;
+    assert_int_equal(gf_hardware_read(p, GF_HW_AUTO, &f, &e), GF_OK);
+    NEAR(f.rows.rows[0].v[GF_C_THREAD_INST_EXECUTED_PRED_ON], 155197440.0);
     gf_hardware_free(&f);
 }
 
@@ -610,6 +627,7 @@ int main(void)
         cmocka_unit_test(torture_accelsim_cumulative),
         cmocka_unit_test(torture_ncu_units),
         cmocka_unit_test(torture_ncu_atom_plus_red),
+        cmocka_unit_test(torture_ncu_thread_inst_pred_on),
         cmocka_unit_test(torture_ncu_details_page),
         cmocka_unit_test(torture_errors_name_file_and_line),
         cmocka_unit_test(torture_nvprof_summary_format),
