@@ -289,8 +289,10 @@ def r_background(ref, k):
 
 
 def r_atomic_rate(ref, k):
-    """A slice's RED sectors per L2 cycle: Nsight's peak (hist_global_atomics)."""
-    return ref.v("hist_global_atomics", "lts__t_sectors_srcunit_tex_op_red.avg.peak_sustained")
+    """A slice's RED sectors per L2 cycle: Nsight's peak for the unit, a property of the
+    GPU that every launch's ncu.csv reports (the first case present)."""
+    return ref.v(present(ref, DERIVATION)[0],
+                 "lts__t_sectors_srcunit_tex_op_red.avg.peak_sustained")
 
 
 def r_slice_interleave(ref, k):
@@ -401,7 +403,7 @@ RULES = [
      "the sector (absent = 32)", ""),
     ("l2.fabric_idle_sectors", "closed", ["pchase_l1"], r_fabric_idle, 0.0, "absent = 0", ""),
     ("l2.background_sectors", "closed", ["ffma"], r_background, 0.0, "absent = 0", ""),
-    ("l2.atomic_sectors_per_cycle", "mechanism", ["hist_global_atomics"], r_atomic_rate, 0.0,
+    ("l2.atomic_sectors_per_cycle", "closed", DERIVATION, r_atomic_rate, 0.0,
      "absent = 0, unlimited (AC: no atomic unit limit)", ""),
     ("l2.slice_interleave", "mechanism", ["hist_global_atomics"], r_slice_interleave, 128.0,
      "the L2 line (absent = 128)", ""),
