@@ -6,6 +6,8 @@
 #   512 -> 128 without hist_global_atomics, the HMMA interval 6 -> 4 without wmma_gemm), a
 #   rule over two cases uses the one left (l1.mshrs without stream_copy_sms2 is
 #   stream_copy_sms4's Little's-law value alone), and a case no rule uses changes nothing;
+# - the rules read the data: halving the strided reads' DRAM bytes (copies of their
+#   ncu.csv) turns dram.fetch_bytes from 64 to 32;
 # - bad input: an unknown case is an error naming it.
 # Skips (77) when the reference set is absent. $1 = binary (unused), $2 = source dir.
 set -u
@@ -45,6 +47,26 @@ cal --without stream_copy_sms2 --format json >"$tmp/sms2.json" || fail "--withou
     fail "l1.mshrs from stream_copy_sms4 alone: $(value l1.mshrs "$tmp/sms2.json")"
 cal --without torch_gelu --format set >"$tmp/gelu.set" || fail "--without torch_gelu"
 cal --format set | cmp -s - "$tmp/gelu.set" || fail "torch_gelu changed a constant"
+
+# The rules read the data: a reference folder whose strided reads fetch only the sector
+# (DRAM bytes read halved in copies of their ncu.csv) gives dram.fetch_bytes 32, not 64.
+mkdir "$tmp/ref"
+for d in "$ref"/*; do ln -s "$d" "$tmp/ref/"; done
+for c in stride16 stride32 pchase_dram; do
+    rm "$tmp/ref/$c" && mkdir "$tmp/ref/$c"
+    python3 - "$ref/$c/ncu.csv" "$tmp/ref/$c/ncu.csv" <<'PYEOF' || fail "rewriting $c/ncu.csv"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+j = rows[0].index("dram__bytes_read.sum")
+for r in rows[2:]:
+    r[j] = "%f" % (float(r[j].replace(",", "")) / 2)
+csv.writer(open(sys.argv[2], "w", newline="")).writerows(rows)
+PYEOF
+done
+python3 "$src/scripts/calibrate_h100.py" "$tmp/ref" --format json >"$tmp/half.json" || fail "halved"
+[ "$(value dram.fetch_bytes "$tmp/full.json")" = "64 cases" ] || fail "fetch_bytes"
+[ "$(value dram.fetch_bytes "$tmp/half.json")" = "32 cases" ] ||
+    fail "fetch_bytes on sector-only reads: $(value dram.fetch_bytes "$tmp/half.json")"
 
 cal --without no_such_case >"$tmp/out" 2>&1 && fail "an unknown case was accepted"
 grep -q 'no case no_such_case' "$tmp/out" || fail "unknown case not named: $(cat "$tmp/out")"
