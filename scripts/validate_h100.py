@@ -395,7 +395,7 @@ def write_doc(path, args, cases, fig, meta):
     held = [c["name"] for c in cases if c["group"] == HELDOUT[0]]
     if held:
         w("- **held out**: %s. Cases of the reference folder that the model was not "
-          "derived on; \"all\" below is the %d derivation cases run here (micro and "
+          "derived on; \"all\" below is the %d cases of the two groups run here (micro and "
           "application), and the "
           "held-out column, with the gap to \"all\", shows how the model does on work it "
           "never saw. The thresholds guard \"all\" only." % (", ".join(held),
