@@ -96,9 +96,12 @@ class Ref:
         return self._ncu[key]
 
     def v(self, case, col, launch=0, warm=False):
+        """A counter of a present case's file; a file that lacks it is an error naming the
+        file (not a silent fall-back to the prior)."""
         rows = self.launches(case, warm)
         if launch >= len(rows) or col not in rows[launch]:
-            raise Missing("%s: %s" % (case, col))
+            raise CaseError("%s: no value of %s in launch %d" % (os.path.join(
+                self.dir, case, "ncu-warm.csv" if warm else "ncu.csv"), col, launch + 1))
         return rows[launch][col]
 
     def time_us(self, case):
@@ -143,9 +146,9 @@ def r_clock_l2(ref, k):
     10 MHz."""
     clocks = []
     for c in present(ref, DERIVATION):
-        for row in ref.launches(c):
-            if row.get("gpu__time_duration.sum", 0) > 0.2e-3:
-                clocks.append(row["lts__cycles_elapsed.avg.per_second"])
+        for i in range(len(ref.launches(c))):
+            if ref.v(c, "gpu__time_duration.sum", i) > 0.2e-3:
+                clocks.append(ref.v(c, "lts__cycles_elapsed.avg.per_second", i))
     if not clocks:
         raise Missing("no launch longer than 0.2 ms")
     return round(statistics.median(clocks) / 10e6) * 10.0   # MHz
@@ -207,9 +210,9 @@ def launch_medians(ref):
                 rows = ref.launches(c, warm)
             except Missing:
                 continue
-            for row in rows:
-                over.append(row[elapsed] - row["sm__cycles_active.max"])
-                ghz.append(row["gpc__cycles_elapsed.avg.per_second"] / 1e9)
+            for i in range(len(rows)):
+                over.append(ref.v(c, elapsed, i, warm) - ref.v(c, "sm__cycles_active.max", i, warm))
+                ghz.append(ref.v(c, "gpc__cycles_elapsed.avg.per_second", i, warm) / 1e9)
         if not over:
             raise Missing("launches")
         out.append((statistics.median(over), round(statistics.median(ghz) * 200) / 200))
@@ -441,7 +444,7 @@ def fmt(v):
     return ("%d" % v) if v == int(v) else ("%g" % v)
 
 
-def set_args(values, unit_of=None):
+def set_args(values):
     """--set arguments for the .ini keys (the ISA interval is not an .ini key)."""
     units = {r[0]: r[6] for r in RULES}
     return ["%s=%s%s" % (key, fmt(v), units.get(key, "")) for key, v in values.items()
@@ -449,9 +452,6 @@ def set_args(values, unit_of=None):
 
 
 # ---------------------------------------------------------------- --check
-
-SUFFIX = {"": 1.0, "mhz": 1.0, "kib": 1.0}
-
 
 def read_ini_values(path):
     """{section.key: (value text without unit, unit)} of an .ini (no includes needed here)."""
@@ -518,9 +518,16 @@ def main():
     bad = [c for c in without if c not in names]
     if bad:
         sys.exit("calibrate_h100: --without: no case %s in %s" % (", ".join(bad), args.refdir))
+    used = sorted({c for r in RULES for c in r[2]})
+    absent = [c for c in used if c not in without and
+              not os.path.isfile(os.path.join(args.refdir, c, "ncu.csv"))]
+    if absent:
+        print("calibrate_h100: warning: no %s in %s: rules that need them use their "
+              "priors" % (", ".join("%s/ncu.csv" % c for c in absent), args.refdir),
+              file=sys.stderr)
     try:
         values, src = derive(args.refdir, without)
-    except (CaseError, OSError, KeyError, ZeroDivisionError) as e:
+    except (CaseError, OSError, ZeroDivisionError) as e:
         sys.exit("calibrate_h100: %s" % e)
     if args.format == "json":
         print(json.dumps({key: {"value": values[key], "from": src[key], "kind": kind,

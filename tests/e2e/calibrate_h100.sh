@@ -13,6 +13,7 @@
 set -u
 src=$2
 ref=$src/../shared/refdata/h100-gfbench
+[ -d "$ref" ] && ref=$(cd "$ref" && pwd)
 [ -d "$ref" ] || { echo "skip: $ref not found"; exit 77; }
 command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
 tmp=$(mktemp -d)
