@@ -24,18 +24,23 @@ digit), and exits 1 naming every key that differs.
 
 Kinds: "closed" = a closed form on the cases' counters; "mechanism" = a switch or constant
 introduced for the named case, reverting to its prior (mechanism off) without it; "scanned" =
-chosen by scanning the model against the cases (not yet re-derived here: the per-case scan
-results recorded in the .ini are used, and its value stays with the cases that remain).
+chosen by scanning the model against the cases: l2.size runs gpuforecast (profile +
+sweep, --bin; about 20 s for its five cases); launch.block_cycles is not re-run yet (the
+per-case scan results recorded in the .ini are averaged over the cases that remain).
+--no-scan takes l2.size's recorded result instead of running the model.
 
 Standard library only; reads ncu.csv with scripts/validate_h100.py's reader.
 """
 import argparse
+import csv
 import json
 import math
 import os
 import re
 import statistics
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate_h100 import read_ncu, num, parse_times, CaseError, MICRO, APP  # noqa: E402
@@ -65,8 +70,8 @@ class Missing(Exception):
 class Ref:
     """The reference folder with some cases left out."""
 
-    def __init__(self, refdir, without):
-        self.dir, self.without = refdir, set(without)
+    def __init__(self, refdir, without, binary=None):
+        self.dir, self.without, self.bin = refdir, set(without), binary
         self._ncu, self._times, self._lat = {}, None, None
 
     def has(self, case):
@@ -371,14 +376,52 @@ def r_block_cycles(ref, k):
 
 L2_SIZE_CASES = ["vecadd", "stream_copy", "stream_copy_sms132", "stream_copy_sms4",
                  "stream_copy_sms2"]
+# Whole 143-set slices are 200 KiB steps (80 slices x 20 ways x 128 B); 24-36 MB brackets
+# every case's best capacity (docs/model.md: vecadd ~28.6 MB, STREAM ~32 MB).
+L2_SIZE_SCAN_KIB = [200 * n for n in range(120, 181)]
+L2_SIZE_RECORDED = 28600.0   # the scan's result, used with --no-scan
+_SCAN_CACHE = {}
+
+
+def l2_size_errors(ref, case):
+    """{size KiB: |DRAM-write error| %} of one case: `gpuforecast profile --cold` at its
+    Nsight clocks, then `sweep --vary l2.size=...` (models/h100.ini's other keys), against
+    its ncu.csv dram__bytes_write.sum. Cached per binary and case."""
+    key = (ref.bin, ref.dir, case)
+    if key in _SCAN_CACHE:
+        return _SCAN_CACHE[key]
+    clocks = ["--set", "clock.core=%.3fMHz" % (ref.v(case, "gpc__cycles_elapsed.avg.per_second") / 1e6),
+              "--set", "clock.l2=%.3fMHz" % (ref.v(case, "lts__cycles_elapsed.avg.per_second") / 1e6)]
+    with tempfile.TemporaryDirectory(prefix="gf-cal-") as tmp:
+        prof, out = os.path.join(tmp, "k.gfp"), os.path.join(tmp, "sweep.csv")
+        for cmd in ([ref.bin, "profile", os.path.join(ref.dir, case), "--gpu", "h100", "--cold",
+                     "-q", "-j", "1", "-o", prof] + clocks,
+                    [ref.bin, "sweep", prof, "--gpu", "h100", "-q", "-j", "1", "-o", out,
+                     "--vary", "l2.size=" + ",".join("%dKiB" % s for s in L2_SIZE_SCAN_KIB)] +
+                    clocks):
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            if p.returncode != 0:
+                raise CaseError("%s: %s failed: %s" % (case, cmd[1], (p.stderr.strip().splitlines()
+                                                                      or ["exit %d" % p.returncode])[-1]))
+        written = {}
+        for row in csv.DictReader(open(out, newline="")):
+            size = float(row["l2.size"].replace("KiB", ""))
+            written[size] = written.get(size, 0.0) + float(row["dram__bytes_write.sum"])
+    hw = ref.v(case, "dram__bytes_write.sum")
+    _SCAN_CACHE[key] = {s: abs(w - hw) / hw * 100 for s, w in written.items()}
+    return _SCAN_CACHE[key]
 
 
 def r_l2_size(ref, k):
-    """The LRU capacity (whole 200 KiB steps) of least DRAM-write MAPE over the cases, from
-    a scan of the model (docs/model.md): not re-run here, the value stands while any of
-    its cases is present."""
-    present(ref, L2_SIZE_CASES)
-    return 28600.0
+    """The LRU capacity (whole 200 KiB steps) of least DRAM-write MAPE over the full-line
+    streaming cases, whose dirty output stays in L2 but for what later reads evict: a scan
+    of the model (profile + sweep). With --no-scan, the scan's recorded result while any
+    of its cases is present."""
+    cases = present(ref, L2_SIZE_CASES)
+    if not ref.bin:
+        return L2_SIZE_RECORDED
+    errs = [l2_size_errors(ref, c) for c in cases]
+    return min(L2_SIZE_SCAN_KIB, key=lambda s: (statistics.fmean(e[s] for e in errs), s))
 
 
 # (key, kind, cases, rule, prior, prior source, unit written in the .ini)
@@ -428,9 +471,10 @@ RULES = [
 RULE_KEYS = [r[0] for r in RULES]
 
 
-def derive(refdir, without=()):
-    """{key: (value, source)} where source is "cases" or "prior"."""
-    ref = Ref(refdir, without)
+def derive(refdir, without=(), binary=None):
+    """{key: value}, {key: "cases" or "prior"}. binary: gpuforecast, for the rules that
+    scan the model (None: their recorded results)."""
+    ref = Ref(refdir, without, binary)
     k, src = {}, {}
     for key, _, _, fn, prior, _, _ in RULES:
         try:
@@ -510,6 +554,11 @@ def main():
     ap.add_argument("--check", metavar="INI", help="compare with INI (models/h100.ini); exit 1 "
                     "naming each key that differs beyond its written rounding")
     ap.add_argument("--format", choices=["ini", "set", "json"], default="ini")
+    ap.add_argument("--bin", default=os.environ.get("GF_BIN") or
+                    os.path.join(repo, "build", "gpuforecast"),
+                    help="gpuforecast, for the rules that scan the model (l2.size); env GF_BIN")
+    ap.add_argument("--no-scan", action="store_true", help="do not run the model: scanned "
+                    "constants take their recorded results")
     args = ap.parse_args()
     if not os.path.isdir(args.refdir):
         sys.exit("calibrate_h100: %s not found" % args.refdir)
@@ -526,7 +575,10 @@ def main():
               "priors" % (", ".join("%s/ncu.csv" % c for c in absent), args.refdir),
               file=sys.stderr)
     try:
-        values, src = derive(args.refdir, without)
+        if not args.no_scan and not os.access(args.bin, os.X_OK):
+            sys.exit("calibrate_h100: no binary at %s for the scanned rules (build it, set "
+                     "GF_BIN or --bin, or --no-scan)" % args.bin)
+        values, src = derive(args.refdir, without, None if args.no_scan else args.bin)
     except (CaseError, OSError, ZeroDivisionError) as e:
         sys.exit("calibrate_h100: %s" % e)
     if args.format == "json":

@@ -123,16 +123,17 @@ def main():
         names = [n for n in names if n in want]
 
     t0 = time.time()
-    full, _ = cal.derive(args.refdir)
+    full, _ = cal.derive(args.refdir, binary=args.bin)
     plans = []   # (case, kind, changed keys, extra)
     with tempfile.TemporaryDirectory(prefix="gf-xval-") as tmp:
         for n in names:
             plans.append((n, "in", {}, []))
-            d, _ = cal.derive(args.refdir, [n])
+            d, _ = cal.derive(args.refdir, [n], args.bin)
             ch, ex = overrides(full, d, tmp, args.models)
             plans.append((n, "loo", ch, ex) if ch else (n, "loo=in", {}, []))
         for group, members in (("app", val.APP), ("micro", val.MICRO)):
-            d, _ = cal.derive(args.refdir, [m for m in members if m in os.listdir(args.refdir)])
+            d, _ = cal.derive(args.refdir, [m for m in members if m in os.listdir(args.refdir)],
+                              args.bin)
             ch, ex = overrides(full, d, tmp, args.models)
             for n in names:
                 if n in members:
@@ -209,8 +210,9 @@ def write_doc(args, rows, fig, full, elapsed, repo):
     w("- **leave-one-group-out (LOGO)**: the application group predicted with the constants "
       "derived without any application case, the micro group without any micro-benchmark.")
     w("- cycles: `gpc__cycles_elapsed.max`, launches summed; MAPE = mean of |error| over the "
-      "cases. `l2.size` and `launch.block_cycles` are scans not re-run by the script "
-      "(`scripts/calibrate_h100.py` says how each is handled); the mechanisms in code (not "
+      "cases. `l2.size` is re-scanned with the model (profile + sweep) without the case; "
+      "`launch.block_cycles` is the mean of the per-case scan results the .ini records, over "
+      "the cases that remain (not re-run); the mechanisms in code (not "
       "constants) stay in every run, so LOO is a lower bound on the error on unseen kernels.")
     w("- torch_layernorm and torch_gelu were never used to derive a constant: their three "
       "figures are the same by construction.")
