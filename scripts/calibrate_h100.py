@@ -369,7 +369,8 @@ def r_hmma_interval(ref, k):
 
 
 # launch.block_cycles: per case, the value at which the model's sm__warps_active matches
-# Nsight's (the scan recorded in models/h100.ini [launch]; not re-run by this script).
+# Nsight's (the scan recorded in models/h100.ini [launch]; not re-run by this script, and
+# stale: with the current model vecadd matches at about 332 and stride1 at about 394).
 BLOCK_CYCLES_SCAN = {"vecadd": 305, "stride1": 355, "stride2": 337, "stride4": 300}
 
 
