@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# End-to-end: calibration as code (scripts/calibrate_h100.py) on the H100 reference set.
+# - --check models/h100.ini: every calibrated constant is reproduced from its cases;
+# - a constant whose rule is broken (a mutated copy of the .ini) is named and fails --check;
+# - --without: leaving out a rule's only case reverts it to its prior (slice_interleave
+#   512 -> 128 without hist_global_atomics, the HMMA interval 6 -> 4 without wmma_gemm), a
+#   rule over two cases uses the one left (l1.mshrs without stream_copy_sms2 is
+#   stream_copy_sms4's Little's-law value alone), and a case no rule uses changes nothing;
+# - the rules read the data: halving the strided reads' DRAM bytes (copies of their
+#   ncu.csv) turns dram.fetch_bytes from 64 to 32;
+# - the scanned l2.size is re-scanned with the model (profile + sweep): 28600 KiB with every
+#   streaming case, 34000 KiB without vecadd (STREAM alone wants more);
+# - bad input: an unknown case is an error naming it.
+# Skips (77) when the reference set is absent. $1 = binary, $2 = source dir. Only the two
+# scans run the model (about 20 s each); the other calls take --no-scan.
+set -u
+bin=$1
+src=$2
+ref=$src/data/h100
+[ -d "$ref" ] && ref=$(cd "$ref" && pwd)
+[ -d "$ref" ] || { echo "skip: $ref not found"; exit 77; }
+command -v python3 >/dev/null || { echo "skip: python3 not found"; exit 77; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cal() { python3 "$src/scripts/calibrate_h100.py" "$ref" --no-scan "$@"; }
+scan() { python3 "$src/scripts/calibrate_h100.py" "$ref" --bin "$bin" "$@"; }
+# value KEY FILE: the derived value of KEY in a --format json output
+value() { python3 -c 'import json,sys; d=json.load(open(sys.argv[2])); print("%g %s" % (d[sys.argv[1]]["value"], d[sys.argv[1]]["from"]))' "$1" "$2"; }
+
+scan --check "$src/models/h100.ini" >"$tmp/out" 2>&1 || { cat "$tmp/out" >&2; fail "--check on models/h100.ini"; }
+grep -q '^check: all 21 calibrated constants' "$tmp/out" || fail "no check line: $(tail -1 "$tmp/out")"
+
+# A wrong value in a copy of the model is caught and named.
+mkdir -p "$tmp/models/isa"
+cp "$src/models/isa/hopper.csv" "$tmp/models/isa/"
+sed 's/^mshrs = 415/mshrs = 400/' "$src/models/h100.ini" >"$tmp/models/h100.ini"
+cal --check "$tmp/models/h100.ini" >"$tmp/out" 2>&1 && fail "--check passed a wrong l1.mshrs"
+grep -q '^DIFFERS: l1.mshrs: 400' "$tmp/out" || fail "l1.mshrs not named: $(cat "$tmp/out")"
+
+cal --format json >"$tmp/full.json" || fail "--format json"
+[ "$(value l2.slice_interleave "$tmp/full.json")" = "512 cases" ] || fail "slice_interleave"
+cal --without hist_global_atomics --format json >"$tmp/hist.json" || fail "--without hist"
+[ "$(value l2.slice_interleave "$tmp/hist.json")" = "128 prior" ] ||
+    fail "slice_interleave without hist_global_atomics: $(value l2.slice_interleave "$tmp/hist.json")"
+[ "$(value l2.atomic_sectors_per_cycle "$tmp/hist.json")" = "1 cases" ] || fail "atomic rate (a peak every ncu.csv has)"
+cal --without wmma_gemm --format json >"$tmp/wmma.json" || fail "--without wmma"
+[ "$(value isa.HMMA.interval "$tmp/full.json")" = "6 cases" ] || fail "HMMA interval"
+[ "$(value isa.HMMA.interval "$tmp/wmma.json")" = "4 prior" ] || fail "HMMA prior"
+cal --without stream_copy_sms2 --format json >"$tmp/sms2.json" || fail "--without sms2"
+[ "$(value l1.mshrs "$tmp/full.json")" = "415 cases" ] || fail "l1.mshrs"
+[ "$(value l1.mshrs "$tmp/sms2.json")" = "406 cases" ] ||
+    fail "l1.mshrs from stream_copy_sms4 alone: $(value l1.mshrs "$tmp/sms2.json")"
+cal --without torch_gelu --format set >"$tmp/gelu.set" || fail "--without torch_gelu"
+cal --format set | cmp -s - "$tmp/gelu.set" || fail "torch_gelu changed a constant"
+
+# The rules read the data: a reference folder whose strided reads fetch only the sector
+# (DRAM bytes read halved in copies of their ncu.csv) gives dram.fetch_bytes 32, not 64.
+mkdir "$tmp/ref"
+for d in "$ref"/*; do ln -s "$d" "$tmp/ref/"; done
+for c in stride16 stride32 pchase_dram; do
+    rm "$tmp/ref/$c" && mkdir "$tmp/ref/$c"
+    python3 - "$ref/$c/ncu.csv" "$tmp/ref/$c/ncu.csv" <<'PYEOF' || fail "rewriting $c/ncu.csv"
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1], newline="")))
+j = rows[0].index("dram__bytes_read.sum")
+for r in rows[2:]:
+    r[j] = "%f" % (float(r[j].replace(",", "")) / 2)
+csv.writer(open(sys.argv[2], "w", newline="")).writerows(rows)
+PYEOF
+done
+python3 "$src/scripts/calibrate_h100.py" "$tmp/ref" --no-scan --format json >"$tmp/half.json" || fail "halved"
+[ "$(value dram.fetch_bytes "$tmp/full.json")" = "64 cases" ] || fail "fetch_bytes"
+[ "$(value dram.fetch_bytes "$tmp/half.json")" = "32 cases" ] ||
+    fail "fetch_bytes on sector-only reads: $(value dram.fetch_bytes "$tmp/half.json")"
+
+scan --without vecadd --format json >"$tmp/vecadd.json" || fail "--without vecadd"
+[ "$(value l2.size "$tmp/vecadd.json")" = "34000 cases" ] ||
+    fail "l2.size re-scanned without vecadd: $(value l2.size "$tmp/vecadd.json")"
+
+cal --without no_such_case >"$tmp/out" 2>&1 && fail "an unknown case was accepted"
+grep -q 'no case no_such_case' "$tmp/out" || fail "unknown case not named: $(cat "$tmp/out")"
+echo ok
