@@ -101,7 +101,10 @@ def main():
     ap.add_argument("refdir", nargs="?",
                     default=os.path.join(repo, "data", "h100"))
     ap.add_argument("-o", "--output", default=os.path.join(repo, "docs", "crossval-h100.md"))
-    ap.add_argument("--json", metavar="FILE")
+    ap.add_argument("--json", metavar="FILE",
+                    default=os.path.join(repo, "docs", "crossval-h100.json"),
+                    help="per-case figures (default docs/crossval-h100.json, which "
+                         "scripts/intervals_h100.py reads)")
     ap.add_argument("--bin", default=os.environ.get("GF_BIN") or
                     os.path.join(repo, "build", "gpuforecast"))
     ap.add_argument("--models", default=os.path.join(repo, "models"))

@@ -1,8 +1,10 @@
 /* gpuforecast predict: the main command (timing/predict.h). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli_model.h"
+#include "report/interval.h"
 #include "timing/profile.h"
 
 static const char help[] =
@@ -37,7 +39,43 @@ static const char help[] =
     "  -q, --quiet              no progress output\n"
     "\n"
     "Predicted counters depend on the model; counted ones are exact counts from the\n"
-    "trace ('gpuforecast counters' says which is which).\n";
+    "trace ('gpuforecast counters' says which is which).\n"
+    "\n"
+    "Each kernel's cycles come with the interval the measured cycles are expected in\n"
+    "(90 %: columns cycles_low, cycles_high, cycles_interval), from the model's\n"
+    "cross-validated errors on the GPU's reference kernels of the same class (plain:\n"
+    "no shared memory, atomics, local memory or tensor cores; complex: the rest;\n"
+    "models/intervals.ini, docs/intervals.md). A GPU without reference data gets the\n"
+    "wider 'uncalibrated' interval; with --set or an own model file it is marked\n"
+    "'what-if unchecked'.\n";
+
+/* Cycle intervals from <models>/intervals.ini for the GPU named by --gpu (a path's file
+ * name without .ini). Without the file the report goes out without intervals and a
+ * warning says why (an interval is never invented); a malformed file is an error, as a
+ * malformed model is. Returns 0 or the exit code. */
+static int add_intervals(const gf_model_args *a, gf_report *rep)
+{
+    char path[1024], key[64];
+    snprintf(path, sizeof path, "%s/intervals.ini", gf_gpu_models_dir(a->models_dir));
+    const char *base = strrchr(a->gpu_name, '/');
+    base = base ? base + 1 : a->gpu_name;
+    size_t len = strcspn(base, ".");
+    snprintf(key, sizeof key, "%.*s", (int)(len < sizeof key ? len : sizeof key - 1), base);
+    int own_file = strcmp(base, a->gpu_name) != 0 || strstr(base, ".ini") != NULL;
+    gf_interval_table t;
+    gf_error err;
+    gf_error_clear(&err);
+    gf_status st = gf_interval_load(path, key, &t, &err);
+    if (st == GF_ERR_IO) {
+        gf_cli_warn("no cycle intervals: %s: %s", err.file, err.message);
+        return 0;
+    }
+    if (st != GF_OK)
+        return gf_cli_error(&err);
+    for (size_t k = 0; k < rep->nrows; k++)
+        gf_interval_apply(&t, a->sets.count > 0 || own_file, &rep->rows[k]);
+    return 0;
+}
 
 int gf_cmd_predict(int argc, char **argv)
 {
@@ -56,7 +94,10 @@ int gf_cmd_predict(int argc, char **argv)
     else
         st = gf_predict_trace(a.positional[0], &gpu, &a.popt, &rep, NULL, NULL, &err);
     gf_model_args_progress_end(&a);
-    rc = st == GF_OK ? gf_model_args_write_report(&a, &rep) : gf_cli_error(&err);
+    if (st != GF_OK)
+        rc = gf_cli_error(&err);
+    else if ((rc = add_intervals(&a, &rep)) == 0)
+        rc = gf_model_args_write_report(&a, &rep);
     gf_report_free(&rep);
     gf_model_args_free(&a);
     return rc;

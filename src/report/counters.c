@@ -294,6 +294,7 @@ gf_kernel_row *gf_report_add(gf_report *r, const char *name, long id, const char
     row->id = id;
     for (int i = 0; i < GF_C_COUNT; i++)
         row->v[i] = NAN;
+    row->cycles_lo = row->cycles_hi = NAN;
     return row;
 }
 
@@ -406,6 +407,21 @@ void gf_report_totals(const gf_report *r, gf_kernel_row *out)
             swx += w * r->rows[k].v[c];
         }
         out->v[c] = (!isnan(swx) && sw > 0) ? swx / sw : NAN;
+    }
+    /* The kernels' intervals add up (the bounds of each hold together at worst); none
+     * unless every kernel has one. */
+    out->cycles_lo = out->cycles_hi = NAN;
+    double lo = 0, hi = 0;
+    for (size_t k = 0; k < r->nrows; k++) {
+        if (!r->rows[k].interval[0])
+            return;
+        lo += r->rows[k].cycles_lo;
+        hi += r->rows[k].cycles_hi;
+    }
+    if (r->nrows) {
+        out->cycles_lo = lo;
+        out->cycles_hi = hi;
+        snprintf(out->interval, sizeof out->interval, "sum of the kernels' intervals");
     }
 }
 

@@ -103,6 +103,10 @@ typedef struct gf_kernel_row {
     char limiter[16];         /* what bounds the predicted time ("dram", "latency", ...);
                                  "" when not predicted */
     double v[GF_C_COUNT];     /* NAN = not available */
+    /* The interval measured cycles are expected in (report/interval.h), and what it rests
+     * on ("90% h100 plain, n 15"); interval[0] == 0: none. */
+    double cycles_lo, cycles_hi;
+    char interval[64];
 } gf_kernel_row;
 
 /* A report: kernels in trace order plus application totals (sums of counts, cycles

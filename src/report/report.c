@@ -8,6 +8,7 @@
 #include <csv.h>
 
 #include "report/csvtable.h"
+#include "report/interval.h"
 #include "util/error.h"
 
 const char *gf_report_format_value(double v, char *buf, size_t n)
@@ -77,7 +78,7 @@ static gf_status finish(FILE *out, gf_error *err)
 
 /* ---- CSV ---- */
 
-static void csv_row(FILE *out, const gf_kernel_row *row, int is_total)
+static void csv_row(FILE *out, const gf_kernel_row *row, int is_total, int with_interval)
 {
     char buf[40];
     if (is_total)
@@ -90,6 +91,14 @@ static void csv_row(FILE *out, const gf_kernel_row *row, int is_total)
     gf_report_csv_string(out, row->gpu);
     fputc(',', out);
     gf_report_csv_string(out, is_total ? "" : row->limiter);
+    if (with_interval) {
+        fputc(',', out);
+        fputs(row->interval[0] ? gf_report_format_value(row->cycles_lo, buf, sizeof buf) : "", out);
+        fputc(',', out);
+        fputs(row->interval[0] ? gf_report_format_value(row->cycles_hi, buf, sizeof buf) : "", out);
+        fputc(',', out);
+        gf_report_csv_string(out, row->interval);
+    }
     for (int c = 0; c < GF_C_COUNT; c++) {
         fputc(',', out);
         fputs(gf_report_format_value(row->v[c], buf, sizeof buf), out);
@@ -99,13 +108,20 @@ static void csv_row(FILE *out, const gf_kernel_row *row, int is_total)
 
 static void write_csv(const gf_report *r, const gf_kernel_row *tot, FILE *out)
 {
+    /* interval columns only when some kernel has one, so a report without (a profile, a
+     * read-back CSV) keeps its columns */
+    int with_interval = 0;
+    for (size_t k = 0; k < r->nrows; k++)
+        with_interval |= r->rows[k].interval[0] != 0;
     fputs("kernel_id,kernel_name,gpu,limiter", out);
+    if (with_interval)
+        fputs(",cycles_low,cycles_high,cycles_interval", out);
     for (int c = 0; c < GF_C_COUNT; c++)
         fprintf(out, ",%s", gf_counter_def_of((gf_counter_id)c)->name);
     fputc('\n', out);
     for (size_t k = 0; k < r->nrows; k++)
-        csv_row(out, &r->rows[k], 0);
-    csv_row(out, tot, 1);
+        csv_row(out, &r->rows[k], 0, with_interval);
+    csv_row(out, tot, 1, with_interval);
 }
 
 /* ---- JSON ---- */
@@ -123,6 +139,19 @@ static void json_row(FILE *out, const gf_kernel_row *row, int is_total)
     if (!is_total && row->limiter[0]) {
         fputs(", \"limiter\": ", out);
         gf_report_json_string(out, row->limiter);
+    }
+    if (row->interval[0]) {
+        fputs(", \"cycles_interval\": {\"low\": ", out);
+        gf_report_json_number(out, row->cycles_lo);
+        fputs(", \"high\": ", out);
+        gf_report_json_number(out, row->cycles_hi);
+        if (!is_total) {
+            fputs(", \"class\": ", out);
+            gf_report_json_string(out, gf_interval_class_name(row));
+        }
+        fputs(", \"basis\": ", out);
+        gf_report_json_string(out, row->interval);
+        fputc('}', out);
     }
     fputs(", \"counters\": {", out);
     for (int c = 0; c < GF_C_COUNT; c++) {
@@ -170,10 +199,15 @@ static void write_table(const gf_report *r, const gf_kernel_row *tot, FILE *out)
     size_t ncol = r->nrows + 1;
     int *w = calloc(ncol, sizeof *w);
     char buf[64];
-    for (size_t k = 0; k < r->nrows; k++)
-        fprintf(out, "kernel %ld: %s%s%s%s%s%s\n", r->rows[k].id, r->rows[k].name,
-                r->rows[k].gpu[0] ? " (" : "", r->rows[k].gpu, r->rows[k].gpu[0] ? ")" : "",
-                r->rows[k].limiter[0] ? ", limited by " : "", r->rows[k].limiter);
+    for (size_t k = 0; k < r->nrows; k++) {
+        const gf_kernel_row *row = &r->rows[k];
+        fprintf(out, "kernel %ld: %s%s%s%s%s%s\n", row->id, row->name, row->gpu[0] ? " (" : "",
+                row->gpu, row->gpu[0] ? ")" : "", row->limiter[0] ? ", limited by " : "",
+                row->limiter);
+        if (row->interval[0])
+            fprintf(out, "  cycles %.0f (%.0f - %.0f: %s)\n", row->v[GF_C_GPC_CYCLES_ELAPSED],
+                    row->cycles_lo, row->cycles_hi, row->interval);
+    }
     if (r->nrows)
         fputc('\n', out);
     for (size_t k = 0; k < ncol && w; k++) {
@@ -278,7 +312,8 @@ gf_status gf_report_read_csv(const char *path, gf_report *r, gf_error *err)
             cname = (long)j;
         else if (strcmp(f, "gpu") == 0)
             cgpu = (long)j;
-        else if (strcmp(f, "limiter") == 0)
+        else if (strcmp(f, "limiter") == 0 || strcmp(f, "cycles_low") == 0 ||
+                 strcmp(f, "cycles_high") == 0 || strcmp(f, "cycles_interval") == 0)
             ; /* informative only */
         else {
             const gf_counter_def *d = gf_counter_find(f);

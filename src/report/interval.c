@@ -1,0 +1,183 @@
+/* Prediction intervals on cycles; see interval.h for the file and the classes. */
+#include "report/interval.h"
+
+#include <errno.h>
+#include <ini.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const class_names[GF_INTERVAL_CLASSES] = {"plain", "complex"};
+
+typedef struct load_state {
+    const char *path;
+    FILE *fp;
+    long line;             /* of the line inih is handling */
+    const char *gpu;
+    gf_interval_factors own[GF_INTERVAL_CLASSES], fallback[GF_INTERVAL_CLASSES];
+    gf_error *err;
+    int failed;
+} load_state;
+
+/* inih's reader, counting lines so a bad value can be named with its line. */
+static char *read_line(char *str, int num, void *stream)
+{
+    load_state *st = stream;
+    if (!fgets(str, num, st->fp))
+        return NULL;
+    st->line++;
+    return str;
+}
+
+static int fail(load_state *st, const char *fmt, ...) GF_PRINTF(2, 3);
+static int fail(load_state *st, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gf_error_set(st->err, GF_ERR_PARSE, st->path, st->line, "%s", msg);
+    st->failed = 1;
+    return 0;
+}
+
+/* A number, whole value only ("0.93", not "0.93x"). */
+static int number(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    while (*end == ' ' || *end == '\t')
+        end++;
+    return end != s && !*end && errno == 0 && isfinite(*v);
+}
+
+/* Sections are "<gpu>.<class>" or "uncalibrated.<class>"; others are ignored, so one file
+ * serves every GPU. */
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+    load_state *st = user;
+    if (st->failed)
+        return 0;
+    const char *dot = strrchr(section, '.');
+    if (!dot)
+        return 1;
+    size_t plen = (size_t)(dot - section);
+    gf_interval_factors *set;
+    if (strlen(st->gpu) == plen && strncmp(section, st->gpu, plen) == 0)
+        set = st->own;
+    else if (plen == 12 && strncmp(section, "uncalibrated", 12) == 0)
+        set = st->fallback;
+    else
+        return 1;
+    int c = -1;
+    for (int i = 0; i < GF_INTERVAL_CLASSES; i++)
+        if (strcmp(dot + 1, class_names[i]) == 0)
+            c = i;
+    if (c < 0)
+        return fail(st, "section [%s]: unknown class '%s' (expected plain or complex)", section,
+                    dot + 1);
+    gf_interval_factors *f = &set[c];
+    f->present = 1;
+    double v;
+    if (strcmp(name, "basis") == 0)
+        return 1; /* prose for readers */
+    if (!number(value, &v))
+        return fail(st, "key '%s': '%s' is not a number", name, value);
+    if (strcmp(name, "level") == 0) {
+        if (!(v > 0 && v < 1))
+            return fail(st, "key '%s': %s is not a level between 0 and 1", name, value);
+        f->level = v;
+    } else if (strcmp(name, "n") == 0) {
+        if (v < 2 || v != floor(v) || v > 1e6)
+            return fail(st, "key '%s': %s is not a count of at least 2 kernels", name, value);
+        f->n = (long)v;
+    } else if (strcmp(name, "low") == 0 || strcmp(name, "high") == 0) {
+        if (!(v > 0 && v < 100))
+            return fail(st, "key '%s': %s is not a factor between 0 and 100", name, value);
+        *(name[0] == 'l' ? &f->low : &f->high) = v;
+    } else {
+        return fail(st, "unknown key '%s' in [%s] (expected level, n, low, high, basis)", name,
+                    section);
+    }
+    return 1;
+}
+
+/* Every class given is whole: level, n, and low < high. */
+static gf_status check(load_state *st, const gf_interval_factors *set, const char *prefix)
+{
+    for (int c = 0; c < GF_INTERVAL_CLASSES; c++) {
+        const gf_interval_factors *f = &set[c];
+        if (f->present && (!f->level || !f->n || !f->low || !f->high || f->low >= f->high))
+            return gf_error_set(st->err, GF_ERR_PARSE, st->path, 0,
+                                "section [%s.%s]: needs level, n, low and high with low < high",
+                                prefix, class_names[c]);
+    }
+    return GF_OK;
+}
+
+gf_status gf_interval_load(const char *path, const char *gpu, gf_interval_table *out,
+                           gf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    load_state st = {.path = path, .gpu = gpu ? gpu : "", .err = err};
+    st.fp = fopen(path, "r");
+    if (!st.fp)
+        return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    int rc = ini_parse_stream(read_line, &st, handler, &st);
+    fclose(st.fp);
+    if (st.failed)
+        return GF_ERR_PARSE;
+    if (rc != 0)
+        return gf_error_set(err, GF_ERR_PARSE, path, rc,
+                            "expected '[section]' or 'key = value'");
+    gf_status s = check(&st, st.own, st.gpu);
+    if (s == GF_OK)
+        s = check(&st, st.fallback, "uncalibrated");
+    if (s != GF_OK)
+        return s;
+    int own = 0, fallback = 0;
+    for (int c = 0; c < GF_INTERVAL_CLASSES; c++) {
+        own |= st.own[c].present;
+        fallback |= st.fallback[c].present;
+    }
+    if (!own && !fallback)
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "no [%s.plain|complex] and no [uncalibrated.plain|complex] section",
+                            st.gpu);
+    out->calibrated = own;
+    snprintf(out->gpu, sizeof out->gpu, "%s", own ? st.gpu : "");
+    memcpy(out->cls, own ? st.own : st.fallback, sizeof out->cls);
+    return GF_OK;
+}
+
+const char *gf_interval_class_name(const gf_kernel_row *row)
+{
+    static const gf_counter_id marks[] = {
+        GF_C_SHMEM_LD_REQUESTS, GF_C_SHMEM_ST_REQUESTS, GF_C_L1_ATOM_REQUESTS,
+        GF_C_L1_LLD_REQUESTS, GF_C_L1_LST_REQUESTS, GF_C_PIPE_TENSOR_PCT,
+    };
+    for (size_t i = 0; i < sizeof marks / sizeof marks[0]; i++)
+        if (row->v[marks[i]] > 0) /* NAN compares false: not counted is not a mark */
+            return class_names[1];
+    return class_names[0];
+}
+
+void gf_interval_apply(const gf_interval_table *t, int what_if, gf_kernel_row *row)
+{
+    row->cycles_lo = row->cycles_hi = NAN;
+    row->interval[0] = 0;
+    double cyc = row->v[GF_C_GPC_CYCLES_ELAPSED];
+    const char *cls = gf_interval_class_name(row);
+    const gf_interval_factors *f = &t->cls[strcmp(cls, class_names[0]) == 0 ? 0 : 1];
+    if (!isfinite(cyc) || !f->present)
+        return;
+    row->cycles_lo = cyc * f->low;
+    row->cycles_hi = cyc * f->high;
+    snprintf(row->interval, sizeof row->interval, "%.0f%% %.24s %s, n %ld%s",
+             f->level * 100, t->calibrated ? t->gpu : "uncalibrated", cls, f->n,
+             what_if ? ", what-if unchecked" : "");
+}
