@@ -38,6 +38,8 @@ PY
 "$bin" predict "$trace" --gpu a100 --unknown-opcode=alu 2>/dev/null | grep -q ': 90% uncalibrated plain, n [0-9]*)$' || fail "a100 not uncalibrated"
 "$bin" predict "$trace" --gpu h100 --set l2.size=25MiB | grep -q 'h100 plain, n [0-9]*, what-if unchecked)$' ||
     fail "--set not marked what-if"
+"$bin" predict "$trace" --gpu h100 --set clock.core=1605MHz | grep -q 'h100 plain, n [0-9]*)$' ||
+    fail "a clock setting marked what-if"
 "$bin" predict "$src/data/h100/reduce" --gpu h100 --format json -q -o "$tmp/r.json" || fail "predict json"
 python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['kernels'][0]['cycles_interval']; sys.exit(0 if k['class']=='complex' and k['low']<k['high'] else 'FAIL: reduce %s' % k)" "$tmp/r.json" || exit 1
 
