@@ -2,20 +2,18 @@
  * Prediction vs hardware: kernel matching, per-kernel errors and per-counter
  * statistics (MODEL.md §6), written as table / CSV / JSON.
  *
- * Matching, for each predicted kernel in order, in each hardware file:
- *  1. a not yet matched hardware kernel with the same id and a matching name;
- *  2. otherwise the first not yet matched hardware kernel with a matching name, so
- *     the k-th launch of a name meets the k-th launch in the file (launch order).
- * Names match when equal or when their base names are (gf_validate_base_name: the
- * function name without namespace, template arguments, parameters or Itanium mangling,
- * so "_Z6vecAddIfEvPT_S1_S1_i" from a trace matches ncu's demangled "vecAdd").
+ * Pairing (pairing.h; docs/validation.md "Pairing"): launches pair by order within one
+ * full kernel name (demangled, namespaces, template arguments and parameters compared,
+ * kname.h), never by launch id; Nsight's --launch-skip/--launch-count/--kernel-name
+ * selection can be given (gf_validate_options). An ambiguous or partial pairing is an
+ * error naming the file, line and kernel, or with loose a warning (v->warnings).
  * Hardware kernels left over, and predicted kernels with no hardware at all, are
  * listed as unmatched.
  *
  * Several hardware files may give the same kernel (e.g. three nvprof runs), and one file
- * may hold more launches of a name than the prediction (the program run again): its j-th
- * launch of the name is a further sample of the prediction's (j mod k)-th of k kernels of
- * that name. The prediction is compared with the samples' mean; min, max and the sample
+ * may hold a whole multiple of the prediction's launches of a name (the program run
+ * again): its j-th launch of the name is a further sample of the prediction's (j mod k)-th
+ * of k kernels of that name. The prediction is compared with the samples' mean; min, max and the sample
  * count are reported, and the table says when the prediction lies within min..max.
  *
  * Errors: rates (percentages, ratios) by absolute error in their own unit (percentage
@@ -38,6 +36,7 @@
 #include "report/counters.h"
 #include "report/report.h"
 #include "validate/hardware.h"
+#include "validate/pairing.h"
 
 typedef struct gf_vvalue {
     double pred;
@@ -75,10 +74,18 @@ typedef struct gf_validation {
     size_t nunmatched;
     size_t nfiles;
     char sources[256]; /* formats of the hardware files, e.g. "nvprof x3" */
+    size_t nskipped;   /* predicted launches outside the options' selection */
+    char **warnings;   /* loose: the pairings that failed, one sentence each */
+    size_t nwarnings;
 } gf_validation;
 
 /* Compares pred with the hardware files. *out owned by the caller
- * (gf_validate_free). Errors: GF_ERR_NOMEM. */
+ * (gf_validate_free). opt may be NULL (every launch, strict). Errors: GF_ERR_INVALID for
+ * an ambiguous or partial pairing (the message lists them) unless opt->loose, or a bad
+ * selection; GF_ERR_NOMEM. gf_validate_run: gf_validate_run_opts with opt NULL. */
+gf_status gf_validate_run_opts(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
+                               const gf_validate_options *opt, gf_validation **out,
+                               gf_error *err);
 gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
                           gf_validation **out, gf_error *err);
 void gf_validate_free(gf_validation *v);
@@ -88,7 +95,8 @@ void gf_validate_free(gf_validation *v);
 gf_status gf_validate_write(const gf_validation *v, gf_report_format fmt, FILE *out,
                             gf_error *err);
 
-/* Base name used for matching, into buf (n bytes); returns buf. */
+/* The function name of a kernel name (demangled, without namespaces, template arguments
+ * or parameters: what --kernel-name compares), into buf (n bytes); returns buf. */
 const char *gf_validate_base_name(const char *name, char *buf, size_t n);
 
 /* The statistics alone, for tests and other callers: MAE of |p - h| (is_rate) or
