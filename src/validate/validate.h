@@ -13,8 +13,9 @@
  * Several hardware files may give the same kernel (e.g. three nvprof runs), and one file
  * may hold a whole multiple of the prediction's launches of a name (the program run
  * again): its j-th launch of the name is a further sample of the prediction's (j mod k)-th
- * of k kernels of that name. The prediction is compared with the samples' mean; min, max and the sample
- * count are reported, and the table says when the prediction lies within min..max.
+ * of k kernels of that name. The prediction is compared with the samples' mean; min, max
+ * and the sample count are reported, and the table says when the prediction lies within
+ * min..max.
  *
  * Errors: rates (percentages, ratios) by absolute error in their own unit (percentage
  * points for %), MAE over kernels; counts and cycles by percentage error
@@ -114,5 +115,10 @@ double gf_validate_correlation(const double *pred, const double *hw, size_t n);
  * cannot be created. *nplots (may be NULL) receives the number of counters plotted. */
 gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
                            gf_error *err);
+/* The axis range of one plot of the n points (x[i], y[i]): log axes (*logax) when all are
+ * positive and span more than 100x; else linear, at least 10 % of the largest value wide
+ * (so that tick labels differ), padded by 8 %. Both axes share it. */
+void gf_validate_plot_range(const double *x, const double *y, int n, double *lo, double *hi,
+                            int *logax);
 
 #endif

@@ -515,7 +515,8 @@ static void torture_kname_torch_names(void **state)
         assert_true(names_compatible(torch_pairs[i][0], torch_pairs[i][1]));
     assert_false(names_compatible(torch_pairs[0][0], torch_pairs[1][1]));
     /* the three spellings of an anonymous namespace are one */
-    assert_true(names_compatible("void a::(anonymous namespace)::k(int)", "void a::<unnamed>::k(int)"));
+    assert_true(names_compatible("void a::(anonymous namespace)::k(int)",
+                                 "void a::<unnamed>::k(int)"));
     assert_true(names_compatible("_ZN1a12_GLOBAL__N_11kEi", "void a::<unnamed>::k(int)"));
     assert_false(names_compatible("_ZN1a12_GLOBAL__N_11kEi", "void a::k2(int)"));
 }
@@ -641,7 +642,8 @@ static void torture_pairing_selection(void **state)
     hw_add(&hw, 2, "void j(float *)", 10);
     gf_validate_options jo = {0, -1, "j", 0};
     assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &jo, &v, &e), GF_ERR_INVALID);
-    assert_non_null(strstr(e.message, "kernel 'void j(float *)': 3 launches measured, 2 predicted"));
+    assert_non_null(
+        strstr(e.message, "kernel 'void j(float *)': 3 launches measured, 2 predicted"));
     jo.loose = 1;
     assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &jo, &v, &e), GF_OK);
     assert_int_equal(v->nwarnings, 1);
@@ -761,6 +763,29 @@ static void torture_match_rules(void **state)
     gf_hardware_free(&hw[1]);
 }
 
+/* One kernel whose prediction is within 0.003 % of the hardware: the axis must still be
+ * wide enough for 4-digit tick labels to differ (it read "3.356" at every tick). */
+static void torture_plot_range(void **state)
+{
+    (void)state;
+    double x[2] = {3356000, 1}, y[2] = {3356100, 1000}, lo, hi;
+    int logax;
+    gf_validate_plot_range(x, y, 1, &lo, &hi, &logax);
+    assert_false(logax);
+    assert_true(lo < 3356000 && hi > 3356100);
+    assert_true(hi - lo >= 0.1 * 3356100);
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%.4g", lo + (hi - lo) / 4);
+    snprintf(b, sizeof b, "%.4g", lo + (hi - lo) * 3 / 4);
+    assert_string_not_equal(a, b);
+    gf_validate_plot_range(x, y, 2, &lo, &hi, &logax); /* 1 .. 3356100: log axes */
+    assert_true(logax);
+    assert_true(lo <= 1 && hi >= 3356100);
+    double z = 0;
+    gf_validate_plot_range(&z, &z, 1, &lo, &hi, &logax); /* all zero: still a range */
+    assert_true(lo < 0 && hi > 0);
+}
+
 static void torture_plot(void **state)
 {
     (void)state;
@@ -826,6 +851,7 @@ int main(void)
         cmocka_unit_test(torture_pairing_full_names),
         cmocka_unit_test(torture_pairing_selection),
         cmocka_unit_test(torture_repeated_launches),
+        cmocka_unit_test(torture_plot_range),
         cmocka_unit_test(torture_plot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
