@@ -146,6 +146,29 @@ static int make_kernels(gf_validation *v, const gf_vpairing *pr, const gf_report
     return 1;
 }
 
+/* v->pairs: every measured launch that paired, files and rows in order; v->paths. 0 when
+ * out of memory. */
+static int record_pairs(gf_validation *v, const gf_vpairing *pr, const long *kidx,
+                        const gf_hw_file *hw, size_t nhw)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < nhw; f++)
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            n += pr->owner[f][i] >= 0;
+    v->pairs = malloc((n + 1) * sizeof *v->pairs);
+    v->paths = calloc(nhw + 1, sizeof *v->paths);
+    if (!v->pairs || !v->paths)
+        return 0;
+    for (size_t f = 0; f < nhw; f++) {
+        snprintf(v->paths[f], sizeof v->paths[f], "%s", hw[f].path);
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            if (pr->owner[f][i] >= 0)
+                v->pairs[v->npairs++] = (gf_vpair){kidx[pr->owner[f][i]], f,
+                                                   hw[f].lines ? hw[f].lines[i] : 0};
+    }
+    return 1;
+}
+
 /* Each kernel's hardware values: the mean, minimum and maximum of the rows that measure
  * it (files in order, rows in order), and its error. The rows are bucketed by kernel
  * first (a counting sort), so this is linear in the rows. 0 when out of memory. */
@@ -292,7 +315,8 @@ gf_status gf_validate_run_opts(const gf_report *pred, const gf_hw_file *hw, size
     if (ok) {
         describe_sources(v, hw, nhw);
         ok = make_kernels(v, &pr, pred, hw, nhw, kidx, &ucap) &&
-             measure_kernels(v, &pr, kidx, hw, nhw) && add_unmatched_hw(v, &pr, hw, nhw, &ucap) &&
+             measure_kernels(v, &pr, kidx, hw, nhw) && record_pairs(v, &pr, kidx, hw, nhw) &&
+             add_unmatched_hw(v, &pr, hw, nhw, &ucap) &&
              summarize(v);
     }
     if (ok) { /* loose: the issues become the caller's warnings */
@@ -317,6 +341,8 @@ void gf_validate_free(gf_validation *v)
         return;
     free(v->kernels);
     free(v->unmatched);
+    free(v->pairs);
+    free(v->paths);
     for (size_t i = 0; i < v->nwarnings; i++)
         free(v->warnings[i]);
     free(v->warnings);
@@ -469,6 +495,16 @@ static void write_csv(const gf_validation *v, FILE *out)
         gf_report_csv_string(out, src);
         fputc('\n', out);
     }
+    for (size_t i = 0; i < v->npairs; i++) {
+        const gf_vpair *q = &v->pairs[i];
+        fprintf(out, "pair,%ld,", v->kernels[q->kernel].id);
+        gf_report_csv_string(out, v->kernels[q->kernel].name);
+        fputs(",,,,,,,,,,,,,", out);
+        char src[600];
+        snprintf(src, sizeof src, "%s:%ld", v->paths[q->file], q->line);
+        gf_report_csv_string(out, src);
+        fputc('\n', out);
+    }
 }
 
 static void write_json(const gf_validation *v, FILE *out)
@@ -535,6 +571,14 @@ static void write_json(const gf_validation *v, FILE *out)
         } else {
             fputs("\"prediction\"}", out);
         }
+    }
+    fputs("],\n \"pairs\": [", out);
+    for (size_t i = 0; i < v->npairs; i++) {
+        const gf_vpair *q = &v->pairs[i];
+        fprintf(out, "%s\n  {\"id\": %ld, \"source\": ", i ? "," : "",
+                v->kernels[q->kernel].id);
+        gf_report_json_string(out, v->paths[q->file]);
+        fprintf(out, ", \"line\": %ld}", q->line);
     }
     fputs("]}\n", out);
 }

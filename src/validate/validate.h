@@ -67,6 +67,13 @@ typedef struct gf_vunmatched {
     char name[512];
 } gf_vunmatched;
 
+/* One measured launch and the predicted launch it was paired with. */
+typedef struct gf_vpair {
+    long kernel;   /* index into kernels */
+    size_t file;   /* index into the hardware files (paths) */
+    long line;     /* its row's line in that file */
+} gf_vpair;
+
 typedef struct gf_validation {
     gf_vkernel *kernels; /* matched predicted kernels, prediction order */
     size_t nkernels;
@@ -78,6 +85,9 @@ typedef struct gf_validation {
     size_t nskipped;   /* predicted launches outside the options' selection */
     char **warnings;   /* loose: the pairings that failed, one sentence each */
     size_t nwarnings;
+    gf_vpair *pairs;   /* every paired measured launch, files and rows in order */
+    size_t npairs;
+    char (*paths)[512]; /* the hardware files' paths, nfiles of them */
 } gf_validation;
 
 /* Compares pred with the hardware files. *out owned by the caller
@@ -92,7 +102,9 @@ gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nh
 void gf_validate_free(gf_validation *v);
 
 /* Writes the per-counter summary, the per-kernel comparison and the unmatched
- * kernels. CSV: one table, column "section" = summary|kernel|unmatched. */
+ * kernels. CSV: one table, column "section" = summary|kernel|unmatched|pair (a pair row:
+ * the predicted kernel's id and name, source = FILE:LINE of the measured launch); JSON
+ * adds "pairs": [{"id", "source", "line"}]. The table leaves the pairs out. */
 gf_status gf_validate_write(const gf_validation *v, gf_report_format fmt, FILE *out,
                             gf_error *err);
 

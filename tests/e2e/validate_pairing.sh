@@ -63,6 +63,17 @@ grep -q "3 launches measured, 2 predicted" "$TMP/err" || fail "2 vs 3 message"
 grep -q '^kernel,1,"_Z1kPf",gpc__cycles_elapsed.max,"cycle",predicted,100,110,110,110,1,' "$TMP/o.csv" || fail "loose: first in order"
 grep -q '^kernel,2,"_Z1kPf",gpc__cycles_elapsed.max,"cycle",predicted,200,220,220,220,1,' "$TMP/o.csv" || fail "loose: second in order"
 grep -q "^unmatched,3,\"void k(float \*)\",.*h3.csv:5\"$" "$TMP/o.csv" || fail "loose: third measured launch unmatched"
+# the pairing itself, for scripts: one pair row per paired measured launch (FILE:LINE)
+grep -q "^pair,1,\"_Z1kPf\",,,,,,,,,,,,,\"$TMP/h3.csv:3\"$" "$TMP/o.csv" || fail "pair row 1: $(grep ^pair "$TMP/o.csv")"
+grep -q "^pair,2,\"_Z1kPf\",,,,,,,,,,,,,\"$TMP/h3.csv:4\"$" "$TMP/o.csv" || fail "pair row 2"
+[ "$(grep -c '^pair,' "$TMP/o.csv")" -eq 2 ] || fail "pair rows: not 2"
+if command -v python3 >/dev/null; then
+    "$BIN" validate "$TMP/p4.csv" "$TMP/h4.csv" --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert [(p["id"], p["line"]) for p in d["pairs"]] == [(2, 3), (1, 4), (4, 5), (3, 6)], d["pairs"]' \
+        || fail "json pairs"
+fi
 
 # 20,000 launches of one name, measured twice over (two runs, the second 2 cycles slower):
 # every launch gets its own two samples (the pairing used to scan every earlier launch for

@@ -19,5 +19,6 @@ for c in torch_layernorm torch_gelu; do
     grep -q '^kernel,1,"_ZN2at6native[0-9]*[a-z_]*\(GLOBAL__N__[0-9a-f_a-z]*\)\?[0-9]*vectorized_[a-z_]*_kernel.*,smsp__inst_executed.sum,"inst",counted,[0-9]*,[0-9]*,[0-9]*,[0-9]*,1,0,' "$TMP/$c.out" \
         || fail "$c: no exact instruction count for the paired kernel: $(grep -c '^kernel,' "$TMP/$c.out") kernel rows"
     [ "$(grep -c '^unmatched,' "$TMP/$c.out")" -eq 0 ] || fail "$c: unmatched rows"
+    grep -q "^pair,1,\"_ZN2at6native.*\",,,,,,,,,,,,,\"$R/$c/ncu.csv:3\"$" "$TMP/$c.out" || fail "$c: pair row"
 done
 echo ok
