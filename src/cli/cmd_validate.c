@@ -1,4 +1,5 @@
 /* gpuforecast validate: predictions against hardware (or simulator) counters. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,8 @@ static void help(void)
 {
     fputs(
         "usage: gpuforecast validate PREDICTION.csv HARDWARE... [--format table|csv|json]\n"
-        "                            [-o FILE] [--plot DIR]\n\n"
+        "                            [-o FILE] [--plot DIR] [--loose] [--kernel-name NAME]\n"
+        "                            [--launch-skip N] [--launch-count N]\n\n"
         "Compares predicted counters (the CSV of 'gpuforecast predict --format csv') with\n"
         "counters measured on a GPU or produced by another simulator. Each HARDWARE file\n"
         "is detected as one of:\n"
@@ -22,18 +24,32 @@ static void help(void)
         "  nvprof               nvprof --csv --metrics ... [--print-gpu-trace] (log or CSV;\n"
         "                       metric summaries use the Avg column)\n"
         "  Accel-Sim log        stdout of accel-sim.out (a second opinion, not hardware)\n"
-        "Kernels match by id and name, then by name in launch order; names match when\n"
-        "equal or when their function names agree (mangled _Z6vecAddIfEv... = vecAdd).\n"
-        "Ids: ncu ID + 1, n-th kernel of an nvprof file = n, Accel-Sim kernel_launch_uid.\n"
-        "Unmatched kernels are listed. Several files for the same kernel (repeated runs)\n"
-        "are averaged; min, max and count are shown.\n\n"
-        "Errors: rates (%%, ratios) by mean absolute error (percentage points); counts and\n"
+        "Launches pair by order within one full kernel name: mangled names are demangled,\n"
+        "namespaces, template arguments and parameters compared (anonymous namespaces,\n"
+        "Nsight's <unnamed>, and its T1, T2 template parameters understood); a bare name\n"
+        "such as ncu's 'vecAdd' pairs with the one kernel of that function name. Launch ids\n"
+        "are not used. A file holding k times the predicted launches of a name holds k\n"
+        "runs: they are averaged (min, max and count shown), as are several files.\n"
+        "An ambiguous pairing (one name fits several kernels), a mismatched one (the only\n"
+        "kernel of that function name has other template arguments or parameters) or a\n"
+        "partial one (launch counts that differ otherwise) is an error listing them;\n"
+        "kernels measured or predicted but absent from the other side are listed as\n"
+        "unmatched. Rules: docs/validation.md, \"Pairing\".\n\n"
+        "Errors: rates (%, ratios) by mean absolute error (percentage points); counts and\n"
         "cycles by mean absolute percentage error; Pearson r over kernels (n/a for fewer\n"
         "than 2 kernels or zero variance).\n\n"
         "options:\n"
         "  --format F   table (default), csv or json\n"
         "  -o FILE      write to FILE (atomically) instead of stdout\n"
         "  --plot DIR   correlation plot per counter, DIR/<counter>.png and .svg\n"
+        "  --loose      those pairings are warnings: an ambiguous name stays unmatched, a\n"
+        "               mismatched one pairs by function name, a partial one pairs its\n"
+        "               first launches in order\n"
+        "  --kernel-name NAME, --launch-skip N, --launch-count N\n"
+        "               the launches the profiler was told to profile, as ncu's -k, -s and\n"
+        "               -c mean them: of the predicted launches whose function name is NAME\n"
+        "               (or matches regex:EXPR; default all), skip N, then take N; the\n"
+        "               others are left out of the comparison\n"
         "  -h, --help   this help\n",
         stdout);
 }
@@ -45,6 +61,7 @@ int gf_cmd_validate(int argc, char **argv)
     const char **hwpaths = calloc((size_t)argc + 1, sizeof *hwpaths);
     size_t nhw = 0;
     int rc = 0;
+    gf_validate_options opt = {0, -1, NULL, 0};
     if (!hwpaths) {
         fputs("gpuforecast: error: out of memory\n", stderr);
         return 1;
@@ -71,6 +88,35 @@ int gf_cmd_validate(int argc, char **argv)
                 plotdir = argv[++i];
             else
                 outpath = argv[++i];
+        } else if (strcmp(a, "--loose") == 0) {
+            opt.loose = 1;
+        } else if (strcmp(a, "--kernel-name") == 0 || strcmp(a, "--launch-skip") == 0 ||
+                   strcmp(a, "--launch-count") == 0) {
+            if (i + 1 >= argc) {
+                free(hwpaths);
+                return gf_cli_usage_error(argv[0], "%s needs a value", a);
+            }
+            const char *val = argv[++i];
+            if (strcmp(a, "--kernel-name") == 0) {
+                if (!val[0]) {
+                    free(hwpaths);
+                    return gf_cli_usage_error(argv[0], "--kernel-name needs a name");
+                }
+                opt.kernel_name = val;
+            } else {
+                char *end;
+                errno = 0;
+                long n = strtol(val, &end, 10);
+                if (end == val || *end || errno || n < 0) {
+                    free(hwpaths);
+                    return gf_cli_usage_error(argv[0], "%s needs a whole number >= 0, got "
+                                              "'%s'", a, val);
+                }
+                if (strcmp(a, "--launch-skip") == 0)
+                    opt.launch_skip = n;
+                else
+                    opt.launch_count = n;
+            }
         } else if (a[0] == '-' && a[1]) {
             free(hwpaths);
             return gf_cli_usage_error(argv[0], "unknown option '%s'", a);
@@ -117,10 +163,12 @@ int gf_cmd_validate(int argc, char **argv)
             rc = gf_cli_error(&err);
             goto out;
         }
-    if (gf_validate_run(&pred, hw, nhw, &v, &err) != GF_OK) {
+    if (gf_validate_run_opts(&pred, hw, nhw, &opt, &v, &err) != GF_OK) {
         rc = gf_cli_error(&err);
         goto out;
     }
+    for (size_t i = 0; i < v->nwarnings; i++)
+        gf_cli_warn("%s", v->warnings[i]);
     if (v->nkernels == 0)
         gf_cli_warn("no predicted kernel matched a hardware kernel (see 'unmatched')");
     if (gf_outfile_open(outpath, &of, &err) != GF_OK) {

@@ -14,11 +14,49 @@
 
 #include "util/error.h"
 
-#ifdef GF_WITH_PLOTS
-#include <plplot.h>
-
 /* Log axes once the values span more than two decades (and are all positive). */
 #define GF_PLOT_LOG_RANGE 100.0
+/* A linear axis spans at least this fraction of its largest value: PLplot labels ticks
+ * with about four significant digits, so a narrower axis (one kernel, or prediction and
+ * hardware within 0.01 %) printed the same label, "3.356", at every tick (issue #34). */
+#define GF_PLOT_MIN_SPAN 0.1
+
+void gf_validate_plot_range(const double *x, const double *y, int n, double *lo, double *hi,
+                            int *logax)
+{
+    double l = INFINITY, h = -INFINITY;
+    int positive = 1;
+    for (int i = 0; i < n; i++) {
+        l = fmin(l, fmin(x[i], y[i]));
+        h = fmax(h, fmax(x[i], y[i]));
+        if (x[i] <= 0 || y[i] <= 0)
+            positive = 0;
+    }
+    if (n == 0)
+        l = h = 0;
+    *logax = positive && h / l > GF_PLOT_LOG_RANGE;
+    if (*logax) {
+        *lo = l / 2;
+        *hi = h * 2;
+        return;
+    }
+    double mag = fmax(fabs(l), fabs(h)), span = GF_PLOT_MIN_SPAN * (mag > 0 ? mag : 1);
+    if (h - l < span) {
+        double mid = (l + h) / 2;
+        l = mid - span / 2;
+        h = mid + span / 2;
+    }
+    double pad = (h - l) * 0.08;
+    l -= pad;
+    h += pad;
+    if (l < 0 && positive)
+        l = 0;
+    *lo = l;
+    *hi = h;
+}
+
+#ifdef GF_WITH_PLOTS
+#include <plplot.h>
 
 static void safe_name(const char *name, char *out, size_t n)
 {
@@ -123,35 +161,19 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
             continue;
         const gf_counter_def *d = gf_counter_def_of((gf_counter_id)c);
         int n = 0;
-        double lo = INFINITY, hi = -INFINITY;
-        int positive = 1;
+        double lo, hi;
         for (size_t k = 0; k < v->nkernels; k++) {
             const gf_vvalue *e = &v->kernels[k].v[c];
             if (isnan(e->pred) || isnan(e->hw_mean))
                 continue;
             x[n] = e->hw_mean;
             y[n] = e->pred;
-            lo = fmin(lo, fmin(x[n], y[n]));
-            hi = fmax(hi, fmax(x[n], y[n]));
-            if (x[n] <= 0 || y[n] <= 0)
-                positive = 0;
             n++;
         }
         if (!n)
             continue;
-        int logax = positive && hi / lo > GF_PLOT_LOG_RANGE;
-        if (logax) {
-            lo /= 2;
-            hi *= 2;
-        } else {
-            double pad = (hi - lo) * 0.08;
-            if (pad == 0)
-                pad = hi != 0 ? fabs(hi) * 0.1 : 1;
-            lo -= pad;
-            hi += pad;
-            if (lo < 0 && positive)
-                lo = 0;
-        }
+        int logax;
+        gf_validate_plot_range(x, y, n, &lo, &hi, &logax);
         char title[256], e1[32], e2[32];
         if (isnan(s->error))
             snprintf(e1, sizeof e1, "n/a");

@@ -1,6 +1,5 @@
 #include "validate/validate.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,74 +8,20 @@
 
 #include "util/alloc.h"
 #include "util/error.h"
+#include "validate/kname.h"
 
 /* ---- names ---- */
 
 const char *gf_validate_base_name(const char *name, char *buf, size_t n)
 {
-    if (n == 0)
-        return buf;
-    buf[0] = '\0';
-    const char *p = name;
-    if (strncmp(p, "_Z", 2) == 0) {
-        /* Itanium mangling: _Z <len><id> or _Z N [qualifiers] <len><id>... E; the base
-         * name is the last <len><id> of the (nested) name. */
-        p += 2;
-        int nested = *p == 'N';
-        if (nested)
-            p++;
-        while (*p == 'K' || *p == 'V' || *p == 'r')
-            p++;
-        if (strncmp(p, "St", 2) == 0)
-            p += 2;
-        const char *last = NULL;
-        size_t lastlen = 0;
-        while (isdigit((unsigned char)*p)) {
-            char *end;
-            unsigned long len = strtoul(p, &end, 10);
-            if (len == 0 || strlen(end) < len)
-                break;
-            last = end;
-            lastlen = len;
-            p = end + len;
-            if (!nested)
-                break;
-            if (*p == 'I') /* template args of a nested component: stop here */
-                break;
-        }
-        if (last) {
-            snprintf(buf, n, "%.*s", (int)lastlen, last);
-            return buf;
-        }
+    char *canon = gf_kname_canonical(name);
+    if (!canon) {
         snprintf(buf, n, "%s", name);
         return buf;
     }
-    /* demangled: "void ns::vecAdd<float>(float*, int)" -> "vecAdd" */
-    size_t end = strcspn(p, "(");
-    char tmp[512];
-    snprintf(tmp, sizeof tmp, "%.*s", (int)(end < sizeof tmp ? end : sizeof tmp - 1), p);
-    char *lt = strchr(tmp, '<');
-    if (lt && lt != tmp)
-        *lt = '\0';
-    char *s = tmp;
-    char *q;
-    while ((q = strstr(s, "::")))
-        s = q + 2;
-    char *sp = strrchr(s, ' ');
-    if (sp && sp[1])
-        s = sp + 1;
-    snprintf(buf, n, "%s", s);
+    gf_kname_base(canon, buf, n);
+    free(canon);
     return buf;
-}
-
-static int names_match(const char *a, const char *b)
-{
-    if (strcmp(a, b) == 0)
-        return 1;
-    char ba[512], bb[512];
-    gf_validate_base_name(a, ba, sizeof ba);
-    gf_validate_base_name(b, bb, sizeof bb);
-    return ba[0] && strcmp(ba, bb) == 0;
 }
 
 /* ---- statistics ---- */
@@ -143,46 +88,6 @@ static gf_status add_unmatched(gf_validation *v, size_t *cap, const char *file, 
     return GF_OK;
 }
 
-/* The matching's working state, for nhw hardware files and the predicted rows:
- * used[f][i]: hardware row i of file f is matched (or a repeat of a matched launch);
- * owner[f][i]: the matched kernel (index into v->kernels) that row measures, -1 for none;
- * pk[k]: predicted row k's matched kernel, -1 for none; ucap: v->unmatched's capacity. */
-typedef struct vmatch {
-    unsigned char **used;
-    long **owner;
-    long *pk;
-    size_t ucap;
-} vmatch;
-
-/* Allocates m's arrays (no row used, no owner); 0 when out of memory (vmatch_free then
- * frees what was allocated). */
-static int vmatch_init(vmatch *m, const gf_report *pred, const gf_hw_file *hw, size_t nhw)
-{
-    m->used = calloc(nhw ? nhw : 1, sizeof *m->used);
-    m->owner = calloc(nhw ? nhw : 1, sizeof *m->owner);
-    m->pk = malloc((pred->nrows ? pred->nrows : 1) * sizeof *m->pk);
-    int ok = m->used && m->owner && m->pk;
-    for (size_t f = 0; ok && f < nhw; f++)
-        ok = (m->used[f] = calloc(hw[f].rows.nrows + 1, 1)) != NULL;
-    for (size_t f = 0; ok && f < nhw; f++) {
-        ok = (m->owner[f] = malloc((hw[f].rows.nrows + 1) * sizeof **m->owner)) != NULL;
-        for (size_t i = 0; ok && i < hw[f].rows.nrows; i++)
-            m->owner[f][i] = -1;
-    }
-    return ok;
-}
-
-static void vmatch_free(vmatch *m, size_t nhw)
-{
-    for (size_t f = 0; m->used && f < nhw; f++)
-        free(m->used[f]);
-    for (size_t f = 0; m->owner && f < nhw; f++)
-        free(m->owner[f]);
-    free(m->used);
-    free(m->owner);
-    free(m->pk);
-}
-
 /* v->sources: the formats of the hardware files, e.g. "nvprof x3". */
 static void describe_sources(gf_validation *v, const gf_hw_file *hw, size_t nhw)
 {
@@ -202,42 +107,34 @@ static void describe_sources(gf_validation *v, const gf_hw_file *hw, size_t nhw)
     }
 }
 
-/* Each predicted row's launch in each hardware file: the first unused row of the same id
- * and name, else of the same name. A row matched in any file becomes a kernel of v
- * (its predicted values set), one matched in none an unmatched entry. 0 when out of
- * memory. prow: scratch for the derived predicted row. */
-static int match_predicted(gf_validation *v, vmatch *m, const gf_report *pred,
-                           const gf_hw_file *hw, size_t nhw, gf_kernel_row *prow)
+/* The kernels of v: every selected predicted row that some hardware row measures, in
+ * prediction order (kidx[k] its index, -1 for none); the selected rows no file measures
+ * become unmatched entries. 0 when out of memory. */
+static int make_kernels(gf_validation *v, const gf_vpairing *pr, const gf_report *pred,
+                        const gf_hw_file *hw, size_t nhw, long *kidx, size_t *ucap)
 {
+    for (size_t k = 0; k < pred->nrows; k++)
+        kidx[k] = -1;
+    for (size_t f = 0; f < nhw; f++)
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            if (pr->owner[f][i] >= 0)
+                kidx[pr->owner[f][i]] = 0;
+    gf_kernel_row *prow = malloc(sizeof *prow);
+    if (!prow)
+        return 0;
     for (size_t k = 0; k < pred->nrows; k++) {
+        if (!pr->selected[k])
+            continue;
         *prow = pred->rows[k];
         gf_report_derive(prow);
-        m->pk[k] = -1;
-        long match[GF_VALIDATE_MAX_FILES];
-        size_t nm = nhw < GF_VALIDATE_MAX_FILES ? nhw : GF_VALIDATE_MAX_FILES;
-        int any = 0;
-        for (size_t f = 0; f < nm; f++) {
-            const gf_report *h = &hw[f].rows;
-            match[f] = -1;
-            for (size_t i = 0; i < h->nrows && match[f] < 0; i++)
-                if (!m->used[f][i] && h->rows[i].id == prow->id &&
-                    names_match(h->rows[i].name, prow->name))
-                    match[f] = (long)i;
-            for (size_t i = 0; i < h->nrows && match[f] < 0; i++)
-                if (!m->used[f][i] && names_match(h->rows[i].name, prow->name))
-                    match[f] = (long)i;
-            if (match[f] >= 0) {
-                m->used[f][match[f]] = 1;
-                m->owner[f][match[f]] = (long)v->nkernels;
-                any = 1;
-            }
-        }
-        if (!any) {
-            if (add_unmatched(v, &m->ucap, "", 0, prow->id, prow->name) != GF_OK)
+        if (kidx[k] < 0) {
+            if (add_unmatched(v, ucap, "", 0, prow->id, prow->name) != GF_OK) {
+                free(prow);
                 return 0;
+            }
             continue;
         }
-        m->pk[k] = (long)v->nkernels;
+        kidx[k] = (long)v->nkernels;
         gf_vkernel *vk = &v->kernels[v->nkernels++];
         vk->id = prow->id;
         snprintf(vk->name, sizeof vk->name, "%s", prow->name);
@@ -245,51 +142,69 @@ static int match_predicted(gf_validation *v, vmatch *m, const gf_report *pred,
         for (int c = 0; c < GF_C_COUNT; c++)
             vk->v[c].pred = prow->v[c];
     }
+    free(prow);
     return 1;
 }
 
-/* Repeated launches: a file holding more launches of a name than the prediction has
- * (the program run again, or profiled with --replay of several runs) measured the same
- * kernels again. Its j-th launch of the name (file order) is a further sample of the
- * prediction's (j mod k)-th kernel of that name, k of them (issue #24: the GTX 1080
- * vectoradd file holds three runs, 5774, 5761 and 5801 cycles). */
-static void match_repeats(vmatch *m, const gf_report *pred, const gf_hw_file *hw, size_t nhw)
+/* v->pairs: every measured launch that paired, files and rows in order; v->paths. 0 when
+ * out of memory. */
+static int record_pairs(gf_validation *v, const gf_vpairing *pr, const long *kidx,
+                        const gf_hw_file *hw, size_t nhw)
 {
+    size_t n = 0;
+    for (size_t f = 0; f < nhw; f++)
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            n += pr->owner[f][i] >= 0;
+    v->pairs = malloc((n + 1) * sizeof *v->pairs);
+    v->paths = calloc(nhw + 1, sizeof *v->paths);
+    if (!v->pairs || !v->paths)
+        return 0;
     for (size_t f = 0; f < nhw; f++) {
-        const gf_report *h = &hw[f].rows;
-        for (size_t i = 0; i < h->nrows; i++) {
-            if (m->used[f][i])
-                continue;
-            long same[64];
-            size_t ks = 0;
-            for (size_t k = 0; k < pred->nrows && ks < 64; k++)
-                if (m->pk[k] >= 0 && names_match(h->rows[i].name, pred->rows[k].name))
-                    same[ks++] = m->pk[k];
-            if (!ks)
-                continue;
-            size_t j = 0;
-            for (size_t q = 0; q < i; q++)
-                j += names_match(h->rows[q].name, h->rows[i].name);
-            m->owner[f][i] = same[j % ks];
-            m->used[f][i] = 1;
-        }
+        snprintf(v->paths[f], sizeof v->paths[f], "%s", hw[f].path);
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            if (pr->owner[f][i] >= 0)
+                v->pairs[v->npairs++] = (gf_vpair){kidx[pr->owner[f][i]], f,
+                                                   hw[f].lines ? hw[f].lines[i] : 0};
     }
+    return 1;
 }
 
-/* Each kernel's hardware values: the mean, minimum and maximum of the rows it owns, and
- * its error. samples: room for every hardware row. */
-static void measure_kernels(gf_validation *v, const vmatch *m, const gf_hw_file *hw,
-                            size_t nhw, double *samples)
+/* Each kernel's hardware values: the mean, minimum and maximum of the rows that measure
+ * it (files in order, rows in order), and its error. The rows are bucketed by kernel
+ * first (a counting sort), so this is linear in the rows. 0 when out of memory. */
+static int measure_kernels(gf_validation *v, const gf_vpairing *pr, const long *kidx,
+                           const gf_hw_file *hw, size_t nhw)
 {
-    for (size_t vk_i = 0; vk_i < v->nkernels; vk_i++) {
+    size_t nall = 0;
+    for (size_t f = 0; f < nhw; f++)
+        nall += hw[f].rows.nrows;
+    size_t *first = calloc(v->nkernels + 1, sizeof *first);
+    const gf_kernel_row **rows = malloc((nall + 1) * sizeof *rows);
+    double *samples = malloc((nall + 1) * sizeof *samples);
+    int ok = first && rows && samples;
+    for (size_t f = 0; ok && f < nhw; f++)
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            if (pr->owner[f][i] >= 0)
+                first[kidx[pr->owner[f][i]] + 1]++;
+    for (size_t k = 0; ok && k < v->nkernels; k++)
+        first[k + 1] += first[k];
+    for (size_t f = 0; ok && f < nhw; f++)
+        for (size_t i = 0; i < hw[f].rows.nrows; i++)
+            if (pr->owner[f][i] >= 0)
+                rows[first[kidx[pr->owner[f][i]]]++] = &hw[f].rows.rows[i];
+    /* first[k] now ends kernel k's rows: shift back to starts */
+    for (size_t k = v->nkernels; ok && k > 0; k--)
+        first[k] = first[k - 1];
+    if (ok)
+        first[0] = 0;
+    for (size_t vk_i = 0; ok && vk_i < v->nkernels; vk_i++) {
         gf_vkernel *vk = &v->kernels[vk_i];
         for (int c = 0; c < GF_C_COUNT; c++) {
             gf_vvalue *x = &vk->v[c];
             size_t ns = 0;
-            for (size_t f = 0; f < nhw; f++)
-                for (size_t i = 0; i < hw[f].rows.nrows; i++)
-                    if (m->owner[f][i] == (long)vk_i && !isnan(hw[f].rows.rows[i].v[c]))
-                        samples[ns++] = hw[f].rows.rows[i].v[c];
+            for (size_t r = first[vk_i]; r < first[vk_i + 1]; r++)
+                if (!isnan(rows[r]->v[c]))
+                    samples[ns++] = rows[r]->v[c];
             x->hw_n = (int)ns;
             if (ns) {
                 x->hw_mean = gsl_stats_mean(samples, 1, ns);
@@ -301,16 +216,21 @@ static void measure_kernels(gf_validation *v, const vmatch *m, const gf_hw_file 
                                     gf_counter_def_of((gf_counter_id)c)->is_rate);
         }
     }
+    free(first);
+    free(rows);
+    free(samples);
+    return ok;
 }
 
 /* The hardware rows no kernel took, as unmatched entries after the predicted ones. 0 when
  * out of memory. */
-static int add_unmatched_hw(gf_validation *v, vmatch *m, const gf_hw_file *hw, size_t nhw)
+static int add_unmatched_hw(gf_validation *v, const gf_vpairing *pr, const gf_hw_file *hw,
+                            size_t nhw, size_t *ucap)
 {
     for (size_t f = 0; f < nhw; f++)
         for (size_t i = 0; i < hw[f].rows.nrows; i++)
-            if (!m->used[f][i] &&
-                add_unmatched(v, &m->ucap, hw[f].path, hw[f].lines ? hw[f].lines[i] : 0,
+            if (pr->owner[f][i] < 0 &&
+                add_unmatched(v, ucap, hw[f].path, hw[f].lines ? hw[f].lines[i] : 0,
                               hw[f].rows.rows[i].id, hw[f].rows.rows[i].name) != GF_OK)
                 return 0;
     return 1;
@@ -343,38 +263,70 @@ static int summarize(gf_validation *v)
     return ok;
 }
 
+/* The issues as one error message: as many as fit, then how many more. */
+static gf_status issues_error(const gf_vpairing *pr, gf_error *err)
+{
+    char msg[1000];
+    size_t l = (size_t)snprintf(msg, sizeof msg, "%zu kernel pairing%s failed (--loose makes "
+                                "them warnings): ", pr->nissues, pr->nissues == 1 ? "" : "s");
+    size_t shown = 0;
+    for (; shown < pr->nissues && l + strlen(pr->issues[shown]) + 40 < sizeof msg; shown++)
+        l += (size_t)snprintf(msg + l, sizeof msg - l, "%s%s", shown ? "; " : "",
+                              pr->issues[shown]);
+    if (shown < pr->nissues)
+        snprintf(msg + l, sizeof msg - l, "%s(and %zu more)", shown ? "; " : "",
+                 pr->nissues - shown);
+    return gf_error_set(err, GF_ERR_INVALID, "", 0, "%s", msg);
+}
+
 gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
                           gf_validation **out, gf_error *err)
+{
+    return gf_validate_run_opts(pred, hw, nhw, NULL, out, err);
+}
+
+gf_status gf_validate_run_opts(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
+                               const gf_validate_options *opt, gf_validation **out,
+                               gf_error *err)
 {
     *out = NULL;
     if (nhw > GF_VALIDATE_MAX_FILES)
         return gf_error_set(err, GF_ERR_INVALID, "", 0,
                             "%zu hardware files given, at most %d are compared", nhw,
                             GF_VALIDATE_MAX_FILES);
+    gf_vpairing pr;
+    gf_status st = gf_pairing_run(pred, hw, nhw, opt, &pr, err);
+    if (st == GF_OK && pr.nissues && !(opt && opt->loose))
+        st = issues_error(&pr, err);
+    if (st != GF_OK) {
+        gf_pairing_free(&pr, nhw);
+        return st;
+    }
     gf_validation *v = calloc(1, sizeof *v);
-    if (!v)
-        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
-    v->nfiles = nhw;
-    v->kernels = calloc(pred->nrows ? pred->nrows : 1, sizeof *v->kernels);
-    size_t nrows_all = 1; /* a kernel's samples: at most every hardware row */
-    for (size_t f = 0; f < nhw; f++)
-        nrows_all += hw[f].rows.nrows;
-    double *samples = malloc(nrows_all * sizeof *samples);
-    gf_kernel_row *prow = malloc(sizeof *prow);
-    vmatch m = {0};
-    int ok = vmatch_init(&m, pred, hw, nhw) && v->kernels && samples && prow;
+    long *kidx = malloc((pred->nrows + 1) * sizeof *kidx);
+    size_t ucap = 0;
+    int ok = v && kidx;
+    if (ok) {
+        v->nfiles = nhw;
+        v->nskipped = pred->nrows - pr.nselected;
+        v->kernels = calloc(pred->nrows ? pred->nrows : 1, sizeof *v->kernels);
+        ok = v->kernels != NULL;
+    }
     if (ok) {
         describe_sources(v, hw, nhw);
-        ok = match_predicted(v, &m, pred, hw, nhw, prow);
+        ok = make_kernels(v, &pr, pred, hw, nhw, kidx, &ucap) &&
+             measure_kernels(v, &pr, kidx, hw, nhw) && record_pairs(v, &pr, kidx, hw, nhw) &&
+             add_unmatched_hw(v, &pr, hw, nhw, &ucap) &&
+             summarize(v);
     }
-    if (ok) {
-        match_repeats(&m, pred, hw, nhw);
-        measure_kernels(v, &m, hw, nhw, samples);
-        ok = add_unmatched_hw(v, &m, hw, nhw) && summarize(v);
+    if (ok) { /* loose: the issues become the caller's warnings */
+        v->warnings = pr.issues;
+        v->nwarnings = pr.nissues;
+        pr.issues = NULL;
+        pr.nissues = 0;
     }
-    vmatch_free(&m, nhw);
-    free(samples);
-    free(prow);
+    gf_pairing_free(&pr, nhw);
+    free(kidx);
     if (!ok) {
         gf_validate_free(v);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
@@ -389,6 +341,11 @@ void gf_validate_free(gf_validation *v)
         return;
     free(v->kernels);
     free(v->unmatched);
+    free(v->pairs);
+    free(v->paths);
+    for (size_t i = 0; i < v->nwarnings; i++)
+        free(v->warnings[i]);
+    free(v->warnings);
     free(v);
 }
 
@@ -418,8 +375,12 @@ static const char *error_label(const gf_counter_def *d, int summary)
 static void write_table(const gf_validation *v, FILE *out)
 {
     char b1[48], b2[48], b3[48], b4[48];
-    fprintf(out, "validation: %zu predicted kernel(s) matched; hardware: %s\n\n",
+    fprintf(out, "validation: %zu predicted kernel(s) matched; hardware: %s\n",
             v->nkernels, v->sources[0] ? v->sources : "none");
+    if (v->nskipped)
+        fprintf(out, "(%zu predicted launch(es) outside --kernel-name/--launch-skip/"
+                "--launch-count not compared)\n", v->nskipped);
+    fputc('\n', out);
     fputs("per counter (rates: mean absolute error, pp = percentage points; counts and "
           "cycles: mean absolute percentage error; r: Pearson)\n", out);
     fprintf(out, "%-58s %-7s %7s %-9s %10s %7s\n", "counter", "unit", "kernels", "metric",
@@ -534,6 +495,16 @@ static void write_csv(const gf_validation *v, FILE *out)
         gf_report_csv_string(out, src);
         fputc('\n', out);
     }
+    for (size_t i = 0; i < v->npairs; i++) {
+        const gf_vpair *q = &v->pairs[i];
+        fprintf(out, "pair,%ld,", v->kernels[q->kernel].id);
+        gf_report_csv_string(out, v->kernels[q->kernel].name);
+        fputs(",,,,,,,,,,,,,", out);
+        char src[600];
+        snprintf(src, sizeof src, "%s:%ld", v->paths[q->file], q->line);
+        gf_report_csv_string(out, src);
+        fputc('\n', out);
+    }
 }
 
 static void write_json(const gf_validation *v, FILE *out)
@@ -600,6 +571,14 @@ static void write_json(const gf_validation *v, FILE *out)
         } else {
             fputs("\"prediction\"}", out);
         }
+    }
+    fputs("],\n \"pairs\": [", out);
+    for (size_t i = 0; i < v->npairs; i++) {
+        const gf_vpair *q = &v->pairs[i];
+        fprintf(out, "%s\n  {\"id\": %ld, \"source\": ", i ? "," : "",
+                v->kernels[q->kernel].id);
+        gf_report_json_string(out, v->paths[q->file]);
+        fprintf(out, ", \"line\": %ld}", q->line);
     }
     fputs("]}\n", out);
 }

@@ -2,21 +2,20 @@
  * Prediction vs hardware: kernel matching, per-kernel errors and per-counter
  * statistics (MODEL.md §6), written as table / CSV / JSON.
  *
- * Matching, for each predicted kernel in order, in each hardware file:
- *  1. a not yet matched hardware kernel with the same id and a matching name;
- *  2. otherwise the first not yet matched hardware kernel with a matching name, so
- *     the k-th launch of a name meets the k-th launch in the file (launch order).
- * Names match when equal or when their base names are (gf_validate_base_name: the
- * function name without namespace, template arguments, parameters or Itanium mangling,
- * so "_Z6vecAddIfEvPT_S1_S1_i" from a trace matches ncu's demangled "vecAdd").
+ * Pairing (pairing.h; docs/validation.md "Pairing"): launches pair by order within one
+ * full kernel name (demangled, namespaces, template arguments and parameters compared,
+ * kname.h), never by launch id; Nsight's --launch-skip/--launch-count/--kernel-name
+ * selection can be given (gf_validate_options). An ambiguous or partial pairing is an
+ * error naming the file, line and kernel, or with loose a warning (v->warnings).
  * Hardware kernels left over, and predicted kernels with no hardware at all, are
  * listed as unmatched.
  *
  * Several hardware files may give the same kernel (e.g. three nvprof runs), and one file
- * may hold more launches of a name than the prediction (the program run again): its j-th
- * launch of the name is a further sample of the prediction's (j mod k)-th of k kernels of
- * that name. The prediction is compared with the samples' mean; min, max and the sample
- * count are reported, and the table says when the prediction lies within min..max.
+ * may hold a whole multiple of the prediction's launches of a name (the program run
+ * again): its j-th launch of the name is a further sample of the prediction's (j mod k)-th
+ * of k kernels of that name. The prediction is compared with the samples' mean; min, max
+ * and the sample count are reported, and the table says when the prediction lies within
+ * min..max.
  *
  * Errors: rates (percentages, ratios) by absolute error in their own unit (percentage
  * points for %), MAE over kernels; counts and cycles by percentage error
@@ -38,6 +37,7 @@
 #include "report/counters.h"
 #include "report/report.h"
 #include "validate/hardware.h"
+#include "validate/pairing.h"
 
 typedef struct gf_vvalue {
     double pred;
@@ -67,6 +67,13 @@ typedef struct gf_vunmatched {
     char name[512];
 } gf_vunmatched;
 
+/* One measured launch and the predicted launch it was paired with. */
+typedef struct gf_vpair {
+    long kernel;   /* index into kernels */
+    size_t file;   /* index into the hardware files (paths) */
+    long line;     /* its row's line in that file */
+} gf_vpair;
+
 typedef struct gf_validation {
     gf_vkernel *kernels; /* matched predicted kernels, prediction order */
     size_t nkernels;
@@ -75,20 +82,34 @@ typedef struct gf_validation {
     size_t nunmatched;
     size_t nfiles;
     char sources[256]; /* formats of the hardware files, e.g. "nvprof x3" */
+    size_t nskipped;   /* predicted launches outside the options' selection */
+    char **warnings;   /* loose: the pairings that failed, one sentence each */
+    size_t nwarnings;
+    gf_vpair *pairs;   /* every paired measured launch, files and rows in order */
+    size_t npairs;
+    char (*paths)[512]; /* the hardware files' paths, nfiles of them */
 } gf_validation;
 
 /* Compares pred with the hardware files. *out owned by the caller
- * (gf_validate_free). Errors: GF_ERR_NOMEM. */
+ * (gf_validate_free). opt may be NULL (every launch, strict). Errors: GF_ERR_INVALID for
+ * an ambiguous or partial pairing (the message lists them) unless opt->loose, or a bad
+ * selection; GF_ERR_NOMEM. gf_validate_run: gf_validate_run_opts with opt NULL. */
+gf_status gf_validate_run_opts(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
+                               const gf_validate_options *opt, gf_validation **out,
+                               gf_error *err);
 gf_status gf_validate_run(const gf_report *pred, const gf_hw_file *hw, size_t nhw,
                           gf_validation **out, gf_error *err);
 void gf_validate_free(gf_validation *v);
 
 /* Writes the per-counter summary, the per-kernel comparison and the unmatched
- * kernels. CSV: one table, column "section" = summary|kernel|unmatched. */
+ * kernels. CSV: one table, column "section" = summary|kernel|unmatched|pair (a pair row:
+ * the predicted kernel's id and name, source = FILE:LINE of the measured launch); JSON
+ * adds "pairs": [{"id", "source", "line"}]. The table leaves the pairs out. */
 gf_status gf_validate_write(const gf_validation *v, gf_report_format fmt, FILE *out,
                             gf_error *err);
 
-/* Base name used for matching, into buf (n bytes); returns buf. */
+/* The function name of a kernel name (demangled, without namespaces, template arguments
+ * or parameters: what --kernel-name compares), into buf (n bytes); returns buf. */
 const char *gf_validate_base_name(const char *name, char *buf, size_t n);
 
 /* The statistics alone, for tests and other callers: MAE of |p - h| (is_rate) or
@@ -106,5 +127,10 @@ double gf_validate_correlation(const double *pred, const double *hw, size_t n);
  * cannot be created. *nplots (may be NULL) receives the number of counters plotted. */
 gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
                            gf_error *err);
+/* The axis range of one plot of the n points (x[i], y[i]): log axes (*logax) when all are
+ * positive and span more than 100x; else linear, at least 10 % of the largest value wide
+ * (so that tick labels differ), padded by 8 %. Both axes share it. */
+void gf_validate_plot_range(const double *x, const double *y, int n, double *lo, double *hi,
+                            int *logax);
 
 #endif

@@ -16,6 +16,7 @@
 #include "testutil.h"
 #include "util/error.h"
 #include "validate/hardware.h"
+#include "validate/kname.h"
 #include "validate/validate.h"
 
 /* PLplot's cairo driver loads fonts through pango/fontconfig, which keep their caches
@@ -158,7 +159,13 @@ static void torture_nvprof_three_runs_refdata(void **state)
     k->v[GF_C_SM_CYCLES_ELAPSED_SUM] = 150000;
     k->v[GF_C_INST_EXECUTED] = 4416;
     gf_validation *v;
-    assert_int_equal(gf_validate_run(&pred, f, 3, &v, &e), GF_OK);
+    /* the runs measured mult_gpu(float*, ...), the trace is mult_gpu<float>(...): refused,
+     * paired by function name when loose (one warning per file) */
+    assert_int_equal(gf_validate_run(&pred, f, 3, &v, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "differs from the predicted"));
+    gf_validate_options lo = {0, -1, NULL, 1};
+    assert_int_equal(gf_validate_run_opts(&pred, f, 3, &lo, &v, &e), GF_OK);
+    assert_int_equal(v->nwarnings, 3);
     assert_int_equal(v->nkernels, 1);
     assert_int_equal(v->nunmatched, 0);
     const gf_vvalue *c = &v->kernels[0].v[GF_C_SM_CYCLES_ELAPSED_SUM];
@@ -469,9 +476,208 @@ static void hw_add(gf_hw_file *f, long id, const char *name, double cycles)
     r->v[GF_C_GPC_CYCLES_ELAPSED] = cycles;
 }
 
-/* A file with more launches of a name than the prediction holds repeated runs: the
- * j-th launch of the name samples the prediction's (j mod k)-th kernel of that name;
- * the table says when the prediction lies within the runs' spread. */
+/* The real PyTorch names of refdata h100-gfbench: the trace's mangled name against what
+ * Nsight Compute 2025.3 printed for the same launch (README of that set). */
+static const char *const torch_pairs[][2] = {
+    {"_ZN2at6native53_GLOBAL__N__21739cd4_20_layer_norm_kernel_cu_9c5ada8a28vectorized_"
+     "layer_norm_kernelIffLb0EEEviT0_PKT_S6_S6_PS3_S7_PS4_",
+     "void at::<unnamed>::vectorized_layer_norm_kernel<float, float, 0>(int, T2, const T1 *, "
+     "const T1 *, const T1 *, T2 *, T2 *, T1 *)"},
+    {"_ZN2at6native29vectorized_elementwise_kernelILi4EZZZNS0_18GeluCUDAKernelImplERNS_18Tensor"
+     "IteratorBaseENS0_8GeluTypeEENKUlvE0_clEvENKUlvE0_clEvEUlfE_St5arrayIPcLm2EEEEviT0_T1_",
+     "void at::vectorized_elementwise_kernel<4, at::GeluCUDAKernelImpl(at::TensorIteratorBase "
+     "&, at::GeluType)::[lambda() (instance 2)]::operator ()() const::[lambda() (instance 2)]::"
+     "operator ()() const::[lambda(float) (instance 1)], std::array<char *, 2>>(int, T2, T3)"},
+};
+
+static int names_compatible(const char *a, const char *b)
+{
+    char *ca = gf_kname_canonical(a), *cb = gf_kname_canonical(b);
+    assert_non_null(ca);
+    assert_non_null(cb);
+    int r = gf_kname_compatible(ca, cb);
+    assert_int_equal(r, gf_kname_compatible(cb, ca)); /* symmetric */
+    free(ca);
+    free(cb);
+    return r;
+}
+
+static void torture_kname_canonical(void **state)
+{
+    (void)state;
+    char *c = gf_kname_canonical(torch_pairs[0][0]);
+    assert_string_equal(c, "at::native::{anon}::vectorized_layer_norm_kernel<float,float,0>"
+                           "(int,float,float const*,float const*,float const*,float*,float*,"
+                           "float*)");
+    free(c);
+    c = gf_kname_canonical(torch_pairs[0][1]);
+    assert_string_equal(c, "at::{anon}::vectorized_layer_norm_kernel<float,float,0>"
+                           "(int,float,float const*,float const*,float const*,float*,float*,"
+                           "float*)");
+    free(c);
+    c = gf_kname_canonical("void k<2ul, true>(std::array<char *, 2> >)");
+    assert_string_equal(c, "k<2,1>(std::array<char*,2>>)");
+    free(c);
+    c = gf_kname_canonical("_Z99short"); /* not demangled: kept */
+    assert_string_equal(c, "_Z99short");
+    free(c);
+    char b[64];
+    assert_string_equal(gf_kname_base("at::{anon}::k<float>(float*)", b, sizeof b), "k");
+}
+
+static void torture_kname_torch_names(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof torch_pairs / sizeof torch_pairs[0]; i++)
+        assert_true(names_compatible(torch_pairs[i][0], torch_pairs[i][1]));
+    assert_false(names_compatible(torch_pairs[0][0], torch_pairs[1][1]));
+    /* the three spellings of an anonymous namespace are one */
+    assert_true(names_compatible("void a::(anonymous namespace)::k(int)",
+                                 "void a::<unnamed>::k(int)"));
+    assert_true(names_compatible("_ZN1a12_GLOBAL__N_11kEi", "void a::<unnamed>::k(int)"));
+    assert_false(names_compatible("_ZN1a12_GLOBAL__N_11kEi", "void a::k2(int)"));
+}
+
+static void torture_kname_refuses(void **state)
+{
+    (void)state;
+    assert_true(names_compatible("_Z5scaleIfEvPT_i", "void scale<float>(T1 *, int)"));
+    assert_false(names_compatible("_Z5scaleIfEvPT_i", "void scale<double>(T1 *, int)"));
+    assert_false(names_compatible("_ZN3foo6kernelEPf", "void bar::kernel(float *)"));
+    assert_true(names_compatible("_ZN3foo6kernelEPf", "void foo::kernel(float *)"));
+    assert_false(names_compatible("_ZN3foo6kernelEPf", "void foo::kernel(double *)"));
+    assert_false(names_compatible("_Z1kILi4EEvv", "void k<8>()"));
+    /* a bare name (ncu --print-kernel-base function) fits any kernel of that function */
+    assert_true(names_compatible("_Z6vecAddIfEvPT_S1_S1_i", "vecAdd"));
+    assert_true(names_compatible("_ZN3foo6kernelEPf", "kernel"));
+    assert_false(names_compatible("_ZN3foo6kernelEPf", "bar::kernel"));
+    assert_false(names_compatible("_Z6vecAddIfEvPT_S1_S1_i", "vecAdd2"));
+}
+
+/* The value each predicted kernel was paired with, by kernel id (NAN: none). */
+static double paired_cycles(const gf_validation *v, long id)
+{
+    for (size_t k = 0; k < v->nkernels; k++)
+        if (v->kernels[k].id == id)
+            return v->kernels[k].v[GF_C_GPC_CYCLES_ELAPSED].hw_mean;
+    return NAN;
+}
+
+/* Issue #34's mis-pairings: scale<float>/scale<double> and foo::kernel/bar::kernel
+ * measured in the other order, with ids that do not line up, pair by full name. */
+static void torture_pairing_full_names(void **state)
+{
+    (void)state;
+    gf_report pred;
+    gf_report_init(&pred);
+    gf_report_add(&pred, "_Z5scaleIfEvPT_i", 1, "");
+    gf_report_add(&pred, "_Z5scaleIdEvPT_i", 2, "");
+    gf_report_add(&pred, "_ZN3foo6kernelEPf", 3, "");
+    gf_report_add(&pred, "_ZN3bar6kernelEPf", 4, "");
+    for (size_t k = 0; k < 4; k++)
+        pred.rows[k].v[GF_C_GPC_CYCLES_ELAPSED] = 100;
+    gf_hw_file hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.path, sizeof hw.path, "ncu.csv");
+    hw_add(&hw, 1, "void scale<double>(T1 *, int)", 20);
+    hw_add(&hw, 2, "void scale<float>(T1 *, int)", 10);
+    hw_add(&hw, 3, "void bar::kernel(float *)", 40);
+    hw_add(&hw, 4, "void foo::kernel(float *)", 30);
+    gf_validation *v;
+    gf_error e;
+    assert_int_equal(gf_validate_run(&pred, &hw, 1, &v, &e), GF_OK);
+    assert_int_equal(v->nkernels, 4);
+    assert_int_equal(v->nunmatched, 0);
+    NEAR(paired_cycles(v, 1), 10.0);
+    NEAR(paired_cycles(v, 2), 20.0);
+    NEAR(paired_cycles(v, 3), 30.0);
+    NEAR(paired_cycles(v, 4), 40.0);
+    gf_validate_free(v);
+    /* a bare "scale" could be either: ambiguous, an error naming file, line and both */
+    gf_report_free(&hw.rows);
+    gf_report_init(&hw.rows);
+    hw_add(&hw, 0, "scale", 10);
+    assert_int_equal(gf_validate_run(&pred, &hw, 1, &v, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "ncu.csv:0: kernel 'scale' (1 launch) is ambiguous: it "
+                                      "could be the predicted '_Z5scale"));
+    assert_non_null(strstr(e.message, "'_Z5scaleIfEvPT_i'"));
+    assert_non_null(strstr(e.message, "'_Z5scaleIdEvPT_i'"));
+    gf_validate_options lo = {0, -1, NULL, 1};
+    assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &lo, &v, &e), GF_OK);
+    assert_int_equal(v->nkernels, 0); /* loose: left unmatched, with a warning */
+    assert_int_equal(v->nwarnings, 1);
+    assert_int_equal(v->nunmatched, 5);
+    gf_validate_free(v);
+    gf_report_free(&pred);
+    gf_hardware_free(&hw);
+}
+
+/* An Nsight run with --launch-skip 2 --launch-count 1 measured the third launch (its
+ * ID is 0); 2 predicted launches against 3 measured is partial, not a repeat. */
+static void torture_pairing_selection(void **state)
+{
+    (void)state;
+    gf_report pred;
+    gf_report_init(&pred);
+    for (long id = 1; id <= 3; id++)
+        gf_report_add(&pred, "_Z1kPf", id, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 100.0 * id;
+    gf_hw_file hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.path, sizeof hw.path, "skip.csv");
+    hw_add(&hw, 1, "k", 375);
+    gf_validation *v;
+    gf_error e;
+    assert_int_equal(gf_validate_run(&pred, &hw, 1, &v, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "skip.csv:0: kernel 'k': 1 launch measured, 3 predicted"));
+    gf_validate_options o = {2, 1, NULL, 0};
+    assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &o, &v, &e), GF_OK);
+    assert_int_equal(v->nkernels, 1);
+    assert_int_equal(v->kernels[0].id, 3);
+    assert_int_equal(v->nskipped, 2);
+    assert_int_equal(v->nunmatched, 0);
+    NEAR(v->kernels[0].v[GF_C_GPC_CYCLES_ELAPSED].error, -20.0); /* 300 against 375 */
+    gf_validate_free(v);
+    /* --kernel-name: skip counts only the launches it selects (ncu -k with -s) */
+    gf_report_add(&pred, "_Z1jPf", 4, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 7;
+    gf_report_add(&pred, "_Z1jPf", 5, "")->v[GF_C_GPC_CYCLES_ELAPSED] = 8;
+    gf_report_free(&hw.rows);
+    gf_report_init(&hw.rows);
+    hw_add(&hw, 0, "void j(float *)", 8);
+    gf_validate_options kj = {1, -1, "regex:^j$", 0};
+    assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &kj, &v, &e), GF_OK);
+    assert_int_equal(v->nkernels, 1);
+    assert_int_equal(v->kernels[0].id, 5);
+    assert_int_equal(v->nskipped, 4);
+    gf_validate_free(v);
+    gf_validate_options none = {9, -1, "j", 0};
+    assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &none, &v, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "holds none of the 5 predicted launches (2 match"));
+    gf_validate_options bad = {0, -1, "regex:(", 0};
+    assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &bad, &v, &e), GF_ERR_INVALID);
+    /* 2 predicted j against 3 measured: partial; loose pairs the first two in order */
+    hw_add(&hw, 1, "void j(float *)", 9);
+    hw_add(&hw, 2, "void j(float *)", 10);
+    gf_validate_options jo = {0, -1, "j", 0};
+    assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &jo, &v, &e), GF_ERR_INVALID);
+    assert_non_null(
+        strstr(e.message, "kernel 'void j(float *)': 3 launches measured, 2 predicted"));
+    jo.loose = 1;
+    assert_int_equal(gf_validate_run_opts(&pred, &hw, 1, &jo, &v, &e), GF_OK);
+    assert_int_equal(v->nwarnings, 1);
+    assert_int_equal(v->nkernels, 2);
+    NEAR(paired_cycles(v, 4), 8.0);
+    NEAR(paired_cycles(v, 5), 9.0);
+    assert_int_equal(v->kernels[0].v[GF_C_GPC_CYCLES_ELAPSED].hw_n, 1);
+    assert_int_equal(v->nunmatched, 1); /* the third measured launch */
+    assert_int_equal(v->unmatched[0].id, 2);
+    gf_validate_free(v);
+    gf_report_free(&pred);
+    gf_hardware_free(&hw);
+}
+
+/* A file with a whole multiple of the prediction's launches of a name holds repeated
+ * runs: the j-th launch of the name samples the prediction's (j mod k)-th kernel of that
+ * name; the table says when the prediction lies within the runs' spread. */
 static void torture_repeated_launches(void **state)
 {
     (void)state;
@@ -532,9 +738,9 @@ static void torture_match_rules(void **state)
     hw_add(&hw[0], 5, "vecAdd", 100);
     hw_add(&hw[0], 6, "vecAdd", 200);
     hw_add(&hw[0], 1, "bar", 7);
-    /* file b: pred 2 takes id 2 by id+name, pred 1 then the first unused vecAdd */
-    hw_add(&hw[1], 2, "vecAdd", 200);
-    hw_add(&hw[1], 1, "vecAdd", 100);
+    /* file b: launch order decides, not ids (Nsight numbers what it profiled) */
+    hw_add(&hw[1], 2, "vecAdd", 100);
+    hw_add(&hw[1], 1, "vecAdd", 200);
     gf_validation *v;
     gf_error e;
     assert_int_equal(gf_validate_run(&pred, hw, 2, &v, &e), GF_OK);
@@ -572,6 +778,29 @@ static void torture_match_rules(void **state)
     gf_report_free(&pred);
     gf_hardware_free(&hw[0]);
     gf_hardware_free(&hw[1]);
+}
+
+/* One kernel whose prediction is within 0.003 % of the hardware: the axis must still be
+ * wide enough for 4-digit tick labels to differ (it read "3.356" at every tick). */
+static void torture_plot_range(void **state)
+{
+    (void)state;
+    double x[2] = {3356000, 1}, y[2] = {3356100, 1000}, lo, hi;
+    int logax;
+    gf_validate_plot_range(x, y, 1, &lo, &hi, &logax);
+    assert_false(logax);
+    assert_true(lo < 3356000 && hi > 3356100);
+    assert_true(hi - lo >= 0.1 * 3356100);
+    char a[32], b[32];
+    snprintf(a, sizeof a, "%.4g", lo + (hi - lo) / 4);
+    snprintf(b, sizeof b, "%.4g", lo + (hi - lo) * 3 / 4);
+    assert_string_not_equal(a, b);
+    gf_validate_plot_range(x, y, 2, &lo, &hi, &logax); /* 1 .. 3356100: log axes */
+    assert_true(logax);
+    assert_true(lo <= 1 && hi >= 3356100);
+    double z = 0;
+    gf_validate_plot_range(&z, &z, 1, &lo, &hi, &logax); /* all zero: still a range */
+    assert_true(lo < 0 && hi > 0);
 }
 
 static void torture_plot(void **state)
@@ -634,7 +863,13 @@ int main(void)
         cmocka_unit_test(torture_stats_hand_computed),
         cmocka_unit_test(torture_base_names),
         cmocka_unit_test(torture_match_rules),
+        cmocka_unit_test(torture_kname_canonical),
+        cmocka_unit_test(torture_kname_torch_names),
+        cmocka_unit_test(torture_kname_refuses),
+        cmocka_unit_test(torture_pairing_full_names),
+        cmocka_unit_test(torture_pairing_selection),
         cmocka_unit_test(torture_repeated_launches),
+        cmocka_unit_test(torture_plot_range),
         cmocka_unit_test(torture_plot),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
