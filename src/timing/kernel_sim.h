@@ -61,6 +61,9 @@ typedef struct gf_ksim_options {
     /* Visit every candidate warp at every scan, parking none (ksim_issue.c scan_subcore's
      * SCAN_QUICK): for tests, as no_replay. */
     int no_quick;
+    /* Replay wait loops as traced instead of collapsing them (trace/spin.h): to see
+     * what the collapse changes, and for tests. */
+    int no_spin_collapse;
 } gf_ksim_options;
 
 /* The CLI's and gf_predict_file's hold budget. What a warp holds is mostly its memory
@@ -101,6 +104,9 @@ typedef struct gf_ksim_result {
     uint64_t l2_read_requests;          /* load requests (one line each) past L1 */
     uint64_t dram_row_hits, dram_row_accesses; /* open-page row-buffer locality of the
                                                  DRAM sector stream, per (channel, bank) */
+    uint64_t spin_insts, spin_loops;    /* traced wait-loop iterations dropped (their
+                                           instructions) and the waits they were in
+                                           (trace/spin.h); not in warp_insts */
 } gf_ksim_result;
 
 /* Runs kernel `r` (header already read) on `gpu`. The hierarchy must be created for
