@@ -185,7 +185,7 @@ gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
             f->n = 1;
             continue;
         }
-        if (x->pc != f->buf[0].pc && f->n <= GF_SPIN_BODY_MAX) {
+        if (x->pc != f->buf[0].pc && f->n < GF_SPIN_BODY_MAX) {
             f->buf[f->n++] = *x;
             continue;
         }
