@@ -224,8 +224,6 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     if ((st = ksim_run_epochs(s, t0, err)) != GF_OK)
         goto fail;
     summarise(s, out);
-    out->spin_insts = s->spin.spin_insts;
-    out->spin_loops = s->spin.spin_loops;
     sim_free(s);
     free(s);
     return GF_OK;

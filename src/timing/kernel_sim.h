@@ -104,9 +104,6 @@ typedef struct gf_ksim_result {
     uint64_t l2_read_requests;          /* load requests (one line each) past L1 */
     uint64_t dram_row_hits, dram_row_accesses; /* open-page row-buffer locality of the
                                                  DRAM sector stream, per (channel, bank) */
-    uint64_t spin_insts, spin_loops;    /* traced wait-loop iterations dropped (their
-                                           instructions) and the waits they were in
-                                           (trace/spin.h); not in warp_insts */
 } gf_ksim_result;
 
 /* Runs kernel `r` (header already read) on `gpu`. The hierarchy must be created for
