@@ -55,7 +55,7 @@ void gf_model_args_progress_end(gf_model_args *a)
     a->progress.shown = 0;
 }
 
-enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_COLD, OPT_PARTIAL, OPT_EXTRA0 };
+enum { OPT_MODELS = 1000, OPT_EXACT, OPT_SCHED, OPT_UNKNOWN, OPT_QUIET, OPT_JOBS, OPT_HOLD, OPT_COLD, OPT_PARTIAL, OPT_NO_SPIN, OPT_EXTRA0 };
 
 /* The options every model command takes, then extra_names (OPT_EXTRA0 + i, with a value),
  * then the terminating zero entry; opts has room for 32. */
@@ -76,6 +76,7 @@ static void fill_options(struct option *opts, const char *const *extra_names)
         {"hold", required_argument, NULL, OPT_HOLD},
         {"cold", no_argument, NULL, OPT_COLD},
         {"partial", no_argument, NULL, OPT_PARTIAL},
+        {"no-spin-collapse", no_argument, NULL, OPT_NO_SPIN},
     };
     int n = (int)(sizeof common / sizeof common[0]);
     memcpy(opts, common, sizeof common);
@@ -133,6 +134,7 @@ static int take_option(int c, char **argv, const char *help, gf_model_args *a,
     case OPT_EXACT: a->popt.mode = GF_HIER_EXACT; break;
     case OPT_COLD: a->popt.cold = 1; break;
     case OPT_PARTIAL: a->partial = 1; break;
+    case OPT_NO_SPIN: a->popt.ksim.no_spin_collapse = 1; break;
     case OPT_SCHED:
         /* A shorthand for --set sm.warp_scheduler=...: the model file's choice is
          * the default. */
@@ -256,8 +258,10 @@ int gf_model_args_check_profile(const gf_model_args *a, const char *cmd)
 {
     if (a->npositional == 1 && gf_profile_is_profile(a->positional[0]) &&
         (a->popt.mode == GF_HIER_EXACT || a->popt.cold || a->partial ||
+         a->popt.ksim.no_spin_collapse ||
          a->popt.ksim.unknown != GF_UNKNOWN_ERROR))
-        return gf_cli_usage_error(cmd, "--exact, --cold, --partial and --unknown-opcode act "
+        return gf_cli_usage_error(cmd, "--exact, --cold, --partial, --unknown-opcode and "
+                                       "--no-spin-collapse act "
                                        "when a trace is profiled, not on a saved profile");
     return -1;
 }

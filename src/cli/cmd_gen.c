@@ -65,6 +65,12 @@ static const char gen_help[] =
     "                      independent FFMA chains. --grid [80]. tests: FMA pipe\n"
     "                      throughput; with --warps 2 vs 4 and the same --total-warps,\n"
     "                      the sub-core imbalance study.\n"
+    "  warpspec            Hopper warp-specialised GEMM (sm_90): a producer warp issues\n"
+    "                      TMA loads (UTMALDG), two consumer warpgroups run HGMMA, and\n"
+    "                      they hand over through --stages N [4] mbarrier pairs; every\n"
+    "                      wait is a try-wait retry loop that the trace shows going round\n"
+    "                      --spin R [1] times. -n K-TILES per block [16], --grid [132].\n"
+    "                      tests: spin-wait collapse (the prediction must not depend on R).\n"
     "\n"
     "options for every kind:\n"
     "  -o, --output DIR    output directory (created; an existing one gets its\n"
@@ -167,7 +173,7 @@ static int invalid(const char *msg)
 static const char *const value_options[] = {
     "-o", "--output", "--sm", "--grid", "--blocks", "--block", "--sms", "--warps",
     "--total-warps", "-n", "--stride", "--footprint", "--level", "--width", "--tile",
-    "--slots", "--iters", "--acc", "--max-size", "--addr-mode"};
+    "--slots", "--iters", "--acc", "--max-size", "--addr-mode", "--stages", "--spin"};
 
 static int takes_value(const char *name)
 {
@@ -253,6 +259,8 @@ static int set_number_option(gen_args *g, const char *name, const char *val)
         {"--slots", "a number of 4-byte values", offsetof(gf_gen_params, slots)},
         {"--iters", "a number of passes", offsetof(gf_gen_params, iters)},
         {"--acc", "a number of accumulators", offsetof(gf_gen_params, acc)},
+        {"--stages", "a number of pipeline stages", offsetof(gf_gen_params, stages)},
+        {"--spin", "a number of wait-loop rounds", offsetof(gf_gen_params, spin)},
     };
     for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
         if (strcmp(name, opts[i].name) == 0)

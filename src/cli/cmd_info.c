@@ -14,6 +14,7 @@
 #include "cli/cli.h"
 #include "trace/memspace.h"
 #include "trace/opcode.h"
+#include "trace/spin.h"
 #include "trace/stream.h"
 #include "trace/trace.h"
 #include "util/atomic_file.h"
@@ -32,6 +33,7 @@ typedef struct kstats {
     char path[1024];
     gf_compression comp;
     uint64_t blocks, warps, warp_insts, thread_insts, declared_insts;
+    uint64_t spin_insts; /* of warp_insts, in wait-loop iterations predict drops */
     uint64_t mem[GF_MEMSPACE_COUNT];
     opcount top[TOP_N];
     unsigned ntop;
@@ -57,6 +59,29 @@ static void warn_partial(void *ctx, const char *file, const char *message)
     gf_cli_warn("%s: %s", file, message);
 }
 
+/* Counting what the trace holds, every line (the spin filter's observer). */
+typedef struct scan_ctx {
+    kstats *k;
+    uint64_t *counts;
+    gf_memspace space_of[GF_OPCODE_MAX];
+    unsigned char space_known[GF_OPCODE_MAX];
+} scan_ctx;
+
+static void count_inst(void *ctx, const gf_inst *inst)
+{
+    scan_ctx *c = ctx;
+    c->k->warp_insts++;
+    c->k->thread_insts += gf_popcount32(inst->mask);
+    c->counts[inst->opcode]++;
+    uint16_t b = inst->base_opcode;
+    if (!c->space_known[b]) {
+        const char *name = gf_opcode_name(b);
+        c->space_of[b] = gf_memspace_of(name, strlen(name));
+        c->space_known[b] = 1;
+    }
+    c->k->mem[c->space_of[b]]++;
+}
+
 static gf_status scan_kernel(const char *path, int partial, kstats *k, uint64_t *counts,
                              gf_error *err)
 {
@@ -75,9 +100,14 @@ static gf_status scan_kernel(const char *path, int partial, kstats *k, uint64_t 
     snprintf(k->path, sizeof k->path, "%s", path);
     gf_stream_detect(path, &k->comp, NULL);
     memset(counts, 0, GF_OPCODE_MAX * sizeof *counts);
-    gf_memspace space_of[GF_OPCODE_MAX];
-    unsigned char space_known[GF_OPCODE_MAX];
-    memset(space_known, 0, sizeof space_known);
+    static scan_ctx sc; /* (big: not on the stack; info is single-threaded) */
+    static gf_spin spin;
+    memset(sc.space_known, 0, sizeof sc.space_known);
+    sc.k = k;
+    sc.counts = counts;
+    gf_spin_init(&spin, 1);
+    spin.seen = count_inst;
+    spin.seen_ctx = &sc;
     gf_inst inst;
     unsigned tb[3];
     while ((st = gf_kreader_next_block(r, tb, err)) == GF_OK) {
@@ -87,18 +117,9 @@ static gf_status scan_kernel(const char *path, int partial, kstats *k, uint64_t 
         while ((st = gf_kreader_next_warp(r, &w, &n, err)) == GF_OK) {
             k->warps++;
             k->declared_insts += n;
-            while ((st = gf_kreader_next_inst(r, &inst, err)) == GF_OK) {
-                k->warp_insts++;
-                k->thread_insts += gf_popcount32(inst.mask);
-                counts[inst.opcode]++;
-                uint16_t b = inst.base_opcode;
-                if (!space_known[b]) {
-                    const char *name = gf_opcode_name(b);
-                    space_of[b] = gf_memspace_of(name, strlen(name));
-                    space_known[b] = 1;
-                }
-                k->mem[space_of[b]]++;
-            }
+            gf_spin_warp(&spin);
+            while ((st = gf_spin_next(&spin, r, &inst, err)) == GF_OK)
+                ;
             if (st != GF_END)
                 goto out;
         }
@@ -107,6 +128,7 @@ static gf_status scan_kernel(const char *path, int partial, kstats *k, uint64_t 
     }
     if (st == GF_END)
         st = GF_OK;
+    k->spin_insts = spin.spin_insts;
     /* top opcodes: one pass keeping the best TOP_N */
     opcount all[TOP_N + 1];
     unsigned na = 0;
@@ -196,8 +218,8 @@ static void out_json(FILE *o, const char *trace, const gf_trace *t, const kstats
         }
         fprintf(o, "},\n      \"blocks\": %" PRIu64 ",\n      \"warps\": %" PRIu64
                    ",\n      \"warp_insts\": %" PRIu64 ",\n      \"thread_insts\": %" PRIu64
-                   ",\n      \"mem_insts\": {",
-                k->blocks, k->warps, k->warp_insts, k->thread_insts);
+                   ",\n      \"spin_insts\": %" PRIu64 ",\n      \"mem_insts\": {",
+                k->blocks, k->warps, k->warp_insts, k->thread_insts, k->spin_insts);
         for (int m = 1; m < GF_MEMSPACE_COUNT; m++)
             fprintf(o, "%s\"%s\": %" PRIu64, m > 1 ? ", " : "",
                     gf_memspace_name((gf_memspace)m), k->mem[m]);
@@ -301,6 +323,11 @@ static void out_table(FILE *o, const char *trace, const gf_trace *t, const kstat
         fprintf(o, "  %-22s %" PRIu64 "\n", "warps", k->warps);
         fprintf(o, "  %-22s %" PRIu64 "\n", "warp instructions", k->warp_insts);
         fprintf(o, "  %-22s %" PRIu64 "\n", "thread instructions", k->thread_insts);
+        if (k->spin_insts)
+            fprintf(o, "  %-22s %" PRIu64 " of the warp instructions (%.1f %%): wait-loop "
+                       "iterations predict drops\n",
+                    "spin iterations", k->spin_insts,
+                    100.0 * (double)k->spin_insts / (double)k->warp_insts);
         fputs("  memory instructions:\n", o);
         for (int m = 1; m < GF_MEMSPACE_COUNT; m++)
             fprintf(o, "    %-20s %" PRIu64 "\n", gf_memspace_name((gf_memspace)m), k->mem[m]);
@@ -332,7 +359,10 @@ static void help(void)
           "instructions (active lanes), memory instructions by space (global ld/st, local,\n"
           "shared, constant, generic, atomic/reduction, LDGSTS) and the 10 most frequent\n"
           "opcodes; plus the MemcpyHtoD commands of the kernels list. All numbers are\n"
-          "counted from the trace, not predicted.\n\n"
+          "counted from the trace, not predicted. Where the trace holds wait loops that\n"
+          "went round (mbarrier try-wait, polled flags), the table and JSON also say how\n"
+          "many of the warp instructions were those iterations (spin_insts), which\n"
+          "'predict' drops (docs/model.md, Warp-specialised kernels).\n\n"
           "TRACE is a directory holding kernelslist.g, a kernelslist.g, or one\n"
           "kernel-N.traceg; files may be plain, gzip or xz (detected by content).\n\n"
           "options:\n"

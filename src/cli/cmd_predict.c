@@ -29,6 +29,9 @@ static const char help[] =
     "                           it has, with a warning, instead of being an error\n"
     "      --scheduler gto|lrr  warp scheduler (default: the model's sm.warp_scheduler)\n"
     "      --unknown-opcode error|alu  unknown opcodes fail (default) or run as ALU\n"
+    "      --no-spin-collapse   replay wait loops (mbarrier try-wait, polled flags) as\n"
+    "                           traced; by default the iterations that went round are\n"
+    "                           dropped (docs/model.md, Warp-specialised kernels)\n"
     "      --models DIR         directory of model files\n"
 
     "  -j, --jobs N             threads the SMs are simulated on (default: all cores);\n"

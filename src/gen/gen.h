@@ -34,6 +34,8 @@ typedef enum gf_gen_kind {
     GF_GEN_HMMA,       /* tensor-core MMA loop (sm_70+) */
     GF_GEN_REDUCE,     /* shared-memory tree reduction + one RED/ATOM per block */
     GF_GEN_FFMA,       /* compute-bound loop of independent FFMA chains */
+    GF_GEN_WARPSPEC,   /* Hopper warp-specialised GEMM: TMA producer, WGMMA consumers,
+                          mbarrier hand-over with spin-wait loops (sm_90) */
     GF_GEN_KIND_COUNT
 } gf_gen_kind;
 
@@ -64,7 +66,7 @@ typedef struct gf_gen_params {
     unsigned total_warps; /* --total-warps T with --warps W: grid = T / W */
     uint64_t n;           /* problem size: elements (vecadd, stream, spill, reduce), matrix
                              order (matmul), loads (pchase), loop trips (ffma, hmma, ldgsts
-                             tiles per block) */
+                             tiles per block, warpspec k-tiles per block) */
     unsigned stride;      /* stride: S in 1..32; pchase: bytes between chased pointers */
     uint64_t footprint;   /* pchase: bytes of the chased buffer */
     unsigned width;       /* stream, ldgsts: bytes per lane per access, 4 or 16 */
@@ -72,6 +74,9 @@ typedef struct gf_gen_params {
     unsigned slots;       /* spill: spilled 4-byte values per thread */
     unsigned iters;       /* spill: reload passes */
     unsigned acc;         /* ffma: independent accumulators (4..64) */
+    unsigned stages;      /* warpspec: pipeline stages (mbarrier pairs), 1..16 */
+    unsigned spin;        /* warpspec: traced rounds of every wait loop (0: each wait
+                             succeeds at its first try) */
     unsigned tile;        /* matmul: tile edge (8, 16 or 32); block = tile x tile */
     int bypass;           /* ldgsts: LDGSTS.E.BYPASS.128 instead of LDGSTS.E[.128] */
     int atom;             /* reduce: ATOM (returns the old value) instead of RED */

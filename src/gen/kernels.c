@@ -889,6 +889,113 @@ static void k_ffma(gen *g)
     alu(g, f, "EXIT", -1, 0);
 }
 
+/* Hopper warp-specialised GEMM main loop, after the SASS of cuBLAS's nvjet_sm90 kernels
+ * (refdata h100-gfbench cublas_hgemm1024, and CUTLASS 3's sm90 "TMA warp-specialised"
+ * pipeline: PipelineTmaAsync). Warpgroup 0 produces: its first warp initialises 2 x
+ * stages mbarriers (SYNCS.EXCH.64), then per k-tile waits until the consumers freed
+ * the stage (its "empty" barrier), announces the bytes to come (SYNCS.ARRIVE.TRANS64,
+ * mbarrier.arrive.expect_tx) and issues two TMA tile loads (UTMALDG.2D, A and B); its
+ * other warps exit. Warpgroups 1 and 2 consume: per k-tile they wait on the stage's
+ * "full" barrier, run four HGMMA.64x64x16.F32 between WARPGROUP.ARRIVE and
+ * WARPGROUP.DEPBAR.LE, and free the stage (SYNCS.ARRIVE.TRANS64.RED.A1T0, lane 0).
+ *
+ * Every wait is written as the compiler lays it out: a first try-wait at the wait site,
+ * a branch to an out-of-line retry loop (try-wait, NANOSLEEP.SYNCS, test, branch out,
+ * branch back) that goes round --spin times before the try that succeeds, then a branch
+ * back. --spin changes nothing but how many rounds the trace holds, which on real
+ * hardware depends on the timing of the traced run: a prediction must not depend on it
+ * (trace/spin.h). With --spin 0 every wait succeeds at its first try. */
+#define WS_BAR_BASE 0x100u   /* the mbarriers' offset in the block's shared window */
+#define WS_LOOP_PC 0x4000u   /* out-of-line retry loops, one 0x100 slot per wait site */
+#define WS_TMA_DESC 0x7E0000000000ull /* the tensor maps (global, as the trace shows them) */
+
+static void ws_wait(gen *g, uint32_t lanes, uint64_t bar, unsigned site)
+{
+    uint64_t x[32];
+    for (unsigned l = 0; l < 32; l++)
+        x[l] = bar;
+    unsigned rounds = g->p->spin;
+    mem(g, lanes, "SYNCS.PHASECHK.TRANS64.TRYWAIT", -1, 4, x, 2, 0, 4);
+    uint64_t resume = g->pc + 0x10;
+    alu(g, rounds ? lanes : 0, "BRA", -1, 0); /* @!P0 BRA to the retry loop */
+    if (!rounds)
+        return;
+    uint64_t loop = WS_LOOP_PC + 0x100u * site;
+    for (unsigned r = 0; r <= rounds; r++) {
+        int last = r == rounds;
+        g->pc = loop;
+        mem(g, lanes, "SYNCS.PHASECHK.TRANS64.TRYWAIT", -1, 4, x, 2, 0, 4);
+        alu(g, last ? 0 : lanes, "NANOSLEEP.SYNCS", -1, 0);
+        if (last)
+            alu(g, 0, "SYNCS.PHASECHK.TRANS64", -1, 2, 0, 4); /* predicated off */
+        else
+            mem(g, lanes, "SYNCS.PHASECHK.TRANS64", -1, 4, x, 2, 0, 4);
+        alu(g, last ? lanes : 0, "BRA", -1, 0); /* @P0 BRA back to the wait site */
+        if (!last)
+            alu(g, lanes, "BRA", -1, 0);
+    }
+    g->pc = resume;
+}
+
+static void k_warpspec(gen *g)
+{
+    const gf_gen_params *p = g->p;
+    uint32_t f = g->full;
+    unsigned S = p->stages;
+    uint64_t x[32];
+    alu(g, f, "S2R", 0, 0);
+    alu(g, f, "R2UR", -1, 1, 0);
+    if (g->warp == 0) {
+        for (unsigned s = 0; s < 2 * S; s++) {
+            for (unsigned l = 0; l < 32; l++)
+                x[l] = WS_BAR_BASE + 8u * s;
+            mem(g, f, "SYNCS.EXCH.64", 0, 8, x, 1, 0);
+        }
+    }
+    alu(g, f, "BAR.SYNC", -1, 0);
+    if (g->warp >= 1 && g->warp < 4) { /* the producer warpgroup's idle warps */
+        alu(g, f, "EXIT", -1, 0);
+        return;
+    }
+    uint64_t top = g->pc;
+    for (uint64_t i = 0; i < p->n; i++) {
+        unsigned s = (unsigned)(i % S);
+        g->pc = top;
+        if (g->warp == 0) {
+            /* the stage is free from the start for the first S tiles */
+            if (i >= S)
+                ws_wait(g, f, WS_BAR_BASE + 8u * (S + s), 0);
+            else
+                g->pc += 0x20;
+            for (unsigned l = 0; l < 32; l++)
+                x[l] = WS_BAR_BASE + 8u * s;
+            mem(g, 1u, "SYNCS.ARRIVE.TRANS64.A1T0", -1, 4, x, 1, 0);
+            for (unsigned t = 0; t < 2; t++) {
+                for (unsigned l = 0; l < 32; l++)
+                    x[l] = WS_TMA_DESC + 0x80u * t;
+                mem(g, f, "UTMALDG.2D", -1, 4, x, 2, 0, 0);
+            }
+        } else {
+            ws_wait(g, f, WS_BAR_BASE + 8u * s, 1);
+            alu(g, f, "WARPGROUP.ARRIVE", -1, 0);
+            for (unsigned k = 0; k < 4; k++) {
+                alu(g, f, "UIADD3", -1, 0);
+                alu(g, f, "HGMMA.64x64x16.F32", 24, 1, 24);
+            }
+            alu(g, f, "WARPGROUP.DEPBAR.LE", -1, 0);
+            for (unsigned l = 0; l < 32; l++)
+                x[l] = WS_BAR_BASE + 8u * (S + s);
+            mem(g, 1u, "SYNCS.ARRIVE.TRANS64.RED.A1T0", -1, 4, x, 1, 7);
+        }
+        alu(g, f, "UIADD3", -1, 0);
+        alu(g, f, "ISETP.NE.AND", -1, 1, 3);
+        alu(g, i + 1 < p->n ? f : 0, "BRA", -1, 0);
+    }
+    if (g->warp >= 4)
+        alu(g, f, "WARPGROUP.WAIT", -1, 0);
+    alu(g, f, "EXIT", -1, 0);
+}
+
 typedef void (*warp_fn)(gen *g);
 
 static warp_fn kind_fn(gf_gen_kind k)
@@ -905,6 +1012,7 @@ static warp_fn kind_fn(gf_gen_kind k)
     case GF_GEN_HMMA: return k_hmma;
     case GF_GEN_REDUCE: return k_reduce;
     case GF_GEN_FFMA: return k_ffma;
+    case GF_GEN_WARPSPEC: return k_warpspec;
     default: return NULL;
     }
 }
@@ -927,6 +1035,7 @@ static const char *kernel_name(const gf_gen_params *p)
     case GF_GEN_HMMA: return "_Z9hmma_loopPK6__halfS1_Pfi";
     case GF_GEN_REDUCE: return "_Z10reduce_sumPKfPfi";
     case GF_GEN_FFMA: return "_Z9ffma_loopPfi";
+    case GF_GEN_WARPSPEC: return "_Z14warpspec_gemmPK6__halfS1_Pfi";
     default: return "unknown";
     }
 }
@@ -950,6 +1059,10 @@ static void header_values(const gf_gen_params *p, unsigned long *shmem, unsigned
     case GF_GEN_HMMA: *nregs = 40; break;
     case GF_GEN_REDUCE: *shmem = (unsigned long)(bt * 4); *nregs = 16; break;
     case GF_GEN_FFMA: *nregs = (p->acc + 12 + 7) / 8 * 8; break;
+    case GF_GEN_WARPSPEC: /* the stages' A and B tiles (64x64 halves each) + barriers */
+        *shmem = (unsigned long)p->stages * 2 * 64 * 64 * 2 + WS_BAR_BASE + 16ul * p->stages;
+        *nregs = 168;
+        break;
     default: break;
     }
 }

@@ -13,7 +13,7 @@
 
 static const char *const kind_names[GF_GEN_KIND_COUNT] = {
     "vecadd", "stride", "l2write", "stream", "pchase", "matmul",
-    "spill",  "ldgsts", "hmma",    "reduce", "ffma"};
+    "spill",  "ldgsts", "hmma",    "reduce", "ffma", "warpspec"};
 static const char *const op_names[] = {"copy", "scale", "add", "triad"};
 
 const char *gf_gen_kind_name(gf_gen_kind kind)
@@ -48,7 +48,10 @@ void gf_gen_params_init(gf_gen_params *p, gf_gen_kind kind)
 {
     memset(p, 0, sizeof *p);
     p->kind = kind;
-    p->sm = kind == GF_GEN_LDGSTS ? 80 : 70; /* LDGSTS exists from sm_80 (Ampere) on */
+    /* LDGSTS exists from sm_80 (Ampere) on, TMA/WGMMA/mbarrier try-wait on sm_90 only */
+    p->sm = kind == GF_GEN_LDGSTS ? 80 : kind == GF_GEN_WARPSPEC ? 90 : 70;
+    p->stages = 4;
+    p->spin = 1;
     p->block[0] = 256;
     p->block[1] = p->block[2] = 1;
     p->width = 16;
@@ -74,6 +77,7 @@ void gf_gen_params_init(gf_gen_params *p, gf_gen_kind kind)
     case GF_GEN_HMMA: p->n = 64; p->block[0] = 128; p->grid[0] = 80; break;
     case GF_GEN_REDUCE: p->n = 1u << 20; break;
     case GF_GEN_FFMA: p->n = 256; p->grid[0] = 80; break;
+    case GF_GEN_WARPSPEC: p->n = 16; p->block[0] = 384; p->grid[0] = 132; break;
     default: break;
     }
     if (kind == GF_GEN_STRIDE)
@@ -130,7 +134,8 @@ static gf_status resolve_block(gf_gen_params *p, const char *kn, gf_error *err)
         return gf_gen_invalid(err, "--block: %s uses one-dimensional blocks", kn);
     int whole_warps = p->kind == GF_GEN_STRIDE || p->kind == GF_GEN_STREAM ||
                       p->kind == GF_GEN_HMMA || p->kind == GF_GEN_REDUCE ||
-                      p->kind == GF_GEN_LDGSTS || p->kind == GF_GEN_MATMUL;
+                      p->kind == GF_GEN_LDGSTS || p->kind == GF_GEN_MATMUL ||
+                      p->kind == GF_GEN_WARPSPEC;
     if (whole_warps && bt % 32)
         return gf_gen_invalid(err,
                               "--block: %s needs a multiple of 32 threads per block (got %llu)", kn,
@@ -224,6 +229,21 @@ static gf_status check_kind(gf_gen_params *p, gf_error *err)
             return gf_gen_invalid(err, "--bypass: LDGSTS.BYPASS copies 16 bytes per lane; use "
                                        "--width 16");
         break;
+    case GF_GEN_WARPSPEC:
+        if (bt != 384)
+            return gf_gen_invalid(err, "--block: warpspec is one producer and two consumer "
+                                       "warpgroups, 384 threads (got %llu)",
+                                  (unsigned long long)bt);
+        if (p->stages < 1 || p->stages > 16)
+            return gf_gen_invalid(err, "--stages: pipeline stages must be 1..16 (got %u)",
+                                  p->stages);
+        if (p->spin > 100000)
+            return gf_gen_invalid(err, "--spin: at most 100000 rounds per wait (got %u)",
+                                  p->spin);
+        if (p->n > 1u << 20)
+            return gf_gen_invalid(err, "-n: at most 2^20 k-tiles per block (got %llu)",
+                                  (unsigned long long)p->n);
+        break;
     case GF_GEN_FFMA:
         if (p->acc < 4 || p->acc > 64)
             return gf_gen_invalid(err, "--acc: independent accumulators must be 4..64 (got %u)",
@@ -282,6 +302,10 @@ gf_status gf_gen_resolve(const gf_gen_params *in, gf_gen_params *out, gf_error *
         return gf_gen_invalid(err,
                               "--sm: ldgsts needs sm_80 or later (LDGSTS is an Ampere "
                               "instruction), got %u",
+                              p.sm);
+    if (p.kind == GF_GEN_WARPSPEC && p.sm != 90)
+        return gf_gen_invalid(err, "--sm: warpspec needs sm_90 (TMA, WGMMA and mbarrier "
+                                   "try-wait are Hopper instructions), got %u",
                               p.sm);
     if (p.kind == GF_GEN_HMMA && p.sm < 70)
         return gf_gen_invalid(err, "--sm: hmma needs sm_70 or later (tensor cores), got %u", p.sm);

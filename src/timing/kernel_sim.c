@@ -181,6 +181,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->opt = opt;
     s->r = r;
     gf_kreader_set_lazy_strides(r, 1);
+    gf_spin_init(&s->spin, !opt->no_spin_collapse);
     s->ki = ki;
     s->shape_first = s->shape_prev = SHAPE_INLINE;
     s->rp_runs = 1;

@@ -61,6 +61,9 @@ typedef struct gf_ksim_options {
     /* Visit every candidate warp at every scan, parking none (ksim_issue.c scan_subcore's
      * SCAN_QUICK): for tests, as no_replay. */
     int no_quick;
+    /* Replay wait loops as traced instead of collapsing them (trace/spin.h): to see
+     * what the collapse changes, and for tests. */
+    int no_spin_collapse;
 } gf_ksim_options;
 
 /* The CLI's and gf_predict_file's hold budget. What a warp holds is mostly its memory

@@ -789,6 +789,10 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     rl->shape = re->shape;
     rl->threads = (uint16_t)gf_popcount32(in->mask);
     rl->misses = 0;
+    /* (a poll may open a wait loop, which the spin filter must see line by line; a line
+     * it held back is not the reader's last text) */
+    if (!s->spin.direct || gf_spin_is_poll(&s->spin, in->opcode))
+        len = 0;
     if (len && len <= UINT16_MAX && kind != K_MEM && re->shape != SHAPE_INLINE && !s->ag_changes &&
         s->rp_text_len + len <= UINT32_MAX) {
         void *p = s->rp_text;
@@ -1128,6 +1132,7 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         s->rp_record = 0;
         s->ag_open = s->ag_waited = 0;
         memset(s->ag_members, 0, sizeof s->ag_members);
+        gf_spin_warp(&s->spin);
         if (++s->stamp == 0) { /* wrapped: forget every old stamp */
             memset(s->regstamp, 0, sizeof s->regstamp);
             s->stamp = 1;
@@ -1137,12 +1142,15 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
          * the register lists past ndst and nsrc, which the parser leaves alone) */
         memset(&in, 0, RP_HEAD);
         for (;;) {
-            if (s->rp_follow && s->rp_runs && replay_run(s, b, w, &st, err)) {
+            /* (runs read lines as text behind the spin filter's back: only when it holds
+             * none; they never hold a poll, replay_record) */
+            if (s->rp_follow && s->rp_runs && gf_spin_idle(&s->spin) &&
+                replay_run(s, b, w, &st, err)) {
                 if (st != GF_OK)
                     return st;
                 continue;
             }
-            if ((st = gf_kreader_next_inst(s->r, &in, err)) != GF_OK)
+            if ((st = gf_spin_next(&s->spin, s->r, &in, err)) != GF_OK)
                 break;
             async_note(s, &in);
             /* At each window boundary: past the hold budget, what the warp holds goes

@@ -45,6 +45,7 @@
 #include "timing/kernel_sim.h"
 #include "timing/spill.h"
 #include "trace/opcode.h"
+#include "trace/spin.h"
 
 /* sm.subcores is at most 16 (gpu/model.c key table). */
 #define GF_MAX_SUBCORES 16u
@@ -352,6 +353,7 @@ typedef struct sim {
     uint64_t miss_accesses, load_accesses;
     uint8_t warned[GF_OPCODE_MAX];
     int warned_bulk; /* this kernel's TMA / bulk-copy warning was given */
+    gf_spin spin;    /* wait-loop collapse between the reader and decoding */
     /* Decoded instructions of resident blocks: bytes held, and where blocks go that
      * would take it past opt->hold_bytes (opened on first need). */
     size_t held;

@@ -488,6 +488,38 @@ static void torture_ffma_and_warp_shapes(void **state)
     assert_true(s2.max_reg <= 254);
 }
 
+/* warpspec: a producer warp, two consumer warpgroups, and --spin rounds in every wait
+ * loop; only the number of rounds changes with --spin. */
+static void torture_warpspec_structure(void **state)
+{
+    (void)state;
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_WARPSPEC);
+    p.n = 6;
+    p.stages = 2;
+    p.grid[0] = 2;
+    p.spin = 0;
+    tstats s0, s3;
+    gen_and_read(&p, "ws0", &s0, NULL);
+    p.spin = 3;
+    gen_and_read(&p, "ws3", &s3, NULL);
+    assert_int_equal(s0.warps, 2 * 12);
+    /* per block: producer 2 TMA loads a tile, 8 consumer warps 4 HGMMA a tile */
+    assert_int_equal(op_count(&s3, "UTMALDG.2D"), 2 * 6 * 2);
+    assert_int_equal(op_count(&s3, "HGMMA.64x64x16.F32"), 2 * 8 * 6 * 4);
+    assert_int_equal(op_count(&s3, "SYNCS.EXCH.64"), 2 * 2 * 2);
+    /* waits per block: 8 consumers x 6 tiles, the producer's 6 - 2 stages */
+    uint64_t waits = 2 * (8 * 6 + 4);
+    assert_int_equal(op_count(&s0, "SYNCS.PHASECHK.TRANS64.TRYWAIT"), waits);
+    /* each wait: the first try, 3 rounds and the try that succeeds */
+    assert_int_equal(op_count(&s3, "SYNCS.PHASECHK.TRANS64.TRYWAIT"), waits * (1 + 3 + 1));
+    assert_int_equal(s3.insts - s0.insts, waits * (3 * 5 + 4));
+    gf_gen_params q;
+    gf_error e;
+    p.sm = 80;
+    assert_int_equal(gf_gen_resolve(&p, &q, &e), GF_ERR_INVALID);
+}
+
 static void torture_validation_names_option(void **state)
 {
     (void)state;
@@ -749,6 +781,7 @@ int main(void)
         cmocka_unit_test(torture_hmma_per_arch),
         cmocka_unit_test(torture_reduce_one_atomic_per_block),
         cmocka_unit_test(torture_ffma_and_warp_shapes),
+        cmocka_unit_test(torture_warpspec_structure),
         cmocka_unit_test(torture_validation_names_option),
         cmocka_unit_test(torture_atomic_output),
         cmocka_unit_test(torture_gzip_same_content_and_deterministic),

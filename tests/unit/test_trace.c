@@ -17,6 +17,7 @@
 #include "testutil.h"
 #include "trace/memspace.h"
 #include "trace/opcode.h"
+#include "trace/spin.h"
 #include "trace/trace.h"
 
 #define HDR4                                                                               \
@@ -587,6 +588,131 @@ static void torture_h100_traces_read_whole(void **state)
         if (k[i].insts)
             assert_int_equal(t.insts, k[i].insts);
     }
+}
+
+/* Spin-wait collapse (trace/spin.h): reads warp 0 of text through the filter; returns
+ * the instructions kept, their pcs in kept[] (up to 64), and the dropped ones in *dropped. */
+static unsigned spin_read(const char *name, const char *text, uint64_t *kept, uint64_t *dropped)
+{
+    const char *p = gf_test_write_file(name, text, strlen(text));
+    gf_kreader *r;
+    gf_error e;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    gf_kreader_set_lazy_strides(r, 1);
+    static gf_spin f;
+    gf_spin_init(&f, 1);
+    unsigned tb[3], w, n = 0;
+    uint32_t ni;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &ni, &e), GF_OK);
+    gf_spin_warp(&f);
+    gf_inst in;
+    gf_status st;
+    while ((st = gf_spin_next(&f, r, &in, &e)) == GF_OK) {
+        if (n < 64)
+            kept[n] = in.pc;
+        n++;
+    }
+    assert_int_equal(st, GF_END);
+    assert_int_equal(n + f.spin_insts, ni); /* every line either kept or dropped, once */
+    *dropped = f.spin_insts;
+    gf_kreader_close(r);
+    return n;
+}
+
+/* An mbarrier retry loop as cuBLAS's nvjet_sm90 kernels lay it out (refdata h100-gfbench
+ * cublas_hgemm1024): three rounds that went round are dropped, the round that left is
+ * kept in order, and what follows comes through untouched. */
+static void torture_spin_mbarrier_loop_collapsed(void **state)
+{
+    (void)state;
+    const char *round = "2eb0 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x34440 0\n"
+                        "2ec0 ffffffff 0 NANOSLEEP.SYNCS 0 0\n"
+                        "2ed0 ffffffff 0 SYNCS.PHASECHK.TRANS64 2 R0 R4 4 1 0x34440 0\n"
+                        "2ee0 00000000 0 BRA 0 0\n"
+                        "2ef0 ffffffff 0 BRA 0 0\n";
+    char text[4096];
+    int len = snprintf(text, sizeof text, H "warp = 0\ninsts = 22\n"
+                                            "08c0 ffffffff 0 BRA.U 0 0\n%s%s%s"
+                                            "2eb0 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x34440 0\n"
+                                            "2ec0 00000000 0 NANOSLEEP.SYNCS 0 0\n"
+                                            "2ed0 00000000 0 SYNCS.PHASECHK.TRANS64 2 R0 R4 4\n"
+                                            "2ee0 ffffffff 0 BRA 0 0\n"
+                                            "0a20 ffffffff 0 ISETP.EQ.AND 1 R3 0\n"
+                                            "0a30 ffffffff 0 EXIT 0 0\n",
+                       round, round, round);
+    assert_true(len > 0 && (size_t)len < sizeof text);
+    uint64_t kept[64], dropped;
+    unsigned n = spin_read("spin1.traceg", text, kept, &dropped);
+    assert_int_equal(dropped, 15);
+    assert_int_equal(n, 7);
+    static const uint64_t want[] = {0x8c0, 0x2eb0, 0x2ec0, 0x2ed0, 0x2ee0, 0xa20, 0xa30};
+    for (unsigned i = 0; i < 7; i++)
+        assert_true(kept[i] == want[i]);
+}
+
+/* A flag polled in global memory by a strong load is a wait too; a loop that stores,
+ * polls another address each time, or does real loads is not; nor is a loop whose
+ * body is longer than GF_SPIN_BODY_MAX. */
+static void torture_spin_what_is_and_is_not_a_wait(void **state)
+{
+    (void)state;
+    uint64_t kept[64], dropped;
+    const char *flag = H "warp = 0\ninsts = 7\n"
+                         "0100 00000001 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000001000 0\n"
+                         "0110 00000001 0 ISETP.EQ.AND 1 R2 0\n"
+                         "0120 00000001 0 BRA 0 0\n"
+                         "0100 00000001 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000001000 0\n"
+                         "0110 00000001 0 ISETP.EQ.AND 1 R2 0\n"
+                         "0120 00000000 0 BRA 0 0\n"
+                         "0130 00000001 0 EXIT 0 0\n";
+    assert_int_equal(spin_read("spin2.traceg", flag, kept, &dropped), 4);
+    assert_int_equal(dropped, 3);
+    /* a store in the loop: kept as traced */
+    const char *store = H "warp = 0\ninsts = 7\n"
+                          "0100 00000001 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000001000 0\n"
+                          "0110 00000001 0 STG.E 2 R4 R2 4 1 0x7f0000002000 0\n"
+                          "0120 00000001 0 BRA 0 0\n"
+                          "0100 00000001 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000001000 0\n"
+                          "0110 00000001 0 STG.E 2 R4 R2 4 1 0x7f0000002000 0\n"
+                          "0120 00000000 0 BRA 0 0\n"
+                          "0130 00000001 0 EXIT 0 0\n";
+    assert_int_equal(spin_read("spin3.traceg", store, kept, &dropped), 7);
+    assert_int_equal(dropped, 0);
+    /* another address each round: a walk, not a wait */
+    const char *walk = H "warp = 0\ninsts = 7\n"
+                         "0100 00000001 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000001000 0\n"
+                         "0110 00000001 0 ISETP.EQ.AND 1 R2 0\n"
+                         "0120 00000001 0 BRA 0 0\n"
+                         "0100 00000001 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000001004 0\n"
+                         "0110 00000001 0 ISETP.EQ.AND 1 R2 0\n"
+                         "0120 00000000 0 BRA 0 0\n"
+                         "0130 00000001 0 EXIT 0 0\n";
+    assert_int_equal(spin_read("spin4.traceg", walk, kept, &dropped), 7);
+    assert_int_equal(dropped, 0);
+    /* a plain (weak) load polls nothing: the compiler may hoist it */
+    const char *weak = H "warp = 0\ninsts = 4\n"
+                         "0100 00000001 1 R2 LDG.E 1 R4 4 1 0x7f0000001000 0\n"
+                         "0110 00000001 0 BRA 0 0\n"
+                         "0100 00000001 1 R2 LDG.E 1 R4 4 1 0x7f0000001000 0\n"
+                         "0110 00000000 0 BRA 0 0\n";
+    assert_int_equal(spin_read("spin5.traceg", weak, kept, &dropped), 4);
+    assert_int_equal(dropped, 0);
+    /* a body of GF_SPIN_BODY_MAX + 1 instructions: too long to be a wait loop */
+    char text[8192];
+    size_t len = (size_t)snprintf(text, sizeof text, H "warp = 0\ninsts = %u\n",
+                                  2 * (GF_SPIN_BODY_MAX + 1) + 1);
+    for (unsigned it = 0; it < 2; it++) {
+        len += (size_t)snprintf(text + len, sizeof text - len,
+                                "0100 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x40 0\n");
+        for (unsigned k = 1; k <= GF_SPIN_BODY_MAX; k++)
+            len += (size_t)snprintf(text + len, sizeof text - len, "%04x ffffffff 0 NOP 0 0\n",
+                                    0x100 + 0x10 * k);
+    }
+    snprintf(text + len, sizeof text - len, "0100 ffffffff 0 EXIT 0 0\n");
+    assert_int_equal(spin_read("spin6.traceg", text, kept, &dropped),
+                     2 * (GF_SPIN_BODY_MAX + 1) + 1);
+    assert_int_equal(dropped, 0);
 }
 
 /* mask 0 (e.g. a predicated-off load) is a warp instruction with no thread and no
@@ -1544,6 +1670,8 @@ int main(void)
         cmocka_unit_test(torture_v5_immediate),
         cmocka_unit_test(torture_suspect_header_inferred),
         cmocka_unit_test(torture_h100_traces_read_whole),
+        cmocka_unit_test(torture_spin_mbarrier_loop_collapsed),
+        cmocka_unit_test(torture_spin_what_is_and_is_not_a_wait),
         cmocka_unit_test(torture_fast_path_line_cache),
         cmocka_unit_test(torture_fast_path_opcodes),
         cmocka_unit_test(torture_fast_path_warp_header),

@@ -1,0 +1,198 @@
+/*
+ * Spin-wait collapse (spin.h states the rule). A small state machine per warp: pass
+ * instructions through until a poll; from a poll, hold the instructions until the trace
+ * comes back to the poll's pc (an iteration: dropped if it qualifies) or cannot (back at
+ * the pc but not droppable, past GF_SPIN_BODY_MAX, or the warp's end): then the poll goes
+ * out as traced and the held instructions are looked at again, since a later poll among
+ * them may open a loop (a wait site's first try-wait, then a branch to its retry loop).
+ *
+ * Invariant: the instructions come out in trace order, each at most once, and none is
+ * dropped unless it lies in a qualifying iteration that a later poll of the same pc and
+ * addresses closed.
+ */
+#include "trace/spin.h"
+
+#include <string.h>
+
+#include "trace/opcode.h"
+
+enum spin_kind { SK_UNSEEN = 0, SK_PLAIN, SK_POLL, SK_EFFECT };
+
+static int starts(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* What an opcode is to a wait loop, from its SASS mnemonic (CUDA Binary Utilities,
+ * Hopper instruction set; PTX ISA 8.x: mbarrier, cp.async.bulk.tensor, wgmma, ld.volatile
+ * / ld.relaxed / ld.acquire compile to LD*.STRONG.*). */
+static enum spin_kind classify(const char *n)
+{
+    if (starts(n, "SYNCS.PHASECHK"))
+        return SK_POLL;
+    if ((starts(n, "LDG.") || starts(n, "LD.")) && strstr(n, ".STRONG"))
+        return SK_POLL;
+    static const char *const effect[] = {
+        "ST",   "ATOM", "RED",   "BAR",  "EXIT",  "RET",   "CALL", "SYNCS", "UTMA",
+        "UBLKCP", "WARPGROUP", "HGMMA", "IGMMA", "BGMMA", "QGMMA", "HMMA", "IMMA", "DMMA",
+        "MEMBAR", "FENCE", "ERRBAR", "LDGSTS", "LDGDEPBAR", "DEPBAR", "UCGABAR", "ARRIVES",
+        "LD",   "SUST",  "SURED", "SUATOM", "BPT", "KILL", "BMMA", "CCTL",
+    };
+    /* (any other memory access, loads included: a loop that reads new data each time
+     * is not a wait) */
+    for (size_t i = 0; i < sizeof effect / sizeof effect[0]; i++)
+        if (starts(n, effect[i]))
+            return SK_EFFECT;
+    return SK_PLAIN;
+}
+
+static enum spin_kind kind_of(gf_spin *f, uint16_t opcode)
+{
+    if (opcode >= GF_OPCODE_MAX)
+        return SK_EFFECT;
+    if (f->kind[opcode] == SK_UNSEEN) {
+        const char *n = gf_opcode_name(opcode);
+        f->kind[opcode] = (uint8_t)(n ? classify(n) : SK_EFFECT);
+    }
+    return (enum spin_kind)f->kind[opcode];
+}
+
+int gf_spin_is_poll(gf_spin *f, uint16_t opcode)
+{
+    return kind_of(f, opcode) == SK_POLL;
+}
+
+void gf_spin_init(gf_spin *f, int on)
+{
+    memset(f, 0, sizeof *f);
+    f->enabled = on;
+}
+
+void gf_spin_warp(gf_spin *f)
+{
+    f->n = f->refeed_pos = f->nrefeed = 0;
+    f->capturing = f->cur_dropped = f->at_end = 0;
+    f->direct = 1;
+}
+
+/* The same lanes polling the same addresses. (Not by addr_pattern: the general and the
+ * fast line parsers may give the same line different patterns; a lazy stride keeps
+ * only the first lane's address, gf_kreader_set_lazy_strides.) */
+static const uint64_t *lane_addrs(const gf_inst *in, uint64_t tmp[GF_WARP_SIZE])
+{
+    if (!(in->addr_pattern & 1u) || !in->mask)
+        return in->addr;
+    gf_inst_fill_stride(in, tmp);
+    return tmp;
+}
+
+static int same_poll(const gf_inst *a, const gf_inst *b)
+{
+    if (a->pc != b->pc || a->opcode != b->opcode || a->mask != b->mask ||
+        a->mem_width != b->mem_width)
+        return 0;
+    uint64_t ta[GF_WARP_SIZE], tb[GF_WARP_SIZE];
+    const uint64_t *x = lane_addrs(a, ta), *y = lane_addrs(b, tb);
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++)
+        if ((a->mask >> l & 1u) && x[l] != y[l])
+            return 0;
+    return 1;
+}
+
+/* buf[0, n) is one iteration that next (the same pc as buf[0]) closes: droppable? */
+static int droppable(gf_spin *f, const gf_inst *next)
+{
+    if (!same_poll(&f->buf[0], next))
+        return 0;
+    for (unsigned i = 0; i < f->n; i++)
+        if (kind_of(f, f->buf[i].opcode) == SK_EFFECT)
+            return 0;
+    return 1;
+}
+
+/* The open iteration cannot be dropped (or cannot close): its poll goes out as traced
+ * and everything after it, x last, is looked at again (a later poll in it may open a
+ * loop of its own). */
+static void give_up(gf_spin *f, const gf_inst *x)
+{
+    unsigned keep = f->n - 1, more = x ? 1u : 0u;
+    /* refeed = buf[1, n) + x + what was still queued */
+    unsigned queued = f->nrefeed - f->refeed_pos;
+    memmove(&f->refeed[keep + more], &f->refeed[f->refeed_pos], queued * sizeof f->refeed[0]);
+    memcpy(&f->refeed[0], &f->buf[1], keep * sizeof f->buf[0]);
+    if (x)
+        f->refeed[keep] = *x;
+    f->refeed_pos = 0;
+    f->nrefeed = keep + more + queued;
+    f->n = 0;
+    f->capturing = 0;
+}
+
+gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+{
+    if (!f->enabled) {
+        f->direct = 1;
+        gf_status st = gf_kreader_next_inst(r, out, err);
+        if (st == GF_OK && f->seen)
+            f->seen(f->seen_ctx, out);
+        return st;
+    }
+    for (;;) {
+        gf_inst *x;
+        int direct = 0;
+        if (f->refeed_pos < f->nrefeed) {
+            x = &f->refeed[f->refeed_pos++];
+        } else if (f->at_end) {
+            if (!f->capturing)
+                return GF_END;
+            *out = f->buf[0];
+            give_up(f, NULL);
+            f->direct = 0;
+            return GF_OK;
+        } else {
+            /* (straight into out when nothing is open: the common path copies nothing) */
+            x = f->capturing ? &f->incoming : out;
+            gf_status st = gf_kreader_next_inst(r, x, err);
+            if (st == GF_END) {
+                f->at_end = 1;
+                continue;
+            }
+            if (st != GF_OK)
+                return st;
+            if (f->seen)
+                f->seen(f->seen_ctx, x);
+            direct = 1;
+        }
+        if (!f->capturing) {
+            if (kind_of(f, x->opcode) != SK_POLL) {
+                if (x != out)
+                    *out = *x;
+                f->direct = direct;
+                return GF_OK;
+            }
+            f->buf[0] = *x;
+            f->n = 1;
+            f->capturing = 1;
+            f->cur_dropped = 0;
+            continue;
+        }
+        if (x->pc == f->buf[0].pc && droppable(f, x)) {
+            f->spin_insts += f->n;
+            if (!f->cur_dropped)
+                f->spin_loops++;
+            f->cur_dropped = 1;
+            f->buf[0] = *x;
+            f->n = 1;
+            continue;
+        }
+        if (x->pc != f->buf[0].pc && f->n < GF_SPIN_BODY_MAX) {
+            f->buf[f->n++] = *x;
+            continue;
+        }
+        *out = f->buf[0];
+        gf_inst tmp = *x; /* (x may point into refeed, which give_up rewrites) */
+        give_up(f, &tmp);
+        f->direct = 0;
+        return GF_OK;
+    }
+}
