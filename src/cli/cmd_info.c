@@ -39,7 +39,10 @@ typedef struct kstats {
 
 static const char *comp_name(gf_compression c)
 {
-    return c == GF_COMPRESSION_GZIP ? "gzip" : c == GF_COMPRESSION_XZ ? "xz" : "plain";
+    return c == GF_COMPRESSION_GZIP     ? "gzip"
+           : c == GF_COMPRESSION_XZ     ? "xz"
+           : c == GF_COMPRESSION_TRACEZ ? "tracez"
+                                        : "plain";
 }
 
 static int cmp_opcount(const void *a, const void *b)
