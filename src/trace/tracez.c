@@ -197,7 +197,7 @@ int gf_tracez_looks_like(const unsigned char *p, size_t n)
 {
     size_t lim = n < GF_TRACEZ_HEADER_MAX ? n : GF_TRACEZ_HEADER_MAX;
     const unsigned char *nul = memchr(p, 0, lim);
-    if (!nul || nul == p)
+    if (!nul || nul == p || nul[-1] != '\n') /* the writer ends each header line in '\n' */
         return 0;
     size_t i = 0;
     while (i < (size_t)(nul - p) && (p[i] == '\n' || p[i] == '\r' || p[i] == ' '))

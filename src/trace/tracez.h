@@ -43,9 +43,10 @@ typedef struct gf_tracez gf_tracez; /* opaque */
 #define GF_TRACEZ_HEADER_MAX (64u * 1024u)
 
 /* 1 when the first n bytes of a file look like a .tracez: a NUL within the first
- * GF_TRACEZ_HEADER_MAX bytes, text before it that starts (after blank lines) with '-'
- * or '#', as a kernel header does. A text trace holds no NUL; gzip and xz are told by
- * their magic first. */
+ * GF_TRACEZ_HEADER_MAX bytes right after a '\n', text before it that starts (after
+ * blank lines) with '-' or '#', as a kernel header does. A text trace holds no NUL
+ * (one that does is refused as binary by stream.c); gzip and xz are told by their
+ * magic first. */
 int gf_tracez_looks_like(const unsigned char *p, size_t n);
 
 /* Opens the .tracez on fd (positioned reads only; fd stays the caller's) and checks its
