@@ -70,12 +70,15 @@ for h in "${harnesses[@]}"; do
         cmake --build "$dir/cli" --target tracez_write -j2 >/dev/null
         writer=$dir/cli/tracez_write
       fi
+      # (each trace's header and first thread block: small seeds keep the runs fast)
       for t in "$root"/data/*/kernel-1.traceg; do
         n=$(basename "$(dirname "$t")")
-        "$writer" --subchunk 7 "$t" "$dir/corpus/tracez/$n-d7" 2>/dev/null || true
-        "$writer" --no-dict --subchunk 2048 "$t" "$dir/corpus/tracez/$n-2048" 2>/dev/null || true
+        awk '{ print } /^#END_TB/ { exit }' "$t" >"$dir/head.traceg"
+        "$writer" --subchunk 7 "$dir/head.traceg" "$dir/corpus/tracez/$n-d7" 2>/dev/null || true
+        "$writer" --no-dict --subchunk 2048 "$dir/head.traceg" "$dir/corpus/tracez/$n-2048" \
+          2>/dev/null || true
       done
-      find "$dir/corpus/tracez" -size +16k -delete ;;
+      find "$dir/corpus/tracez" -size +8k -delete ;;
     model)
       # includes made absolute: the harness loads its input from /tmp
       for m in "$root"/models/*.ini; do
@@ -103,7 +106,7 @@ export GF_FUZZ_PROFILE=$dir/fuzz-base.gfp GF_MODELS_DIR=$root/models
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 status=0
 for h in "${harnesses[@]}"; do
-  case $h in isa) maxlen=65536 ;; model | tracez) maxlen=16384 ;; *) maxlen=4096 ;; esac
+  case $h in isa) maxlen=65536 ;; model) maxlen=16384 ;; tracez) maxlen=8192 ;; *) maxlen=4096 ;; esac
   log="$dir/fuzz_$h.log"
   echo "fuzz_$h: ${secs}s on $dir/corpus/$h" >&2
   if (cd "$dir" && "./fuzz_$h" -max_total_time="$secs" -max_len=$maxlen -timeout=20 \

@@ -798,6 +798,8 @@ static inline int reg_token(const char *t, size_t n)
     return gf_reg_parse(t, n);
 }
 
+static int tma_opcode(uint16_t base);
+
 uint16_t accelsim_base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n)
 {
     if (r->base_of[id])
@@ -809,8 +811,10 @@ uint16_t accelsim_base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t
         r->replay_op[0] = id;
     else if (n == 10 && memcmp(op, "REPLAY_END", 10) == 0)
         r->replay_op[1] = id;
-    if (b != UINT16_MAX)
+    if (b != UINT16_MAX) {
         r->base_of[id] = (uint16_t)(b + 1);
+        r->tma_of[id] = (uint8_t)tma_opcode(b);
+    }
     return b;
 }
 
@@ -995,6 +999,112 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
     return GF_OK;
 }
 
+/* An opcode whose base is one of Accel-Sim 2.0's TMA opcodes (trace.h gf_tma_info). */
+static int tma_opcode(uint16_t base)
+{
+    static const char *const names[] = {"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG",
+                                        "UBLKCP",  "UBLKPF",  "UBLKRED"};
+    const char *b = gf_opcode_name(base);
+    if (b[0] != 'U')
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(b, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when the fields after a TMA line's width are 2.0's (an mbarrier first), 0 when they
+ * are an older tracer's address list: a mode digit 0-2 followed by a 0x address. */
+static int tma2_form(const char *p)
+{
+    const char *t, *u;
+    size_t n = token(&p, &t);
+    if (n != 1 || t[0] < '0' || t[0] > '2')
+        return 1;
+    size_t m = token(&p, &u);
+    return !(m > 2 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X'));
+}
+
+/* The 2.0 TMA fields after the width into r->tma, and the first transfer address into
+ * the active lanes (trace.h gf_kreader_tma). */
+static gf_status general_tma2(gf_kreader *r, const char **p, gf_inst *inst, const char *path,
+                              long ln, gf_error *err)
+{
+    const char *t;
+    size_t n;
+    uint64_t u, mode;
+    gf_tma_info *m = &r->tma;
+    memset(m, 0, sizeof *m);
+    n = token(p, &t);
+    if (parse_hex(t, n, 16, &m->mbar) != 0)
+        return TOKERR("expected the TMA copy's mbarrier address (hex, Accel-Sim 2.0) after "
+                      "its width, found '%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(p, &t);
+    if (parse_udec(t, n, 1, &u) != 0)
+        return TOKERR("expected the TMA multicast flag (0 or 1) after the mbarrier, found "
+                      "'%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    m->multicast = (int)u;
+    if (m->multicast) {
+        n = token(p, &t);
+        if (parse_hex(t, n, 4, &u) != 0)
+            return TOKERR("expected the multicast CTA mask (hex, 16 bits) after flag 1, "
+                          "found '%.*s'",
+                          (int)(n ? n : 5), n ? t : "(end)");
+        m->cta_mask = (uint16_t)u;
+    }
+    n = token(p, &t);
+    if (parse_udec(t, n, UINT64_MAX, &m->bytes) != 0)
+        return TOKERR("expected the TMA copy's byte count (decimal), found '%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(p, &t);
+    if (parse_udec(t, n, UINT64_MAX, &m->oob_bytes) != 0)
+        return TOKERR("expected the TMA copy's out-of-bounds byte count (decimal), found "
+                      "'%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(p, &t);
+    if (parse_udec(t, n, 4, &mode) != 0 || mode < 3)
+        return TOKERR("unknown TMA address mode '%.*s': expected 3 (address list) or 4 "
+                      "(base and deltas)",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    uint64_t base = 0;
+    if (mode == 4) {
+        n = token(p, &t);
+        if (parse_hex(t, n, 16, &base) != 0)
+            return TOKERR("bad hex TMA base address '%.*s'", (int)(n ? n : 5),
+                          n ? t : "(end)");
+    }
+    n = token(p, &t);
+    if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+        return TOKERR("expected the TMA transfer count (decimal), found '%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    m->ntransfers = (uint32_t)u;
+    m->first = mode == 4 && u ? base : 0;
+    for (uint64_t k = mode == 4 ? 1 : 0; k < u; k++) {
+        n = token(p, &t);
+        int64_t d;
+        if (mode == 3 ? parse_hex(t, n, 16, &base) != 0 : parse_sdec(t, n, &d) != 0)
+            return TOKERR("TMA transfer %llu of %llu: expected %s, found '%.*s'",
+                          (unsigned long long)k + 1, (unsigned long long)u,
+                          mode == 3 ? "a hex address" : "a decimal delta", (int)(n ? n : 5),
+                          n ? t : "(end)");
+        if (mode == 3 && k == 0)
+            m->first = base;
+    }
+    if (m->ntransfers == 0)
+        inst->mem_width = 0;
+    for (uint32_t l = inst->mask; l; l &= l - 1)
+        inst->addr[__builtin_ctz(l)] = m->first;
+    r->tma_line = ln;
+    return GF_OK;
+}
+
+const gf_tma_info *gf_kreader_tma(const gf_kreader *r)
+{
+    return r->s && r->tma_line && r->tma_line == gf_stream_line(r->s) ? &r->tma : NULL;
+}
+
 /* After the addresses: tracer v5's immediate, then nothing. */
 static gf_status general_line_end(const gf_kreader *r, const char **p, gf_inst *inst,
                                   const char *path, long ln, gf_error *err)
@@ -1064,7 +1174,11 @@ __attribute__((noinline)) gf_status accelsim_next_inst_general(gf_kreader *r, gf
             r->remaining--;
             return GF_OK;
         }
-        if ((st = general_addresses(&p, inst, nact, path, ln, err)) != GF_OK)
+        if (tma_opcode(inst->base_opcode) && tma2_form(p))
+            st = general_tma2(r, &p, inst, path, ln, err);
+        else
+            st = general_addresses(&p, inst, nact, path, ln, err);
+        if (st != GF_OK)
             return st;
     }
     if ((st = general_line_end(r, &p, inst, path, ln, err)) != GF_OK)

@@ -616,7 +616,7 @@ static inline gf_status next_inst_line(gf_kreader *r, gf_inst *inst, gf_error *e
         const char *data, *lim;
         gf_stream_peek(r->s, &data, &lim);
         size_t used = fast_inst(r, data, lim, inst);
-        if (used) {
+        if (used && !(inst->mem_width && r->tma_of[inst->opcode])) { /* (TMA: general) */
             gf_stream_skip_line(r->s, used);
             r->remaining--;
             r->last_text = data;

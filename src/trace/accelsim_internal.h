@@ -78,6 +78,11 @@ struct gf_kreader {
     uint32_t replay_depth;   /* REPLAY_START lines not yet closed in this warp */
     long replay_line;        /* line of the outermost open REPLAY_START */
     uint64_t replay_markers; /* marker lines skipped so far */
+    gf_tma_info tma;         /* the last 2.0 TMA line's fields (gf_kreader_tma) */
+    uint8_t tma_of[GF_OPCODE_MAX]; /* opcode id -> 1 for a TMA opcode (set with base_of):
+                                      such memory lines take the general parser, which
+                                      tells 2.0's TMA fields from an address list */
+    long tma_line;           /* its line: gf_kreader_tma answers while the stream is there */
 };
 
 /* 1 when op is REPLAY_START or REPLAY_END (trace.h gf_kreader_replay_markers). */

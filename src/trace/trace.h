@@ -149,6 +149,30 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err);
 gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
                                gf_error *err);
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
+/* Accel-Sim 2.0's TMA lines (opcodes UTMALDG, UTMASTG, UTMAPF, UTMAREDG, UBLKCP, UBLKPF,
+ * UBLKRED): after the memory width come the mbarrier the copy completes on, a multicast
+ * flag (then, when 1, a hex mask of the cluster's CTAs it goes to), the bytes in and out
+ * of bounds, and an address mode: 3, a count and that many hex addresses, or 4, a hex
+ * base, a count and count - 1 decimal deltas (the 2.0 simulator's trace parser and the
+ * post-processor's drop_unused_trywaits; docs/tracez.md names the revisions). Older
+ * tracers write TMA lines as any memory line (a mode 0-2 address list), told apart by the
+ * token after the first one: a 0x address there. */
+typedef struct gf_tma_info {
+    uint64_t mbar;          /* the mbarrier's address, as the tracer wrote it */
+    uint64_t bytes, oob_bytes;
+    uint16_t cta_mask;      /* multicast: bit r = cluster rank r gets the tile; else 0 */
+    int multicast;
+    uint32_t ntransfers;    /* addresses the line lists (mode 3) or encodes (mode 4) */
+    uint64_t first;         /* the first of them (0 when none) */
+} gf_tma_info;
+
+/* The 2.0 TMA fields of the instruction next_inst returned last, or NULL when it was not
+ * a 2.0 TMA line. Its gf_inst has the line's memory width and, in every active lane, the
+ * first transfer address (what older tracers record: one address per copy; no transfer:
+ * width 0), so the model treats it as it treats a TMA line today (ksim_decode.c's
+ * is_bulk_copy warning); the fields are for the Hopper TMA/mbarrier model. */
+const gf_tma_info *gf_kreader_tma(const gf_kreader *r);
+
 /* The cluster of the block next_block returned last (zeroed before the first). */
 const gf_block_cluster *gf_kreader_block_cluster(const gf_kreader *r);
 

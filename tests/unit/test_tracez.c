@@ -408,6 +408,71 @@ static void torture_v2_lines(void **state)
     assert_non_null(strstr(e.message, "expected 'cluster id = x,y,z'"));
 }
 
+/* 2.0 TMA lines: the mbarrier and the rest after the width; older TMA lines unchanged. */
+static void torture_v2_tma(void **state)
+{
+    (void)state;
+    char t[2048];
+    snprintf(t, sizeof t,
+             "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+             "0000 00000001 0 UTMALDG.2D 2 UR4 UR8 16 0x3f8 1 3 8192 64 4 0x7f0000001000 3 "
+             "128 -64 0\n"
+             "0010 00000001 0 UBLKCP.S.G 1 UR4 16 0 0 4096 0 3 1 0x7f0000002000 0\n"
+             "0020 00000001 0 UTMALDG.2D 1 UR4 16 1 0x7f0000003000 0 0\n"
+             "0030 00000001 0 UTMALDG.2D 1 UR4 16 0x400 0 0 0 3 0 0\n#END_TB\n",
+             V2_HEAD);
+    const char *p = gf_test_write_file("tma.traceg", t, strlen(t));
+    gf_kreader *r;
+    gf_error e;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    const gf_tma_info *m = gf_kreader_tma(r);
+    assert_non_null(m);
+    assert_int_equal(m->mbar, 0x3f8);
+    assert_true(m->multicast);
+    assert_int_equal(m->cta_mask, 3);
+    assert_int_equal(m->bytes, 8192);
+    assert_int_equal(m->oob_bytes, 64);
+    assert_int_equal(m->ntransfers, 3);
+    assert_int_equal(m->first, 0x7f0000001000ull);
+    assert_int_equal(in.addr[0], 0x7f0000001000ull);
+    assert_int_equal(in.mem_width, 16);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK); /* mbarrier 0, mode 3 */
+    m = gf_kreader_tma(r);
+    assert_non_null(m);
+    assert_int_equal(m->mbar, 0);
+    assert_false(m->multicast);
+    assert_int_equal(m->bytes, 4096);
+    assert_int_equal(m->first, 0x7f0000002000ull);
+    assert_int_equal(in.addr[0], 0x7f0000002000ull);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK); /* a tracer-5 TMA line */
+    assert_null(gf_kreader_tma(r));
+    assert_int_equal(in.addr[0], 0x7f0000003000ull);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK); /* no transfer: width 0 */
+    assert_non_null(gf_kreader_tma(r));
+    assert_int_equal(gf_kreader_tma(r)->mbar, 0x400);
+    assert_int_equal(in.mem_width, 0);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    gf_kreader_close(r);
+    /* a damaged 2.0 TMA line: a named error */
+    snprintf(t, sizeof t,
+             "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
+             "0000 00000001 0 UTMALDG.2D 1 UR4 16 0x3f8 0 8192 0 7 0\n#END_TB\n",
+             V2_HEAD);
+    p = gf_test_write_file("tma.traceg", t, strlen(t));
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "unknown TMA address mode '7'"));
+    gf_kreader_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -415,6 +480,7 @@ int main(void)
         cmocka_unit_test(torture_kreader_clusters),
         cmocka_unit_test(torture_malformed_classes),
         cmocka_unit_test(torture_v2_lines),
+        cmocka_unit_test(torture_v2_tma),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
