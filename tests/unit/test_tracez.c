@@ -414,12 +414,13 @@ static void torture_v2_tma(void **state)
     (void)state;
     char t[2048];
     snprintf(t, sizeof t,
-             "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+             "%s#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 5\n"
              "0000 00000001 0 UTMALDG.2D 2 UR4 UR8 16 0x3f8 1 3 8192 64 4 0x7f0000001000 3 "
              "128 -64 0\n"
              "0010 00000001 0 UBLKCP.S.G 1 UR4 16 0 0 4096 0 3 1 0x7f0000002000 0\n"
              "0020 00000001 0 UTMALDG.2D 1 UR4 16 1 0x7f0000003000 0 0\n"
-             "0030 00000001 0 UTMALDG.2D 1 UR4 16 0x400 0 0 0 3 0 0\n#END_TB\n",
+             "0030 00000001 0 UTMALDG.2D 1 UR4 16 0x400 0 0 0 3 0 0\n"
+             "0040 0000001f 0 UTMALDG.2D 1 UR4 16 0 0 4096 0 3 0 0\n#END_TB\n",
              V2_HEAD);
     const char *p = gf_test_write_file("tma.traceg", t, strlen(t));
     gf_kreader *r;
@@ -456,6 +457,12 @@ static void torture_v2_tma(void **state)
     assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK); /* no transfer: width 0 */
     assert_non_null(gf_kreader_tma(r));
     assert_int_equal(gf_kreader_tma(r)->mbar, 0x400);
+    assert_int_equal(in.mem_width, 0);
+    /* mbarrier 0 on 5 lanes: its fields also read as a tracer-5 mode-0 list of five
+     * addresses and an immediate; the token after the 0 (not a 0x address) says 2.0 */
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+    assert_non_null(gf_kreader_tma(r));
+    assert_int_equal(gf_kreader_tma(r)->bytes, 4096);
     assert_int_equal(in.mem_width, 0);
     assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
     gf_kreader_close(r);
