@@ -224,12 +224,6 @@ void gf_tracez_close(gf_tracez *z)
     free(z);
 }
 
-void gf_tracez_params(const gf_tracez *z, uint32_t *dict_size, uint32_t *subchunk_insts)
-{
-    *dict_size = z->dict_size;
-    *subchunk_insts = z->subchunk_insts;
-}
-
 static gf_status open_checked(gf_tracez *z, gf_error *err)
 {
     struct stat sb;

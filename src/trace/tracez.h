@@ -60,7 +60,4 @@ void gf_tracez_close(gf_tracez *z); /* NULL is fine */
 gf_status gf_tracez_read(gf_tracez *z, char *dst, size_t space, size_t *n, int *eof,
                          gf_error *err);
 
-/* What `info` reports: dictionary bytes and the writer's sub-chunk size. */
-void gf_tracez_params(const gf_tracez *z, uint32_t *dict_size, uint32_t *subchunk_insts);
-
 #endif
