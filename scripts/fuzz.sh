@@ -3,16 +3,17 @@
 # and runs each in turn for SECONDS (default 60) on its corpus, seeded from data/ and
 # models/. Any crash, leak, sanitizer report or timeout fails the run; the input that
 # caused it is left in DIR/artifacts/. Usage:
-#   scripts/fuzz.sh [SECONDS] [HARNESS...]      (harnesses: trace model isa profile)
+#   scripts/fuzz.sh [SECONDS] [HARNESS...]      (harnesses: trace tracez model isa profile)
 # Environment: GF_FUZZ_DIR (default build-fuzz), GF_CLI (a built gpuforecast, for the
-# .gfp seed; default build/gpuforecast, else one is built in DIR/cli), CC (clang).
+# .gfp seed; default build/gpuforecast, else one is built in DIR/cli; the .tracez seeds
+# come from the tracez_write built beside it), CC (clang).
 # Exit 77 when clang or its libFuzzer runtime is missing (ctest's skip code).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 harnesses=("$@")
-[ ${#harnesses[@]} -eq 0 ] && harnesses=(trace model isa profile)
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(trace tracez model isa profile)
 dir=${GF_FUZZ_DIR:-$root/build-fuzz}
 cc=${CC:-clang}
 case $cc in *clang*) ;; *) cc=clang ;; esac
@@ -31,8 +32,8 @@ fi
 # when their source or a header changed. cli/ and validate/ (plotting) are not needed.
 san=(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
 cflags=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L "-DGF_SOURCE_MODELS_DIR=\"$root/models\""
-        -I"$root/include" -I"$root/src" $(pkg-config --cflags gsl zlib liblzma inih))
-libs=($(pkg-config --libs gsl zlib liblzma inih) -lcsv -lm -lpthread)
+        -I"$root/include" -I"$root/src" $(pkg-config --cflags gsl zlib liblzma libzstd inih))
+libs=($(pkg-config --libs gsl zlib liblzma libzstd inih) -lcsv -lm -lpthread)
 newest_header=$(find "$root/src" "$root/include" -name '*.h' -printf '%T@\n' | sort -n | tail -1)
 objs=()
 for src in "$root"/src/*/*.c; do
@@ -60,6 +61,24 @@ for h in "${harnesses[@]}"; do
       for t in "$root"/data/*/kernel-1.traceg; do
         head -c 4096 "$t" >"$dir/corpus/trace/$(basename "$(dirname "$t")")"
       done ;;
+    tracez)
+      # bundled traces as 2.0 writes them; the small ones (seeds within max_len)
+      cli=${GF_CLI:-$root/build/gpuforecast}
+      writer=$(dirname "$cli")/tracez_write
+      if [ ! -x "$writer" ]; then
+        cmake -S "$root" -B "$dir/cli" >/dev/null
+        cmake --build "$dir/cli" --target tracez_write -j2 >/dev/null
+        writer=$dir/cli/tracez_write
+      fi
+      # (each trace's header and first thread block: small seeds keep the runs fast)
+      for t in "$root"/data/*/kernel-1.traceg; do
+        n=$(basename "$(dirname "$t")")
+        awk '{ print } /^#END_TB/ { exit }' "$t" >"$dir/head.traceg"
+        "$writer" --subchunk 7 "$dir/head.traceg" "$dir/corpus/tracez/$n-d7" 2>/dev/null || true
+        "$writer" --no-dict --subchunk 2048 "$dir/head.traceg" "$dir/corpus/tracez/$n-2048" \
+          2>/dev/null || true
+      done
+      find "$dir/corpus/tracez" -size +8k -delete ;;
     model)
       # includes made absolute: the harness loads its input from /tmp
       for m in "$root"/models/*.ini; do
@@ -87,7 +106,7 @@ export GF_FUZZ_PROFILE=$dir/fuzz-base.gfp GF_MODELS_DIR=$root/models
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 status=0
 for h in "${harnesses[@]}"; do
-  case $h in isa) maxlen=65536 ;; model) maxlen=16384 ;; *) maxlen=4096 ;; esac
+  case $h in isa) maxlen=65536 ;; model) maxlen=16384 ;; tracez) maxlen=8192 ;; *) maxlen=4096 ;; esac
   log="$dir/fuzz_$h.log"
   echo "fuzz_$h: ${secs}s on $dir/corpus/$h" >&2
   if (cd "$dir" && "./fuzz_$h" -max_total_time="$secs" -max_len=$maxlen -timeout=20 \

@@ -2,7 +2,7 @@
 # Installs the Debian packages gpuforecast needs to build, test and plot. Idempotent.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config libgsl-dev zlib1g-dev liblzma-dev libcsv-dev
-      libinih-dev libiberty-dev libcmocka-dev libplplot-dev plplot-driver-cairo xz-utils gzip python3
+      libinih-dev libiberty-dev libzstd-dev libcmocka-dev libplplot-dev plplot-driver-cairo xz-utils gzip python3
       clang libclang-rt-dev) # clang + libFuzzer runtime: scripts/fuzz.sh, ctest fuzz.smoke
 missing=()
 for p in "${pkgs[@]}"; do

@@ -41,7 +41,10 @@ typedef struct kstats {
 
 static const char *comp_name(gf_compression c)
 {
-    return c == GF_COMPRESSION_GZIP ? "gzip" : c == GF_COMPRESSION_XZ ? "xz" : "plain";
+    return c == GF_COMPRESSION_GZIP     ? "gzip"
+           : c == GF_COMPRESSION_XZ     ? "xz"
+           : c == GF_COMPRESSION_TRACEZ ? "tracez"
+                                        : "plain";
 }
 
 static int cmp_opcount(const void *a, const void *b)
@@ -364,7 +367,8 @@ static void help(void)
           "many of the warp instructions were those iterations (spin_insts), which\n"
           "'predict' drops (docs/model.md, Warp-specialised kernels).\n\n"
           "TRACE is a directory holding kernelslist.g, a kernelslist.g, or one\n"
-          "kernel-N.traceg; files may be plain, gzip or xz (detected by content).\n\n"
+          "kernel-N.traceg; files may be plain, gzip or xz, or Accel-Sim 2.0's binary\n"
+          "kernel-N.tracez (detected by content; the file line says which).\n\n"
           "options:\n"
           "  --format F   table (default), csv or json\n"
           "  -o FILE      write to FILE (atomically) instead of standard output\n"

@@ -355,6 +355,7 @@ gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *er
     gf_kreader *r = gf_calloc(1, sizeof *r);
     if (!r)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    r->replay_op[0] = r->replay_op[1] = UINT16_MAX;
     if (gf_pptgpu_is_kernel_path(path)) { /* second input format (pptgpu.h) */
         gf_status pst = gf_pptgpu_open(path, &r->ppt, err);
         if (pst == GF_OK)
@@ -470,10 +471,11 @@ static int is_structure_line(const char *l)
 {
     /* first-byte filter: instruction lines start with a digit or hex letter, and this
      * runs on every line of the trace */
-    if (l[0] != '#' && l[0] != '-' && l[0] != 'w' && l[0] != 't' && l[0] != 'i')
+    if (l[0] != '#' && l[0] != '-' && l[0] != 'w' && l[0] != 't' && l[0] != 'i' &&
+        l[0] != 'c')
         return 0;
     return l[0] == '#' || l[0] == '-' || starts(l, "warp") || starts(l, "thread block") ||
-           starts(l, "insts");
+           starts(l, "insts") || starts(l, "cluster ");
 }
 
 /* Discards the unread instructions of the current warp (the API allows skipping). */
@@ -524,6 +526,61 @@ static int parse_assign(const char *line, const char *name, uint64_t *v, int max
     return *p ? -1 : n;
 }
 
+/* Accel-Sim 2.0's `cluster id = x,y,z`, `cluster cta = x,y,z`, `cluster rank = r` lines
+ * after `thread block =` (post-traces-processing's text mode writes all three, in this
+ * order; trace.h gf_block_cluster), into r->cluster; absent lines leave it zero. */
+static gf_status read_cluster(gf_kreader *r, gf_error *err)
+{
+    memset(&r->cluster, 0, sizeof r->cluster);
+    if (!r->has_pushback) { /* the common case, no cluster lines: one compare */
+        const char *data, *lim;
+        gf_stream_peek(r->s, &data, &lim);
+        if (lim - data >= 8 && strncmp(data, "cluster ", 8) != 0)
+            return GF_OK;
+    }
+    static const char *const names[3] = {"cluster id", "cluster cta", "cluster rank"};
+    for (int k = 0; k < 3; k++) {
+        char *line;
+        size_t len;
+        gf_status st = read_content_line(r, &line, &len, err);
+        if (st == GF_END)
+            return GF_OK;
+        if (st != GF_OK)
+            return st;
+        if (!starts(line, "cluster ")) {
+            push_back(r, line, len);
+            return GF_OK;
+        }
+        uint64_t v[3];
+        int want = k == 2 ? 1 : 3;
+        if (!starts(line, names[k]) || parse_assign(line, names[k], v, want) != want)
+            return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), gf_stream_line(r->s),
+                                "expected '%s = %s' (Accel-Sim 2.0's cluster lines follow "
+                                "'thread block =' as id, cta, rank), found '%s'",
+                                names[k], k == 2 ? "R" : "x,y,z", snip(line));
+        r->cluster.present = 1;
+        for (int i = 0; i < want; i++) {
+            if (k == 0)
+                r->cluster.id[i] = (unsigned)v[i];
+            else if (k == 1)
+                r->cluster.cta[i] = (unsigned)v[i];
+            else
+                r->cluster.rank = (unsigned)v[i];
+        }
+    }
+    return GF_OK;
+}
+
+const gf_block_cluster *gf_kreader_block_cluster(const gf_kreader *r)
+{
+    return &r->cluster;
+}
+
+uint64_t gf_kreader_replay_markers(const gf_kreader *r)
+{
+    return r->replay_markers;
+}
+
 /* The next block as the file lists it, unchecked (gf_kreader_next_block checks it). */
 static gf_status next_block_listed(gf_kreader *r, unsigned tb[3], gf_error *err)
 {
@@ -559,7 +616,7 @@ static gf_status next_block_listed(gf_kreader *r, unsigned tb[3], gf_error *err)
             for (int i = 0; i < 3; i++)
                 tb[i] = (unsigned)v[i];
             r->state = RS_IN_BLOCK;
-            return GF_OK;
+            return read_cluster(r, err);
         } else if (r->state == RS_IN_BLOCK &&
                    (starts(line, "warp") || starts(line, "insts"))) {
             /* caller skipped the rest of a block: drop its warps */
@@ -672,6 +729,7 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
             r->ninsts = r->remaining = (uint32_t)n;
             r->warp_line = gf_stream_line(r->s);
             r->state = RS_IN_WARP;
+            r->replay_depth = 0;
             *warp_id = r->warp_id;
             *ninsts = r->ninsts;
             return GF_OK;
@@ -717,6 +775,7 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
     r->ninsts = r->remaining = (uint32_t)v;
     r->warp_line = gf_stream_line(r->s);
     r->state = RS_IN_WARP;
+    r->replay_depth = 0;
     *warp_id = r->warp_id;
     *ninsts = r->ninsts;
     return GF_OK;
@@ -739,14 +798,23 @@ static inline int reg_token(const char *t, size_t n)
     return gf_reg_parse(t, n);
 }
 
+static int tma_opcode(uint16_t base);
+
 uint16_t accelsim_base_opcode(gf_kreader *r, uint16_t id, const char *op, size_t n)
 {
     if (r->base_of[id])
         return (uint16_t)(r->base_of[id] - 1);
     const char *dot = memchr(op, '.', n);
     uint16_t b = dot ? gf_opcode_intern(op, (size_t)(dot - op)) : id;
-    if (b != UINT16_MAX)
+    /* once per opcode and reader: Accel-Sim 2.0's replay markers (trace.h) */
+    if (n == 12 && memcmp(op, "REPLAY_START", 12) == 0)
+        r->replay_op[0] = id;
+    else if (n == 10 && memcmp(op, "REPLAY_END", 10) == 0)
+        r->replay_op[1] = id;
+    if (b != UINT16_MAX) {
         r->base_of[id] = (uint16_t)(b + 1);
+        r->tma_of[id] = (uint8_t)tma_opcode(b);
+    }
     return b;
 }
 
@@ -854,6 +922,13 @@ static gf_status general_head(gf_kreader *r, const char **p, gf_inst *inst, cons
     inst->base_opcode = accelsim_base_opcode(r, op, t, n);
     if (inst->base_opcode == UINT16_MAX)
         return TOKERR("too many distinct opcodes (more than %d)", GF_OPCODE_MAX);
+    if (accelsim_is_replay_marker(r, op)) {
+        /* a marker: its operands (if any) mean nothing here (trace.h) */
+        inst->nsrc = 0;
+        inst->mem_width = 0;
+        *p += strlen(*p);
+        return GF_OK;
+    }
 
     n = token(p, &t);
     if (parse_udec(t, n, GF_MAX_SRC, &u) != 0)
@@ -924,6 +999,112 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
     return GF_OK;
 }
 
+/* An opcode whose base is one of Accel-Sim 2.0's TMA opcodes (trace.h gf_tma_info). */
+static int tma_opcode(uint16_t base)
+{
+    static const char *const names[] = {"UTMALDG", "UTMASTG", "UTMAPF", "UTMAREDG",
+                                        "UBLKCP",  "UBLKPF",  "UBLKRED"};
+    const char *b = gf_opcode_name(base);
+    if (b[0] != 'U')
+        return 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(b, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when the fields after a TMA line's width are 2.0's (an mbarrier first), 0 when they
+ * are an older tracer's address list: a mode digit 0-2 followed by a 0x address. */
+static int tma2_form(const char *p)
+{
+    const char *t, *u;
+    size_t n = token(&p, &t);
+    if (n != 1 || t[0] < '0' || t[0] > '2')
+        return 1;
+    size_t m = token(&p, &u);
+    return !(m > 2 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X'));
+}
+
+/* The 2.0 TMA fields after the width into r->tma, and the first transfer address into
+ * the active lanes (trace.h gf_kreader_tma). */
+static gf_status general_tma2(gf_kreader *r, const char **p, gf_inst *inst, const char *path,
+                              long ln, gf_error *err)
+{
+    const char *t;
+    size_t n;
+    uint64_t u, mode;
+    gf_tma_info *m = &r->tma;
+    memset(m, 0, sizeof *m);
+    n = token(p, &t);
+    if (parse_hex(t, n, 16, &m->mbar) != 0)
+        return TOKERR("expected the TMA copy's mbarrier address (hex, Accel-Sim 2.0) after "
+                      "its width, found '%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(p, &t);
+    if (parse_udec(t, n, 1, &u) != 0)
+        return TOKERR("expected the TMA multicast flag (0 or 1) after the mbarrier, found "
+                      "'%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    m->multicast = (int)u;
+    if (m->multicast) {
+        n = token(p, &t);
+        if (parse_hex(t, n, 4, &u) != 0)
+            return TOKERR("expected the multicast CTA mask (hex, 16 bits) after flag 1, "
+                          "found '%.*s'",
+                          (int)(n ? n : 5), n ? t : "(end)");
+        m->cta_mask = (uint16_t)u;
+    }
+    n = token(p, &t);
+    if (parse_udec(t, n, UINT64_MAX, &m->bytes) != 0)
+        return TOKERR("expected the TMA copy's byte count (decimal), found '%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(p, &t);
+    if (parse_udec(t, n, UINT64_MAX, &m->oob_bytes) != 0)
+        return TOKERR("expected the TMA copy's out-of-bounds byte count (decimal), found "
+                      "'%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    n = token(p, &t);
+    if (parse_udec(t, n, 4, &mode) != 0 || mode < 3)
+        return TOKERR("unknown TMA address mode '%.*s': expected 3 (address list) or 4 "
+                      "(base and deltas)",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    uint64_t base = 0;
+    if (mode == 4) {
+        n = token(p, &t);
+        if (parse_hex(t, n, 16, &base) != 0)
+            return TOKERR("bad hex TMA base address '%.*s'", (int)(n ? n : 5),
+                          n ? t : "(end)");
+    }
+    n = token(p, &t);
+    if (parse_udec(t, n, UINT32_MAX, &u) != 0)
+        return TOKERR("expected the TMA transfer count (decimal), found '%.*s'",
+                      (int)(n ? n : 5), n ? t : "(end)");
+    m->ntransfers = (uint32_t)u;
+    m->first = mode == 4 && u ? base : 0;
+    for (uint64_t k = mode == 4 ? 1 : 0; k < u; k++) {
+        n = token(p, &t);
+        int64_t d;
+        if (mode == 3 ? parse_hex(t, n, 16, &base) != 0 : parse_sdec(t, n, &d) != 0)
+            return TOKERR("TMA transfer %llu of %llu: expected %s, found '%.*s'",
+                          (unsigned long long)k + 1, (unsigned long long)u,
+                          mode == 3 ? "a hex address" : "a decimal delta", (int)(n ? n : 5),
+                          n ? t : "(end)");
+        if (mode == 3 && k == 0)
+            m->first = base;
+    }
+    if (m->ntransfers == 0)
+        inst->mem_width = 0;
+    for (uint32_t l = inst->mask; l; l &= l - 1)
+        inst->addr[__builtin_ctz(l)] = m->first;
+    r->tma_line = ln;
+    return GF_OK;
+}
+
+const gf_tma_info *gf_kreader_tma(const gf_kreader *r)
+{
+    return r->s && r->tma_line && r->tma_line == gf_stream_line(r->s) ? &r->tma : NULL;
+}
+
 /* After the addresses: tracer v5's immediate, then nothing. */
 static gf_status general_line_end(const gf_kreader *r, const char **p, gf_inst *inst,
                                   const char *path, long ln, gf_error *err)
@@ -974,6 +1155,10 @@ __attribute__((noinline)) gf_status accelsim_next_inst_general(gf_kreader *r, gf
     if ((st = general_prefix(r, &p, path, ln, err)) != GF_OK ||
         (st = general_head(r, &p, inst, path, ln, err)) != GF_OK)
         return st;
+    if (accelsim_is_replay_marker(r, inst->opcode)) {
+        r->remaining--;
+        return GF_OK;
+    }
     /* Clearing 256 bytes per instruction was 12 % of the parse (perf, bench_parse); a
      * full-mask access writes every lane below, so only the others are cleared, and an
      * instruction without a width leaves addr[] as it was (trace.h). (Skipping the clear
@@ -989,7 +1174,11 @@ __attribute__((noinline)) gf_status accelsim_next_inst_general(gf_kreader *r, gf
             r->remaining--;
             return GF_OK;
         }
-        if ((st = general_addresses(&p, inst, nact, path, ln, err)) != GF_OK)
+        if (tma_opcode(inst->base_opcode) && tma2_form(p))
+            st = general_tma2(r, &p, inst, path, ln, err);
+        else
+            st = general_addresses(&p, inst, nact, path, ln, err);
+        if (st != GF_OK)
             return st;
     }
     if ((st = general_line_end(r, &p, inst, path, ln, err)) != GF_OK)

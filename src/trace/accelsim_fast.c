@@ -578,19 +578,45 @@ static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_ins
     return (size_t)((const char *)end - line);
 }
 
-gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
+/* A replay marker just read (trace.h gf_kreader_replay_markers): paired, counted. */
+__attribute__((noinline)) static gf_status replay_marker(gf_kreader *r, const gf_inst *inst,
+                                                        gf_error *err)
 {
-    if (r->ppt) {
-        inst->addr_pattern = 0;
-        return gf_pptgpu_next_inst(r->ppt, inst, err);
+    r->replay_markers++;
+    if (inst->opcode == r->replay_op[0]) {
+        if (r->replay_depth++ == 0)
+            r->replay_line = gf_stream_line(r->s);
+        return GF_OK;
     }
-    if (r->state != RS_IN_WARP || r->remaining == 0)
-        return GF_END;
+    if (r->replay_depth == 0)
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), gf_stream_line(r->s),
+                            "REPLAY_END without a REPLAY_START before it in warp %u: expected "
+                            "Accel-Sim 2.0's replay markers in pairs",
+                            r->warp_id);
+    r->replay_depth--;
+    return GF_OK;
+}
+
+/* A warp's end: no replay region left open. */
+static gf_status warp_end(gf_kreader *r, gf_error *err)
+{
+    if (__builtin_expect(r->replay_depth != 0, 0)) {
+        r->replay_depth = 0;
+        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), r->replay_line,
+                            "REPLAY_START with no REPLAY_END before warp %u ends: expected "
+                            "Accel-Sim 2.0's replay markers in pairs",
+                            r->warp_id);
+    }
+    return GF_END;
+}
+
+static inline gf_status next_inst_line(gf_kreader *r, gf_inst *inst, gf_error *err)
+{
     if (!r->has_pushback) {
         const char *data, *lim;
         gf_stream_peek(r->s, &data, &lim);
         size_t used = fast_inst(r, data, lim, inst);
-        if (used) {
+        if (used && !(inst->mem_width && r->tma_of[inst->opcode])) { /* (TMA: general) */
             gf_stream_skip_line(r->s, used);
             r->remaining--;
             r->last_text = data;
@@ -600,6 +626,23 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
     }
     r->last_len = 0;
     return accelsim_next_inst_general(r, inst, err);
+}
+
+gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
+{
+    if (r->ppt) {
+        inst->addr_pattern = 0;
+        return gf_pptgpu_next_inst(r->ppt, inst, err);
+    }
+    for (;;) {
+        if (r->state != RS_IN_WARP || r->remaining == 0)
+            return warp_end(r, err);
+        gf_status st = next_inst_line(r, inst, err);
+        if (st != GF_OK || !accelsim_is_replay_marker(r, inst->opcode))
+            return st;
+        if ((st = replay_marker(r, inst, err)) != GF_OK)
+            return st;
+    }
 }
 
 void gf_kreader_set_lazy_strides(gf_kreader *r, int on)

@@ -72,7 +72,24 @@ struct gf_kreader {
     int partial;             /* gf_kreader_set_partial */
     gf_trace_warn_fn warn_partial;
     void *warn_ctx;
+    gf_block_cluster cluster; /* of the current block (gf_kreader_block_cluster) */
+    uint16_t replay_op[2];   /* opcode ids of REPLAY_START / REPLAY_END once seen, else
+                                UINT16_MAX (never an instruction's id) */
+    uint32_t replay_depth;   /* REPLAY_START lines not yet closed in this warp */
+    long replay_line;        /* line of the outermost open REPLAY_START */
+    uint64_t replay_markers; /* marker lines skipped so far */
+    gf_tma_info tma;         /* the last 2.0 TMA line's fields (gf_kreader_tma) */
+    uint8_t tma_of[GF_OPCODE_MAX]; /* opcode id -> 1 for a TMA opcode (set with base_of):
+                                      such memory lines take the general parser, which
+                                      tells 2.0's TMA fields from an address list */
+    long tma_line;           /* its line: gf_kreader_tma answers while the stream is there */
 };
+
+/* 1 when op is REPLAY_START or REPLAY_END (trace.h gf_kreader_replay_markers). */
+static inline int accelsim_is_replay_marker(const gf_kreader *r, uint16_t op)
+{
+    return op == r->replay_op[0] || op == r->replay_op[1];
+}
 
 /* A line's head as last parsed (fast_inst): its text up to its address list (or the
  * whole line, newline included, when it has none) and what parsing that text gave. Every

@@ -11,6 +11,9 @@
  * - Compression is detected from magic bytes (gzip 1f 8b, RFC 1952 §2.3.1; xz
  *   fd 37 7a 58 5a 00, xz file format spec §2.1.1.1), never from the name.
  * - Concatenated gzip members and xz streams are accepted, as `gzip -d` / `xz -d` do.
+ * - A `.tracez` has no magic: a NUL ends a text kernel header within its first bytes,
+ *   which no text trace has (tracez.h gf_tracez_looks_like); its text comes from
+ *   gf_tracez_read like any other decompressor's.
  * - A compressed stream that ends before its end marker is an error, never a silent short
  *   trace: the caller would otherwise report plausible but wrong totals.
  */
@@ -26,6 +29,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "trace/tracez.h"
 #include "util/alloc.h"
 #include "util/error.h"
 
@@ -50,6 +54,7 @@ struct gf_stream {
     int z_init, z_member_done;
     lzma_stream x;
     int x_init;
+    gf_tracez *tz;      /* GF_COMPRESSION_TRACEZ */
 };
 
 static const unsigned char GZIP_MAGIC[2] = {0x1f, 0x8b};
@@ -273,6 +278,10 @@ static gf_status fill(gf_stream *s, gf_error *err)
         st = fill_gzip(s, space, err);
     } else if (s->comp == GF_COMPRESSION_XZ) {
         st = fill_xz(s, space, err);
+    } else if (s->comp == GF_COMPRESSION_TRACEZ) {
+        size_t got = 0;
+        st = gf_tracez_read(s->tz, s->buf + s->end, space, &got, &s->eof, err);
+        s->end += got;
     } else {
         ssize_t r = read_full(s->fd, s->buf + s->end, space);
         if (r < 0) {
@@ -330,6 +339,18 @@ gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err)
         return st;
     }
     s->comp = detect((const unsigned char *)s->buf, (size_t)r);
+    if (s->comp == GF_COMPRESSION_NONE &&
+        gf_tracez_looks_like((const unsigned char *)s->buf, (size_t)r)) {
+        gf_status st = gf_tracez_open(s->fd, path, &s->tz, err);
+        if (st != GF_OK) {
+            gf_stream_close(s);
+            return st;
+        }
+        s->comp = GF_COMPRESSION_TRACEZ;
+        s->buf[0] = '\0'; /* no text yet: fill() asks gf_tracez_read */
+        *out = s;
+        return GF_OK;
+    }
     if (s->comp == GF_COMPRESSION_NONE) {
         s->end = (size_t)r;
         s->buf[s->end] = '\0';
@@ -384,6 +405,7 @@ void gf_stream_close(gf_stream *s)
         inflateEnd(&s->z);
     if (s->x_init)
         lzma_end(&s->x);
+    gf_tracez_close(s->tz);
     if (s->fd >= 0)
         close(s->fd);
     free(s->in);
@@ -476,11 +498,20 @@ gf_status gf_stream_detect(const char *path, gf_compression *out, gf_error *err)
     int fd = open(path, O_RDONLY);
     if (fd < 0)
         return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
-    unsigned char m[6];
-    ssize_t r = read_full(fd, m, sizeof m);
+    unsigned char *m = malloc(GF_TRACEZ_HEADER_MAX);
+    if (!m) {
+        close(fd);
+        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    }
+    ssize_t r = read_full(fd, m, GF_TRACEZ_HEADER_MAX);
     close(fd);
-    if (r < 0)
+    if (r < 0) {
+        free(m);
         return gf_error_set(err, GF_ERR_IO, path, 0, "read failed: %s", strerror(errno));
+    }
     *out = detect(m, (size_t)r);
+    if (*out == GF_COMPRESSION_NONE && gf_tracez_looks_like(m, (size_t)r))
+        *out = GF_COMPRESSION_TRACEZ;
+    free(m);
     return GF_OK;
 }

@@ -1,7 +1,9 @@
 /*
  * Line reader over plain, gzip (zlib) and xz (liblzma) files, chosen by the file's magic
  * bytes rather than its name, because kernelslist.g entries name `kernel-1.traceg` while
- * the file on disk may be compressed (issue #2).
+ * the file on disk may be compressed (issue #2); and over Accel-Sim 2.0's `.tracez`
+ * (zstd sub-chunks behind a text header, told by its structure: trace/tracez.h), whose
+ * lines are those of the `.traceg` text the same kernel has.
  *
  * Lines are handed out in place from one large buffer (no per-line copy): the returned
  * pointer is NUL-terminated, has its '\n' (and a trailing '\r') removed, and stays valid
@@ -20,7 +22,8 @@
 typedef enum gf_compression {
     GF_COMPRESSION_NONE = 0,
     GF_COMPRESSION_GZIP = 1,
-    GF_COMPRESSION_XZ = 2
+    GF_COMPRESSION_XZ = 2,
+    GF_COMPRESSION_TRACEZ = 3 /* Accel-Sim 2.0 .tracez, read as its text (trace/tracez.h) */
 } gf_compression;
 
 typedef struct gf_stream gf_stream; /* opaque */

@@ -127,6 +127,19 @@ void gf_kreader_set_partial(gf_kreader *r, int on, gf_trace_warn_fn warn, void *
 /* Distinct thread blocks read so far and the grid's total (0 when the header gave none). */
 void gf_kreader_block_counts(const gf_kreader *r, uint64_t *found, uint64_t *total);
 
+/* A thread block's cluster (Hopper thread-block clusters), as Accel-Sim 2.0 writes it
+ * after `thread block = x,y,z` (`cluster id = x,y,z`, `cluster cta = x,y,z`, `cluster
+ * rank = r`; a .tracez's index holds the same). present is 0 for traces without these
+ * lines (tracer 1.x): then every field is 0, as the 2.0 tracer writes for a launch
+ * without clusters. id: the cluster within the grid; cta: this block's coordinates
+ * within its cluster; rank: its linear rank there. The blocks of one cluster run
+ * together on one GPC (CUDA C++ Programming Guide, "Thread Block Clusters"); what the
+ * model does with that: docs/model.md, "Thread-block clusters". */
+typedef struct gf_block_cluster {
+    int present;
+    unsigned id[3], cta[3], rank;
+} gf_block_cluster;
+
 /* Iteration. Each returns GF_OK with the item, GF_END when the enclosing level has no
  * more items, or an error. Call order: next_block, then next_warp until GF_END, and
  * within a warp next_inst until GF_END (exactly `insts = n` instructions; fewer lines
@@ -136,6 +149,41 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err);
 gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
                                gf_error *err);
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
+/* Accel-Sim 2.0's TMA lines (opcodes UTMALDG, UTMASTG, UTMAPF, UTMAREDG, UBLKCP, UBLKPF,
+ * UBLKRED): after the memory width come the mbarrier the copy completes on, a multicast
+ * flag (then, when 1, a hex mask of the cluster's CTAs it goes to), the bytes in and out
+ * of bounds, and an address mode: 3, a count and that many hex addresses, or 4, a hex
+ * base, a count and count - 1 decimal deltas (the 2.0 simulator's trace parser and the
+ * post-processor's drop_unused_trywaits; docs/tracez.md names the revisions). Older
+ * tracers write TMA lines as any memory line (a mode 0-2 address list), told apart by the
+ * token after the first one: a 0x address there. */
+typedef struct gf_tma_info {
+    uint64_t mbar;          /* the mbarrier's address, as the tracer wrote it */
+    uint64_t bytes, oob_bytes;
+    uint16_t cta_mask;      /* multicast: bit r = cluster rank r gets the tile; else 0 */
+    int multicast;
+    uint32_t ntransfers;    /* addresses the line lists (mode 3) or encodes (mode 4) */
+    uint64_t first;         /* the first of them (0 when none) */
+} gf_tma_info;
+
+/* The 2.0 TMA fields of the instruction next_inst returned last, or NULL when it was not
+ * a 2.0 TMA line. Its gf_inst has the line's memory width and, in every active lane, the
+ * first transfer address (what older tracers record: one address per copy; no transfer:
+ * width 0), so the model treats it as it treats a TMA line today (ksim_decode.c's
+ * is_bulk_copy warning); the fields are for the Hopper TMA/mbarrier model. */
+const gf_tma_info *gf_kreader_tma(const gf_kreader *r);
+
+/* The cluster of the block next_block returned last (zeroed before the first). */
+const gf_block_cluster *gf_kreader_block_cluster(const gf_kreader *r);
+
+/* Accel-Sim 2.0's replay markers: `REPLAY_START` / `REPLAY_END` lines (in the opcode's
+ * place) bracket a region of a warp's trace; they are the tracer's bookkeeping, not
+ * instructions the warp executes, so next_inst never returns them (nor does the model
+ * time or count them): it skips them, checks that they pair up within the warp (an
+ * unmatched one is a parse error naming its line), and counts them here. The lines
+ * between them are instructions as any others. A warp's `insts = n` counts the marker
+ * lines too (the 2.0 writer's count), so next_inst may return fewer than n. */
+uint64_t gf_kreader_replay_markers(const gf_kreader *r);
 
 /* Repeated lines, for a caller that remembers what lines parsed to (ksim_decode.c's replay).
  * gf_kreader_last_text gives the bytes of the instruction line the last next_inst

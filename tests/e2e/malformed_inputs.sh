@@ -34,7 +34,9 @@ case_dir() {
     echo "from what the CLI says. Each input is built in an empty directory and named by a"
     echo "relative path; \`vecadd/\` is a copy of \`data/vecadd\` (40 thread blocks). Every case"
     echo "must exit with 1 (error) or 2 (usage error), never a crash, and name the file or"
-    echo "the option. SRC stands for the source tree."
+    echo 'the option. SRC stands for the source tree. The `.tracez` rows (Accel-Sim 2.0'"'"'s binary'
+    echo "trace, docs/tracez.md) damage one structure of a file the test-side writer made from"
+    echo "vecadd; tests/unit/test_tracez.c covers the other classes the reader names."
     echo
     echo "| class | command | exit | first line of the message |"
     echo "|---|---|---|---|"
@@ -111,6 +113,37 @@ python3 -c "
 d = bytearray(open('z.xz', 'rb').read()); d[len(d) // 2] ^= 0xff
 open('damaged.traceg', 'wb').write(d)"
 run "damaged xz" damaged.traceg -- info damaged.traceg
+# Accel-Sim 2.0 .tracez (docs/tracez.md), made by the test-side writer, then damaged
+# one structure at a time (tz.py rewrites one field: footer, dictionary size, first
+# warp's offset or count, a byte of the first zstd frame)
+writer=$(dirname "$bin")/tracez_write
+"$writer" --subchunk 7 "$k" good.tracez || { echo "FAIL: tracez_write"; fail=1; }
+"$writer" --subchunk 7 --corrupt-dict "$k" wrongdict.tracez || fail=1
+cat >tz.py <<'PY'
+import struct, sys
+src, dst, what = sys.argv[1:4]
+d = bytearray(open(src, 'rb').read())
+h = d.index(0) + 1                        # after the header's NUL
+dict_size, = struct.unpack_from('<I', d, h)
+data = h + 8 + dict_size                  # first warp header
+idx, = struct.unpack_from('<Q', d, len(d) - 8)
+w0 = idx + 4 + 44                         # first warp's index record
+if what == 'trunc':   d = d[:len(d) // 2]
+if what == 'footer':  struct.pack_into('<Q', d, len(d) - 8, len(d) + 100)
+if what == 'dict':    struct.pack_into('<I', d, h, 1 << 30)
+if what == 'offset':  struct.pack_into('<Q', d, w0 + 8, data + 4)
+if what == 'count':   struct.pack_into('<I', d, w0 + 16, 6)
+if what == 'frame':   d[data + 8 + 4 + 40] ^= 0xff
+open(dst, 'wb').write(d)
+PY
+for c in trunc footer dict offset count frame; do python3 tz.py good.tracez $c.tracez $c; done
+run ".tracez cut in half" trunc.tracez -- info trunc.tracez
+run ".tracez index offset past the end" footer.tracez -- info footer.tracez
+run ".tracez dictionary of 1 GiB" dict.tracez -- info dict.tracez
+run ".tracez warp data out of place" offset.tracez -- info offset.tracez
+run ".tracez sub-chunk count off" count.tracez -- info count.tracez
+run ".tracez damaged zstd frame" frame.tracez -- info frame.tracez
+run ".tracez frames of another dictionary" wrongdict.tracez -- info wrongdict.tracez
 sed '/^insts = /{s/.*/insts = 99/;}' "$k" | head -n 40 >shortwarp.traceg
 run "warp with fewer lines than insts" shortwarp.traceg -- info shortwarp.traceg
 sed '0,/0x00007f/s/0x00007f/0xZZ007f/' "$k" >badhdr.traceg
