@@ -7,8 +7,9 @@
 # (one kernel .traceg, the same kernel again as .tracez) predicts as the all-text one.
 # Peak RSS of the largest .tracez prediction stays within 10 % of the text one's
 # (bounded memory: one sub-chunk decoded at a time). The large H100 traces take two of
-# the six variants (dictionary with sub-chunks of 7, none with 2048) unless
-# GF_TRACEZ_FULL=1 asks for all six (~5 CPU minutes in all). $1 = binary, $2 = source dir.
+# the six variants (dictionary with sub-chunks of 7, none with 2048), and five of the 24
+# H100 cases are converted, unless GF_TRACEZ_FULL=1 asks for all (~5 CPU minutes for the
+# six variants of five cases). $1 = binary, $2 = source dir.
 set -u
 bin=$1
 src=$2
@@ -31,6 +32,12 @@ n=0
 for dir in "$src"/data/*/ "$src"/data/h100/*/; do
     [ -f "$dir/kernelslist.g" ] || continue
     name=$(basename "$dir")
+    # of the 24 H100 cases, five that cover the reader's paths (one to three line shapes
+    # each, shared memory, LDGSTS-free tiling, a RED) unless GF_TRACEZ_FULL=1
+    case "$dir" in */h100/*)
+        [ "${GF_TRACEZ_FULL:-0}" = 1 ] || case " vecadd stride1 pchase_l1 reduce sgemm_tiled " in
+            *" $name "*) ;; *) continue ;; esac ;;
+    esac
     case $dir in */h100/*) name=h100-$name ;; esac
     gpu=""
     for k in $(grep -v '^Memcpy' "$dir/kernelslist.g"); do
