@@ -775,21 +775,52 @@ static gf_status check_shmem(const gf_gpu *g, const blame *b, gf_error *err)
     return GF_OK;
 }
 
+/* A size in the units a model file takes: "14200KiB", "3MiB", else bytes. */
+static const char *size_text(uint64_t v, char *buf, size_t n)
+{
+    if (v && v % (1u << 20) == 0)
+        snprintf(buf, n, "%lluMiB", (unsigned long long)(v >> 20));
+    else if (v && v % 1024 == 0)
+        snprintf(buf, n, "%lluKiB", (unsigned long long)(v >> 10));
+    else
+        snprintf(buf, n, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* The valid L2 sizes nearest to l2.size: every slice a whole number of sets, so a
+ * multiple of l2.slices x l2.ways x l2.line (one set in every slice). */
+static const char *l2_nearest(const gf_gpu *g, char *buf, size_t n)
+{
+    uint64_t unit = (uint64_t)g->l2_slices * (g->l2.ways ? g->l2.ways : 1) * g->l2.line;
+    uint64_t below = g->l2.size / unit * unit, above = below + unit;
+    char u[32], lo[32], hi[32];
+    size_text(unit, u, sizeof u);
+    if (below == 0)
+        snprintf(buf, n, "valid sizes are multiples of l2.slices x l2.ways x l2.line = %s: the "
+                 "nearest is %s", u, size_text(above, hi, sizeof hi));
+    else
+        snprintf(buf, n, "valid sizes are multiples of l2.slices x l2.ways x l2.line = %s: the "
+                 "nearest are %s and %s", u, size_text(below, lo, sizeof lo),
+                 size_text(above, hi, sizeof hi));
+    return buf;
+}
+
 static gf_status check_l2_dram(const gf_gpu *g, const blame *b, gf_error *err)
 {
-    char ob[700];
+    char ob[700], near[200];
     if (g->l2.size % g->l2_slices)
-        return invalid(b, "l2.size,l2.slices", err, "l2.slices = %u does not divide l2.size = %llu (%s)",
+        return invalid(b, "l2.size,l2.slices", err,
+                       "l2.slices = %u does not divide l2.size = %llu (%s); %s",
                        g->l2_slices, (unsigned long long)g->l2.size,
-                       origin_of(b, "l2.size", ob, sizeof ob));
+                       origin_of(b, "l2.size", ob, sizeof ob), l2_nearest(g, near, sizeof near));
     uint64_t slice = g->l2.size / g->l2_slices;
     uint64_t l2way = (uint64_t)(g->l2.ways ? g->l2.ways : 1) * g->l2.line;
     if (slice % l2way)
         return invalid(b, "l2.size,l2.slices,l2.line,l2.ways", err,
                        "L2 slice of %llu bytes (l2.size / l2.slices) is not sets x l2.ways = %u x "
-                       "l2.line = %u for a whole number of sets (%s)",
+                       "l2.line = %u for a whole number of sets (%s); %s",
                        (unsigned long long)slice, g->l2.ways, g->l2.line,
-                       origin_of(b, "l2.size", ob, sizeof ob));
+                       origin_of(b, "l2.size", ob, sizeof ob), l2_nearest(g, near, sizeof near));
     if (g->dram_channels > g->dram_bus_bits)
         return invalid(b, "dram.bus_bits,dram.channels", err, "dram.channels = %u wider than dram.bus_bits = %u",
                        g->dram_channels, g->dram_bus_bits);
@@ -899,6 +930,13 @@ gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
                       const char *const *overrides, unsigned noverrides, gf_gpu *out,
                       gf_error *err)
 {
+    return gf_gpu_load_from(name_or_path, models_dir, overrides, NULL, noverrides, out, err);
+}
+
+gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
+                           const char *const *overrides, const char *const *options,
+                           unsigned noverrides, gf_gpu *out, gf_error *err)
+{
     if (!name_or_path || !*name_or_path || !out)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "no GPU model name given");
     char path[1024];
@@ -935,7 +973,8 @@ gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
     for (unsigned i = 0; s == GF_OK && i < noverrides; i++) {
         const char *kv = overrides[i];
         char where[512];
-        snprintf(where, sizeof where, "--set %s", kv ? kv : "(null)");
+        snprintf(where, sizeof where, "%s %s", options && options[i] ? options[i] : "--set",
+                 kv ? kv : "(null)");
         const char *eq = kv ? strchr(kv, '=') : NULL;
         if (!eq || eq == kv) {
             s = gf_error_set(err, GF_ERR_PARSE, where, 0, "expected section.key=value");
