@@ -4,7 +4,12 @@
  * applied. The key table below is the only list of keys: parsing, --set, show-gpu and
  * the `gpus` listing all walk it (in the spirit of Redis's config.c table).
  */
+#define _GNU_SOURCE /* dladdr: where this code was loaded from, to find its models */
 #include "gpu/gpu.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -170,6 +175,7 @@ typedef struct load_state {
     int failed;
     int depth;
     unsigned seq;
+    const char *models_dir; /* as given to gf_gpu_load: where a bare include falls back */
     /* current file for the line-counting reader */
     const char *file;
     long line;
@@ -434,6 +440,14 @@ static int model_ini_handler(void *user, const char *section, const char *name, 
             const char *slash = strrchr(st->file, '/');
             int dirlen = slash ? (int)(slash - st->file) : 1;
             snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? st->file : ".", inc);
+            /* a bare name missing beside the including file is a shipped model: a user's
+             * what-if in their own folder says `include = v100.ini` */
+            if (!strchr(inc, '/') && access(path, F_OK) != 0) {
+                char shipped[1024];
+                snprintf(shipped, sizeof shipped, "%s/%s", gf_gpu_models_dir(st->models_dir), inc);
+                if (access(shipped, F_OK) == 0)
+                    snprintf(path, sizeof path, "%s", shipped);
+            }
         }
         if (st->depth >= 8) {
             gf_error_set(st->err, GF_ERR_INVALID, st->file, line,
@@ -902,6 +916,56 @@ gf_status gf_gpu_validate(const gf_gpu *g, const char *where, gf_error *err)
 
 /* ------------------------------------------------------------------ public */
 
+/* The file holding this code: the shared library when it is one, else the executable
+ * it was linked into (dladdr names the main program by its argv[0], which may be
+ * relative or found on PATH, so /proc/self/exe is asked instead). */
+static int self_path(char *out, size_t n)
+{
+    Dl_info di;
+    char tmp[PATH_MAX];
+    if (dladdr((void *)&gf_gpu_models_dir, &di) && di.dli_fname && strstr(di.dli_fname, ".so") &&
+        realpath(di.dli_fname, tmp)) {
+        snprintf(out, n, "%s", tmp);
+        return 0;
+    }
+    ssize_t len = readlink("/proc/self/exe", tmp, sizeof tmp - 1);
+    if (len <= 0)
+        return -1;
+    tmp[len] = 0;
+    snprintf(out, n, "%s", tmp);
+    return 0;
+}
+
+static char self_models[PATH_MAX + 64];
+static pthread_once_t self_models_once = PTHREAD_ONCE_INIT;
+
+/* Decided once: the source tree's models/ for a binary or library inside the build tree
+ * it came from; else the models installed beside it (bin/ or lib/ -> share/gpuforecast/
+ * models, so a moved prefix still finds its own); else the configured install path. */
+static void find_self_models(void)
+{
+    char self[PATH_MAX];
+    snprintf(self_models, sizeof self_models, "%s", GF_INSTALL_MODELS_DIR);
+    if (self_path(self, sizeof self) != 0)
+        return;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return;
+    int is_lib = strstr(slash, ".so") != NULL;
+    *slash = 0; /* self is now the folder */
+    size_t nb = strlen(GF_BUILD_DIR);
+    if (strncmp(self, GF_BUILD_DIR, nb) == 0 && (self[nb] == 0 || self[nb] == '/')) {
+        if (access(GF_SOURCE_MODELS_DIR, R_OK) == 0)
+            snprintf(self_models, sizeof self_models, "%s", GF_SOURCE_MODELS_DIR);
+        return;
+    }
+    char rel[PATH_MAX + 64];
+    snprintf(rel, sizeof rel, "%s/%s", self, is_lib ? GF_MODELS_FROM_LIBDIR : GF_MODELS_FROM_BINDIR);
+    char real[PATH_MAX];
+    if (realpath(rel, real) && access(real, R_OK) == 0)
+        snprintf(self_models, sizeof self_models, "%s", real);
+}
+
 const char *gf_gpu_models_dir(const char *models_dir)
 {
     if (models_dir && *models_dir)
@@ -909,15 +973,8 @@ const char *gf_gpu_models_dir(const char *models_dir)
     const char *env = getenv("GF_MODELS_DIR");
     if (env && *env)
         return env;
-#ifdef GF_SOURCE_MODELS_DIR
-    if (access(GF_SOURCE_MODELS_DIR, R_OK) == 0)
-        return GF_SOURCE_MODELS_DIR;
-#endif
-#ifdef GF_INSTALL_MODELS_DIR
-    return GF_INSTALL_MODELS_DIR;
-#else
-    return "models";
-#endif
+    pthread_once(&self_models_once, find_self_models);
+    return self_models;
 }
 
 static int looks_like_path(const char *s)
@@ -969,6 +1026,7 @@ gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
     }
     st->gpu = g;
     st->err = err;
+    st->models_dir = models_dir;
     gf_status s = parse_file(st, path);
     for (unsigned i = 0; s == GF_OK && i < noverrides; i++) {
         const char *kv = overrides[i];
