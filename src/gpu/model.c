@@ -936,6 +936,24 @@ static int self_path(char *out, size_t n)
     return 0;
 }
 
+/* (CMakeLists.txt defines these; a build without it, such as the fuzz harnesses', gets
+ * the default install layout and no build tree) */
+#ifndef GF_INSTALL_MODELS_DIR
+#define GF_INSTALL_MODELS_DIR "/usr/local/share/gpuforecast/models"
+#endif
+#ifndef GF_BUILD_DIR
+#define GF_BUILD_DIR ""
+#endif
+#ifndef GF_SOURCE_MODELS_DIR
+#define GF_SOURCE_MODELS_DIR "models"
+#endif
+#ifndef GF_MODELS_FROM_BINDIR
+#define GF_MODELS_FROM_BINDIR "../share/gpuforecast/models"
+#endif
+#ifndef GF_MODELS_FROM_LIBDIR
+#define GF_MODELS_FROM_LIBDIR "../share/gpuforecast/models"
+#endif
+
 static char self_models[PATH_MAX + 64];
 static pthread_once_t self_models_once = PTHREAD_ONCE_INIT;
 
@@ -954,7 +972,7 @@ static void find_self_models(void)
     int is_lib = strstr(slash, ".so") != NULL;
     *slash = 0; /* self is now the folder */
     size_t nb = strlen(GF_BUILD_DIR);
-    if (strncmp(self, GF_BUILD_DIR, nb) == 0 && (self[nb] == 0 || self[nb] == '/')) {
+    if (nb > 0 && strncmp(self, GF_BUILD_DIR, nb) == 0 && (self[nb] == 0 || self[nb] == '/')) {
         if (access(GF_SOURCE_MODELS_DIR, R_OK) == 0)
             snprintf(self_models, sizeof self_models, "%s", GF_SOURCE_MODELS_DIR);
         return;
