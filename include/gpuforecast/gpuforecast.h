@@ -3,7 +3,9 @@
  *
  * Public API. Everything the library returns is reached through opaque handles or
  * plain result structs; every call that can fail returns a gf_status and fills a
- * gf_error. The library never prints and never exits (DESIGN.md "Errors").
+ * gf_error. The library never prints and never exits: errors name the file, line and
+ * reason, warnings go to the caller's callback. This header is self-contained (it needs
+ * only the C standard headers below); link with `pkg-config --libs gpuforecast`.
  */
 #ifndef GPUFORECAST_H
 #define GPUFORECAST_H
@@ -43,9 +45,9 @@ const char *gf_version(void);
 const char *gf_status_name(gf_status status);
 
 /*
- * Prediction, the short way. Everything else (trace streaming, models, the memory
- * hierarchy, profiles, sweeps) is reachable through the module headers installed with
- * the source tree; this is the stable entry point.
+ * Prediction: what `gpuforecast predict TRACE --gpu NAME [options]` does, every option
+ * a field (zero-initialise the struct and set what you need; a field left 0 is the
+ * CLI's default, except jobs). This is the stable entry point.
  */
 typedef struct gf_result gf_result; /* opaque: one report, a row per kernel */
 
@@ -54,12 +56,30 @@ typedef struct gf_predict_request {
     const char *gpu;              /* model name (models/<gpu>.ini) or path to an .ini */
     const char *const *overrides; /* "key=value" strings, as --set; may be NULL */
     unsigned noverrides;
-    const char *models_dir;       /* NULL: $GF_MODELS_DIR, then the installed models */
+    const char *models_dir;       /* NULL: $GF_MODELS_DIR, else the models installed beside
+                                     the library (share/gpuforecast/models, found from the
+                                     library's own folder, so a moved prefix works) */
     int exact;                    /* 1: memory counters from the exact LRU simulators */
     int unknown_opcodes_as_alu;   /* 1: time unknown opcodes as ALU instead of failing */
     /* Bytes of decoded instructions held in memory before long warps spill to a file in
      * $TMPDIR (as --hold): 0 = the default (32 MiB), UINT64_MAX = never spill. */
     uint64_t hold_bytes;
+    /* 1: every kernel starts with empty caches, as Nsight Compute profiles by default
+     * (--cold): compare with an ncu report this way. 0: copies warm the L2. */
+    int cold_cache;
+    /* 1: a kernel trace holding fewer thread blocks than its grid is predicted from the
+     * blocks it has, with a warning (--partial); 0: it is an error. */
+    int partial;
+    /* Threads the SMs are simulated on (-j): 0 or 1 = the calling thread only. The
+     * result is identical for any count. */
+    unsigned jobs;
+    /* "gto" or "lrr" (--scheduler); NULL: the model's sm.warp_scheduler. */
+    const char *scheduler;
+    /* Warnings the CLI would print (a header field replaced, blocks missing with
+     * partial, an opcode timed as ALU): called with the file and the message; NULL
+     * drops them. */
+    void (*warn)(void *ctx, const char *file, const char *message);
+    void *warn_ctx;
 } gf_predict_request;
 
 /* Predicts every kernel of req->trace. On success *out is owned by the caller (free with

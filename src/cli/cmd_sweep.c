@@ -80,11 +80,21 @@ static int extra(int opt, const char *arg, void *p)
     c->vals[a] = calloc(n, sizeof(char *));
     if (!c->vals[a])
         return 1;
+    /* split on every comma: an empty value (k=1,,2 or a trailing comma) is an error,
+     * not dropped */
     unsigned k = 0;
-    for (char *tok = strtok(copy + (eq - arg) + 1, ","); tok; tok = strtok(NULL, ","))
+    for (char *tok = copy + (eq - arg) + 1;;) {
+        char *comma = strchr(tok, ',');
+        if (comma)
+            *comma = 0;
+        if (!*tok)
+            return gf_cli_usage_error(c->cmd, "--vary %s: value %u of '%s' is empty", copy,
+                                      k + 1, eq + 1);
         c->vals[a][k++] = tok;
-    if (k == 0)
-        return gf_cli_usage_error(c->cmd, "--vary %s has no values", copy);
+        if (!comma)
+            break;
+        tok = comma + 1;
+    }
     c->spec.axes[a].key = copy;
     c->spec.axes[a].values = c->vals[a];
     c->spec.axes[a].nvalues = k;

@@ -153,6 +153,11 @@ typedef struct gf_gpu {
 gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
                       const char *const *overrides, unsigned noverrides,
                       gf_gpu *out, gf_error *err);
+/* gf_gpu_load, where options[i] (NULL: all "--set") names the option override i came
+ * from ("--vary"), so an error blames the option the user wrote. */
+gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
+                           const char *const *overrides, const char *const *options,
+                           unsigned noverrides, gf_gpu *out, gf_error *err);
 
 /* Checks a resolved model (as gf_gpu_load returns it) against the rules the loader
  * applies: every key within its range, the rules tying keys together, derived fields

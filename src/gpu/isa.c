@@ -24,6 +24,7 @@
 typedef struct isa_row {
     char opcode[OPLEN];
     gf_isa_entry e;
+    int absent; /* its unit has no lanes in the model (gf_isa_scale_intervals) */
 } isa_row;
 
 typedef struct cache_slot {
@@ -53,6 +54,50 @@ static const char *const columns[NCOLS] = {"opcode", "unit", "latency", "interva
 const char *gf_unit_name(gf_unit u)
 {
     return (unsigned)u < GF_UNIT_COUNT ? unit_names[u] : "unknown";
+}
+
+const char *gf_isa_lane_key(gf_unit u)
+{
+    static const char *const keys[GF_UNIT_COUNT] = {
+        "sm.int32_lanes", "sm.fp32_lanes", "sm.fp64_lanes", "sm.sfu_lanes",
+        "sm.tensor_units", "sm.lsu_lanes", NULL, NULL};
+    return (unsigned)u < GF_UNIT_COUNT ? keys[u] : NULL;
+}
+
+gf_status gf_isa_scale_intervals(gf_isa *isa, const unsigned ref[GF_UNIT_COUNT],
+                                 const unsigned lanes[GF_UNIT_COUNT], gf_error *err)
+{
+    if (!isa)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "gf_isa_scale_intervals: no ISA table");
+    for (size_t i = 0; i < isa->nrows; i++) {
+        isa_row *r = &isa->rows[i];
+        unsigned u = r->e.unit;
+        if (!gf_isa_lane_key(r->e.unit) || lanes[u] == ref[u])
+            continue;
+        if (ref[u] == 0)
+            return gf_error_set(err, GF_ERR_INVALID, isa->path, 0,
+                                "opcode '%s' runs on the %s unit, but the table's lane counts "
+                                "(isa/lanes.csv) give that unit none",
+                                r->opcode, unit_names[u]);
+        if (lanes[u] == 0) {
+            r->absent = 1;
+            continue;
+        }
+        /* a warp's 32 threads pass through the unit's lanes: its issue interval is
+         * inversely proportional to the lanes (docs/model.md, "Unit lanes"); whole cycles,
+         * rounded up, at least 1 */
+        unsigned long long iv = ((unsigned long long)r->e.interval * ref[u] + lanes[u] - 1) /
+                                lanes[u];
+        r->e.interval = iv == 0 ? 1u : iv > 100000 ? 100000u : (unsigned)iv;
+    }
+    /* the fallback for unknown opcodes is the table's first ALU row, scaled with it */
+    for (size_t i = 0; i < isa->nrows; i++)
+        if (isa->rows[i].e.unit == GF_UNIT_ALU && isa->rows[i].e.space == GF_SPACE_NONE) {
+            if (!isa->rows[i].absent)
+                isa->fallback = isa->rows[i].e;
+            break;
+        }
+    return GF_OK;
 }
 
 const char *gf_mem_space_name(gf_mem_space s)
@@ -414,7 +459,12 @@ gf_status gf_isa_lookup(gf_isa *isa, uint16_t opcode, gf_unknown_policy policy,
         memcpy(base, full, len);
         base[len] = 0;
         const isa_row *r = find_row(isa, base);
-        if (r) {
+        if (r && r->absent) {
+            st = gf_error_set(err, GF_ERR_INVALID, "", 0,
+                              "opcode '%s' runs on the %s unit, which the model does not have "
+                              "(%s = 0)",
+                              full, unit_names[r->e.unit], gf_isa_lane_key(r->e.unit));
+        } else if (r) {
             c->e = r->e;
             apply_modifiers(base, full, &c->e);
             c->state = 1;

@@ -68,6 +68,16 @@ void gf_isa_free(gf_isa *isa);
 gf_status gf_isa_lookup(gf_isa *isa, uint16_t opcode, gf_unknown_policy policy,
                         const gf_isa_entry **out, int *warned, gf_error *err);
 
+/* Rescales the issue intervals of a freshly loaded table (before any lookup) from the
+ * lane counts its intervals were written for, ref[unit] (models/isa/lanes.csv), to the
+ * model's, lanes[unit] (sm.fp32_lanes ...; gpu/lanes.h): interval x ref / lanes, rounded
+ * up to whole cycles, at least 1. A unit with no lanes makes its opcodes an error at
+ * lookup naming the key. Units without a lane key (branch, uniform) are left alone. */
+gf_status gf_isa_scale_intervals(gf_isa *isa, const unsigned ref[GF_UNIT_COUNT],
+                                 const unsigned lanes[GF_UNIT_COUNT], gf_error *err);
+/* The model key that sets a unit's lanes ("sm.fp32_lanes"), NULL for branch/uniform. */
+const char *gf_isa_lane_key(gf_unit u);
+
 const char *gf_unit_name(gf_unit u);
 const char *gf_mem_space_name(gf_mem_space s);
 

@@ -4,7 +4,12 @@
  * applied. The key table below is the only list of keys: parsing, --set, show-gpu and
  * the `gpus` listing all walk it (in the spirit of Redis's config.c table).
  */
+#define _GNU_SOURCE /* dladdr: where this code was loaded from, to find its models */
 #include "gpu/gpu.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -71,12 +76,12 @@ static const key_def keys[] = {
     {"clock.dram", K_FREQ, OFF(dram_clock_hz), 0, 1e6, 1e11, NULL, 0, "DRAM command clock"},
     {"sm.count", K_UINT, OFF(num_sms), 0, 1, 4096, NULL, 0, "streaming multiprocessors"},
     {"sm.subcores", K_UINT, OFF(subcores_per_sm), 0, 1, 16, NULL, 0, "processing blocks (warp schedulers) per SM"},
-    {"sm.fp32_lanes", K_UINT, OFF(fp32_lanes), 0, 0, 1024, NULL, 0, "FP32 lanes per sub-core"},
-    {"sm.int32_lanes", K_UINT, OFF(int32_lanes), 0, 0, 1024, NULL, 0, "INT32 lanes per sub-core"},
-    {"sm.fp64_lanes", K_UINT, OFF(fp64_lanes), 0, 0, 1024, NULL, 0, "FP64 lanes per sub-core"},
-    {"sm.sfu_lanes", K_UINT, OFF(sfu_lanes), 0, 0, 1024, NULL, 0, "SFU lanes per sub-core"},
-    {"sm.tensor_units", K_UINT, OFF(tensor_units), 0, 0, 64, NULL, 0, "tensor cores per sub-core"},
-    {"sm.lsu_lanes", K_UINT, OFF(lsu_lanes), 0, 1, 1024, NULL, 0, "load/store lanes per sub-core"},
+    {"sm.fp32_lanes", K_UINT, OFF(fp32_lanes), 0, 1, 1024, NULL, 0, "FP32 lanes per sub-core: the fma unit's issue interval (isa/lanes.csv)"},
+    {"sm.int32_lanes", K_UINT, OFF(int32_lanes), 0, 1, 1024, NULL, 0, "INT32 lanes per sub-core: the alu unit's issue interval"},
+    {"sm.fp64_lanes", K_UINT, OFF(fp64_lanes), 0, 0, 1024, NULL, 0, "FP64 lanes per sub-core: the fp64 unit's issue interval (0 = none)"},
+    {"sm.sfu_lanes", K_UINT, OFF(sfu_lanes), 0, 1, 1024, NULL, 0, "SFU lanes per sub-core: the sfu unit's issue interval"},
+    {"sm.tensor_units", K_UINT, OFF(tensor_units), 0, 0, 64, NULL, 0, "tensor cores per sub-core: the tensor unit's issue interval (0 = none)"},
+    {"sm.lsu_lanes", K_UINT, OFF(lsu_lanes), 0, 1, 1024, NULL, 0, "load/store lanes per sub-core: the lsu unit's issue interval"},
     {"sm.max_threads", K_UINT, OFF(max_threads_per_sm), 0, 32, 65536, NULL, 0, "resident threads per SM"},
     {"sm.max_warps", K_UINT, OFF(max_warps_per_sm), 0, 1, 2048, NULL, 0, "resident warps per SM"},
     {"sm.max_blocks", K_UINT, OFF(max_blocks_per_sm), 0, 1, 1024, NULL, 0, "resident blocks per SM"},
@@ -170,6 +175,7 @@ typedef struct load_state {
     int failed;
     int depth;
     unsigned seq;
+    const char *models_dir; /* as given to gf_gpu_load: where a bare include falls back */
     /* current file for the line-counting reader */
     const char *file;
     long line;
@@ -434,6 +440,14 @@ static int model_ini_handler(void *user, const char *section, const char *name, 
             const char *slash = strrchr(st->file, '/');
             int dirlen = slash ? (int)(slash - st->file) : 1;
             snprintf(path, sizeof path, "%.*s/%s", dirlen, slash ? st->file : ".", inc);
+            /* a bare name missing beside the including file is a shipped model: a user's
+             * what-if in their own folder says `include = v100.ini` */
+            if (!strchr(inc, '/') && access(path, F_OK) != 0) {
+                char shipped[1024];
+                snprintf(shipped, sizeof shipped, "%s/%s", gf_gpu_models_dir(st->models_dir), inc);
+                if (access(shipped, F_OK) == 0)
+                    snprintf(path, sizeof path, "%s", shipped);
+            }
         }
         if (st->depth >= 8) {
             gf_error_set(st->err, GF_ERR_INVALID, st->file, line,
@@ -775,21 +789,52 @@ static gf_status check_shmem(const gf_gpu *g, const blame *b, gf_error *err)
     return GF_OK;
 }
 
+/* A size in the units a model file takes: "14200KiB", "3MiB", else bytes. */
+static const char *size_text(uint64_t v, char *buf, size_t n)
+{
+    if (v && v % (1u << 20) == 0)
+        snprintf(buf, n, "%lluMiB", (unsigned long long)(v >> 20));
+    else if (v && v % 1024 == 0)
+        snprintf(buf, n, "%lluKiB", (unsigned long long)(v >> 10));
+    else
+        snprintf(buf, n, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* The valid L2 sizes nearest to l2.size: every slice a whole number of sets, so a
+ * multiple of l2.slices x l2.ways x l2.line (one set in every slice). */
+static const char *l2_nearest(const gf_gpu *g, char *buf, size_t n)
+{
+    uint64_t unit = (uint64_t)g->l2_slices * (g->l2.ways ? g->l2.ways : 1) * g->l2.line;
+    uint64_t below = g->l2.size / unit * unit, above = below + unit;
+    char u[32], lo[32], hi[32];
+    size_text(unit, u, sizeof u);
+    if (below == 0)
+        snprintf(buf, n, "valid sizes are multiples of l2.slices x l2.ways x l2.line = %s: the "
+                 "nearest is %s", u, size_text(above, hi, sizeof hi));
+    else
+        snprintf(buf, n, "valid sizes are multiples of l2.slices x l2.ways x l2.line = %s: the "
+                 "nearest are %s and %s", u, size_text(below, lo, sizeof lo),
+                 size_text(above, hi, sizeof hi));
+    return buf;
+}
+
 static gf_status check_l2_dram(const gf_gpu *g, const blame *b, gf_error *err)
 {
-    char ob[700];
+    char ob[700], near[200];
     if (g->l2.size % g->l2_slices)
-        return invalid(b, "l2.size,l2.slices", err, "l2.slices = %u does not divide l2.size = %llu (%s)",
+        return invalid(b, "l2.size,l2.slices", err,
+                       "l2.slices = %u does not divide l2.size = %llu (%s); %s",
                        g->l2_slices, (unsigned long long)g->l2.size,
-                       origin_of(b, "l2.size", ob, sizeof ob));
+                       origin_of(b, "l2.size", ob, sizeof ob), l2_nearest(g, near, sizeof near));
     uint64_t slice = g->l2.size / g->l2_slices;
     uint64_t l2way = (uint64_t)(g->l2.ways ? g->l2.ways : 1) * g->l2.line;
     if (slice % l2way)
         return invalid(b, "l2.size,l2.slices,l2.line,l2.ways", err,
                        "L2 slice of %llu bytes (l2.size / l2.slices) is not sets x l2.ways = %u x "
-                       "l2.line = %u for a whole number of sets (%s)",
+                       "l2.line = %u for a whole number of sets (%s); %s",
                        (unsigned long long)slice, g->l2.ways, g->l2.line,
-                       origin_of(b, "l2.size", ob, sizeof ob));
+                       origin_of(b, "l2.size", ob, sizeof ob), l2_nearest(g, near, sizeof near));
     if (g->dram_channels > g->dram_bus_bits)
         return invalid(b, "dram.bus_bits,dram.channels", err, "dram.channels = %u wider than dram.bus_bits = %u",
                        g->dram_channels, g->dram_bus_bits);
@@ -871,6 +916,74 @@ gf_status gf_gpu_validate(const gf_gpu *g, const char *where, gf_error *err)
 
 /* ------------------------------------------------------------------ public */
 
+/* The file holding this code: the shared library when it is one, else the executable
+ * it was linked into (dladdr names the main program by its argv[0], which may be
+ * relative or found on PATH, so /proc/self/exe is asked instead). */
+static int self_path(char *out, size_t n)
+{
+    Dl_info di;
+    char tmp[PATH_MAX];
+    if (dladdr((void *)&gf_gpu_models_dir, &di) && di.dli_fname && strstr(di.dli_fname, ".so") &&
+        realpath(di.dli_fname, tmp)) {
+        snprintf(out, n, "%s", tmp);
+        return 0;
+    }
+    ssize_t len = readlink("/proc/self/exe", tmp, sizeof tmp - 1);
+    if (len <= 0)
+        return -1;
+    tmp[len] = 0;
+    snprintf(out, n, "%s", tmp);
+    return 0;
+}
+
+/* (CMakeLists.txt defines these; a build without it, such as the fuzz harnesses', gets
+ * the default install layout and no build tree) */
+#ifndef GF_INSTALL_MODELS_DIR
+#define GF_INSTALL_MODELS_DIR "/usr/local/share/gpuforecast/models"
+#endif
+#ifndef GF_BUILD_DIR
+#define GF_BUILD_DIR ""
+#endif
+#ifndef GF_SOURCE_MODELS_DIR
+#define GF_SOURCE_MODELS_DIR "models"
+#endif
+#ifndef GF_MODELS_FROM_BINDIR
+#define GF_MODELS_FROM_BINDIR "../share/gpuforecast/models"
+#endif
+#ifndef GF_MODELS_FROM_LIBDIR
+#define GF_MODELS_FROM_LIBDIR "../share/gpuforecast/models"
+#endif
+
+static char self_models[PATH_MAX + 64];
+static pthread_once_t self_models_once = PTHREAD_ONCE_INIT;
+
+/* Decided once: the source tree's models/ for a binary or library inside the build tree
+ * it came from; else the models installed beside it (bin/ or lib/ -> share/gpuforecast/
+ * models, so a moved prefix still finds its own); else the configured install path. */
+static void find_self_models(void)
+{
+    char self[PATH_MAX];
+    snprintf(self_models, sizeof self_models, "%s", GF_INSTALL_MODELS_DIR);
+    if (self_path(self, sizeof self) != 0)
+        return;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return;
+    int is_lib = strstr(slash, ".so") != NULL;
+    *slash = 0; /* self is now the folder */
+    size_t nb = strlen(GF_BUILD_DIR);
+    if (nb > 0 && strncmp(self, GF_BUILD_DIR, nb) == 0 && (self[nb] == 0 || self[nb] == '/')) {
+        if (access(GF_SOURCE_MODELS_DIR, R_OK) == 0)
+            snprintf(self_models, sizeof self_models, "%s", GF_SOURCE_MODELS_DIR);
+        return;
+    }
+    char rel[PATH_MAX + 64];
+    snprintf(rel, sizeof rel, "%s/%s", self, is_lib ? GF_MODELS_FROM_LIBDIR : GF_MODELS_FROM_BINDIR);
+    char real[PATH_MAX];
+    if (realpath(rel, real) && access(real, R_OK) == 0)
+        snprintf(self_models, sizeof self_models, "%s", real);
+}
+
 const char *gf_gpu_models_dir(const char *models_dir)
 {
     if (models_dir && *models_dir)
@@ -878,15 +991,8 @@ const char *gf_gpu_models_dir(const char *models_dir)
     const char *env = getenv("GF_MODELS_DIR");
     if (env && *env)
         return env;
-#ifdef GF_SOURCE_MODELS_DIR
-    if (access(GF_SOURCE_MODELS_DIR, R_OK) == 0)
-        return GF_SOURCE_MODELS_DIR;
-#endif
-#ifdef GF_INSTALL_MODELS_DIR
-    return GF_INSTALL_MODELS_DIR;
-#else
-    return "models";
-#endif
+    pthread_once(&self_models_once, find_self_models);
+    return self_models;
 }
 
 static int looks_like_path(const char *s)
@@ -898,6 +1004,13 @@ static int looks_like_path(const char *s)
 gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
                       const char *const *overrides, unsigned noverrides, gf_gpu *out,
                       gf_error *err)
+{
+    return gf_gpu_load_from(name_or_path, models_dir, overrides, NULL, noverrides, out, err);
+}
+
+gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
+                           const char *const *overrides, const char *const *options,
+                           unsigned noverrides, gf_gpu *out, gf_error *err)
 {
     if (!name_or_path || !*name_or_path || !out)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "no GPU model name given");
@@ -931,11 +1044,13 @@ gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
     }
     st->gpu = g;
     st->err = err;
+    st->models_dir = models_dir;
     gf_status s = parse_file(st, path);
     for (unsigned i = 0; s == GF_OK && i < noverrides; i++) {
         const char *kv = overrides[i];
         char where[512];
-        snprintf(where, sizeof where, "--set %s", kv ? kv : "(null)");
+        snprintf(where, sizeof where, "%s %s", options && options[i] ? options[i] : "--set",
+                 kv ? kv : "(null)");
         const char *eq = kv ? strchr(kv, '=') : NULL;
         if (!eq || eq == kv) {
             s = gf_error_set(err, GF_ERR_PARSE, where, 0, "expected section.key=value");

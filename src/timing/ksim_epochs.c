@@ -379,6 +379,46 @@ static void run_share(pool *p, unsigned k)
     }
 }
 
+
+/* Whether the resident warps can never issue again, and why (for the message). Epochs
+ * without an issue are not enough: warps of blocks placed later (a block's start, a
+ * warm-L2 launch) wait for a known cycle while the epochs pass; only when no live warp
+ * waits for a known cycle is the kernel stuck: every one at a barrier the rest of its
+ * block does not reach, or waiting for a memory outcome that never comes. */
+static int stalled(const sim *s, char *why, size_t n)
+{
+    uint64_t at_barrier = 0, on_memory = 0;
+    for (unsigned i = 0; i < s->gpu->num_sms; i++) {
+        const ssm *sm = &s->sms[i];
+        if (!sm->resident)
+            continue;
+        for (unsigned b = 0; b < s->bps; b++) {
+            const sblock *blk = sm->slots[b];
+            if (!blk)
+                continue;
+            for (unsigned w = 0; w < blk->nwarps; w++) {
+                const swarp *wp = &blk->warps[w];
+                if (wp->state == W_DONE)
+                    continue;
+                if (wp->state == W_BAR)
+                    at_barrier++;
+                else if (wp->opready == UINT64_MAX)
+                    on_memory++;
+                else
+                    return 0; /* it can issue at a known cycle */
+            }
+        }
+    }
+    if (on_memory == 0)
+        snprintf(why, n, "%llu warps wait at a barrier that the rest of their block never "
+                 "reaches", (unsigned long long)at_barrier);
+    else
+        snprintf(why, n, "%llu warps wait for a memory outcome that never comes and %llu at a "
+                 "barrier (an internal error: please report it with the trace)",
+                 (unsigned long long)on_memory, (unsigned long long)at_barrier);
+    return 1;
+}
+
 /* Runs the current phase on every thread of the pool (or inline). */
 static void run_phase(pool *p)
 {
@@ -497,11 +537,10 @@ gf_status ksim_run_epochs(sim *s, uint64_t t0, gf_error *err)
         if (next == UINT64_MAX)
             break; /* no resident blocks left: the trace is done (refill read to its end) */
         stuck = progress ? 0 : stuck + 1;
-        if (stuck > 2 && next <= p.end) {
-            st = gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), 0,
-                              "kernel %s: warps wait at a barrier that the rest of their "
-                              "block never reaches",
-                              s->ki->name);
+        char why[256];
+        if (stuck > 2 && next <= p.end && stalled(s, why, sizeof why)) {
+            st = gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), 0, "kernel %s: %s",
+                              s->ki->name, why);
             break;
         }
         t = next > p.end ? next : p.end;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "gpu/isa.h"
+#include "gpu/lanes.h"
 #include "report/report.h"
 #include "trace/trace.h"
 #include "util/alloc.h"
@@ -181,7 +182,12 @@ static gf_status run_kernel(const char *file, const gf_gpu *gpu, gf_isa **isa,
         gf_kernel_info_describe_suspect(ki, msg, sizeof msg);
         opt->ksim.warn_header(opt->ksim.warn_ctx, file, msg);
     }
-    if (!*isa && (st = gf_isa_load(gpu->isa, opt->models_dir, isa, err)) != GF_OK) {
+    if (!*isa && (st = gf_isa_load(gpu->isa, opt->models_dir, isa, err)) == GF_OK &&
+        (st = gf_lanes_fit(*isa, gpu, opt->models_dir, err)) != GF_OK) {
+        gf_isa_free(*isa);
+        *isa = NULL;
+    }
+    if (st != GF_OK) {
         gf_kreader_close(r);
         return st;
     }

@@ -4,7 +4,7 @@
  *
  * A profile holds, per kernel, the issue model's summary (gf_ksim_result), the memory
  * counters, and the L2 reuse histograms; plus the GPU model it was made with. What it
- * depends on: every parameter of the issue model and of L1 (SM count, sub-cores,
+ * depends on: every parameter of the issue model and of L1 (SM count, sub-cores, unit lanes,
  * occupancy limits, latencies, L1 geometry, line and sector sizes, coalescer, L2 slices,
  * hash and partitions, the architecture and ISA table (gpu.isa)) — a model that changes one of these
  * is refused, naming the key. Free to change: DRAM (bandwidth, channels, banks, timings,

@@ -60,24 +60,29 @@ static gf_status load_config(const gf_sweep_spec *s, const gf_profile *p, unsign
 {
     unsigned n = s->nsets + s->naxes;
     const char **over = gf_calloc(n ? n : 1, sizeof *over);
+    const char **from = gf_calloc(n ? n : 1, sizeof *from);
     char(*kv)[512] = gf_calloc(s->naxes ? s->naxes : 1, sizeof *kv);
     gf_status st = GF_OK;
-    if (!over || !kv) {
+    if (!over || !from || !kv) {
         st = gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
         goto done;
     }
-    for (unsigned k = 0; k < s->nsets; k++)
+    for (unsigned k = 0; k < s->nsets; k++) {
         over[k] = s->sets[k];
+        from[k] = "--set";
+    }
     for (unsigned a = 0; a < s->naxes; a++) {
         snprintf(kv[a], sizeof kv[a], "%s=%s", s->axes[a].key,
                  s->axes[a].values[value_index(s, i, a)]);
         over[s->nsets + a] = kv[a];
+        from[s->nsets + a] = "--vary";
     }
-    st = gf_gpu_load(s->gpu_name, s->models_dir, over, n, gpu, err);
+    st = gf_gpu_load_from(s->gpu_name, s->models_dir, over, from, n, gpu, err);
     if (st == GF_OK)
         st = gf_profile_check(p, gpu, err);
 done:
     free(over);
+    free(from);
     free(kv);
     return st;
 }
@@ -179,6 +184,19 @@ static gf_status check_axes(const gf_sweep_spec *s, gf_error *err)
                 return gf_error_set(err, GF_ERR_INVALID, "", 0,
                                     "--vary %s is given twice; list all its values in one --vary",
                                     s->axes[a].key);
+    /* a --set the --vary would silently override */
+    for (unsigned a = 0; a < s->naxes; a++)
+        for (unsigned k = 0; k < s->nsets; k++) {
+            const char *eq = strchr(s->sets[k], '=');
+            size_t n = eq ? (size_t)(eq - s->sets[k]) : strlen(s->sets[k]);
+            while (n && (s->sets[k][n - 1] == ' ' || s->sets[k][n - 1] == '\t'))
+                n--;
+            if (strlen(s->axes[a].key) == n && strncmp(s->sets[k], s->axes[a].key, n) == 0)
+                return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                                    "--set %s and --vary %s give the same key: keep one (a --vary "
+                                    "would override the --set in every configuration)",
+                                    s->sets[k], s->axes[a].key);
+        }
     return GF_OK;
 }
 

@@ -235,6 +235,46 @@ static gf_status open_temp(gf_outfile *f, const struct stat *old, gf_error *err)
     return GF_OK;
 }
 
+/* The descriptor a path names when it is one of our own open descriptors
+ * (/dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N), else -1. */
+static int descriptor_of(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return 1;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return 2;
+    const char *num = NULL;
+    if (strncmp(path, "/dev/fd/", 8) == 0)
+        num = path + 8;
+    else if (strncmp(path, "/proc/self/fd/", 14) == 0)
+        num = path + 14;
+    if (!num || *num < '0' || *num > '9')
+        return -1;
+    char *end;
+    long fd = strtol(num, &end, 10);
+    return *end || fd > 1 << 20 ? -1 : (int)fd;
+}
+
+/* A regular file reached through one of our descriptors (`-o /dev/stdout` with stdout
+ * redirected to a file, `>> log`): written through a copy of the descriptor, at its
+ * offset and with its append mode, as the shell opened it. Renaming over the file
+ * would drop what the shell wrote before us and, with >>, wipe the log. */
+static int open_descriptor(gf_outfile *f, int fd)
+{
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (copy < 0)
+        return 0;
+    if (!(f->fp = fdopen(copy, "w"))) {
+        close(copy);
+        return 0;
+    }
+    f->direct = 1;
+    return 1;
+}
+
 gf_status gf_outfile_open(const char *path, gf_outfile **out, gf_error *err)
 {
     gf_outfile *f = calloc(1, sizeof *f);
@@ -249,6 +289,10 @@ gf_status gf_outfile_open(const char *path, gf_outfile **out, gf_error *err)
     }
     if (!(f->path = strdup(path)))
         return open_fail(f, gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory"));
+    if (open_descriptor(f, descriptor_of(path))) {
+        *out = f;
+        return GF_OK;
+    }
     struct stat st;
     gf_status s;
     if (stat(path, &st) == 0) {

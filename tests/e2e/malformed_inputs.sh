@@ -206,6 +206,10 @@ python3 -c "
 d = bytearray(open('good.gfp', 'rb').read()); d[len(d) // 2] ^= 0xff
 open('flipped.gfp', 'wb').write(d)"
 run "profile with a flipped byte" flipped.gfp -- predict flipped.gfp --gpu v100
+run "--set of an L2 size that is not whole sets per slice" 'nearest are 960KiB and 1152KiB' -- predict "$vec" --gpu v100 --set l2.size=1MiB
+run "--vary of an L2 size that is not whole sets per slice" '--vary l2.size=1MiB' -- sweep good.gfp --gpu v100 --vary l2.size=6MiB,1MiB
+run "--vary with an empty value" 'value 2' -- sweep good.gfp --gpu v100 --vary l2.size=3MiB,,6MiB
+run "--set and --vary of the same key" '--set l2.size=6MiB and --vary l2.size' -- sweep good.gfp --gpu v100 --set l2.size=6MiB --vary l2.size=3MiB
 run "corrupt profile to sweep" flipped.gfp -- sweep flipped.gfp --gpu v100 --vary l2.size=1MiB,2MiB
 python3 -c "
 import struct

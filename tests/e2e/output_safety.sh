@@ -108,4 +108,15 @@ if rc != -sig or left:
     sys.exit("rc %s (want %s), left behind: %s" % (rc, -sig, left))
 PY
 done
+# -o to a regular file reached through one of our descriptors writes through it: what the
+# shell wrote before and after stays, and >> appends instead of wiping the log
+{ echo before; predict -o /dev/stdout; echo after; } >"$tmp/through"
+[ "$(head -n 1 "$tmp/through")" = before ] && [ "$(tail -n 1 "$tmp/through")" = after ] &&
+    grep -q '^kernel_id,' "$tmp/through" || say "-o /dev/stdout replaced the redirected file"
+echo log >"$tmp/log"
+predict -o /dev/stdout >>"$tmp/log"
+predict -o /proc/self/fd/7 7>>"$tmp/log"
+[ "$(head -n 1 "$tmp/log")" = log ] && [ "$(grep -c '^kernel_id,' "$tmp/log")" = 2 ] ||
+    say "-o /dev/stdout or /proc/self/fd/N with >> did not append"
+ls "$tmp" | grep -q 'tmp[A-Za-z0-9]\{6\}$' && say "a temporary file was left behind"
 exit $fail

@@ -131,6 +131,69 @@ static void torture_api_hold_budget(void **state)
     gf_result_free(spilled);
 }
 
+static double predict_value(gf_predict_request req, const char *counter)
+{
+    gf_result *r = NULL;
+    gf_error e;
+    if (gf_predict_file(&req, &r, &e) != GF_OK)
+        fail_msg("%s:%ld: %s", e.file, e.line, e.message);
+    double v = gf_result_value(r, 0, counter);
+    gf_result_free(r);
+    return v;
+}
+
+static void count_warning(void *ctx, const char *file, const char *message)
+{
+    (void)file;
+    (void)message;
+    (*(int *)ctx)++;
+}
+
+/* Every CLI option of predict is a request field: --cold, --partial, -j, --scheduler,
+ * and the warnings the CLI prints reach a callback. */
+static void torture_api_every_cli_option(void **state)
+{
+    (void)state;
+    gf_predict_request req = {.trace = GF_TEST_DATA_DIR "/vecadd", .gpu = "v100"};
+    /* data/vecadd copies a and b in first: warm, they hit in L2; cold (as Nsight), not */
+    double warm = predict_value(req, "lts__t_sector_hit_rate.pct");
+    req.cold_cache = 1;
+    double cold = predict_value(req, "lts__t_sector_hit_rate.pct");
+    assert_true(warm > cold + 10);
+    /* -j: identical for any count */
+    req.jobs = 2;
+    double j2 = predict_value(req, "gpc__cycles_elapsed.max");
+    req.jobs = 0;
+    assert_true(j2 == predict_value(req, "gpc__cycles_elapsed.max"));
+    /* --scheduler is the key it stands for */
+    gf_predict_request mm = {.trace = GF_TEST_DATA_DIR "/matmul", .gpu = "v100", .scheduler = "gto"};
+    const char *gto[] = {"sm.warp_scheduler=gto"};
+    gf_predict_request mm2 = {.trace = GF_TEST_DATA_DIR "/matmul", .gpu = "v100",
+                              .overrides = gto, .noverrides = 1};
+    assert_true(predict_value(mm, "gpc__cycles_elapsed.max") ==
+                predict_value(mm2, "gpc__cycles_elapsed.max"));
+    gf_result *r = NULL;
+    gf_error e;
+    mm.scheduler = "fifo";
+    assert_int_equal(gf_predict_file(&mm, &r, &e), GF_ERR_INVALID);
+    assert_non_null(strstr(e.message, "fifo"));
+    /* --partial: a trace cut to its first blocks is an error, or with partial a
+     * prediction and one warning through the callback */
+    char dir[1024], path[1100];
+    snprintf(dir, sizeof dir, "%s/api-partial", gf_test_tmpdir());
+    snprintf(path, sizeof path, "mkdir -p %s && cp %s/vecadd/kernelslist.g %s/ && "
+             "awk '/^#BEGIN_TB/{n++} n<=20' %s/vecadd/kernel-1.traceg > %s/kernel-1.traceg",
+             dir, GF_TEST_DATA_DIR, dir, GF_TEST_DATA_DIR, dir);
+    assert_int_equal(system(path), 0);
+    int warnings = 0;
+    gf_predict_request cut = {.trace = dir, .gpu = "v100", .warn = count_warning,
+                              .warn_ctx = &warnings};
+    assert_int_equal(gf_predict_file(&cut, &r, &e), GF_ERR_PARSE);
+    cut.partial = 1;
+    assert_true(predict_value(cut, "smsp__inst_executed.sum") > 0);
+    assert_int_equal(warnings, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -138,6 +201,7 @@ int main(void)
         cmocka_unit_test(torture_api_errors),
         cmocka_unit_test(torture_api_version_is_the_project_version),
         cmocka_unit_test(torture_api_hold_budget),
+        cmocka_unit_test(torture_api_every_cli_option),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -13,6 +13,7 @@
 
 #include "gpu/gpu.h"
 #include "gpu/isa.h"
+#include "gpu/lanes.h"
 #include "testutil.h"
 #include "trace/opcode.h"
 
@@ -368,6 +369,74 @@ static void torture_isa_covers_refdata_traces(void **state)
     assert_true(total > 20000);
 }
 
+/* The lane keys set their unit's issue interval: a shipped model keeps its table's
+ * intervals; half the lanes doubles them, twice the lanes halves them (at least 1 cycle);
+ * a unit with no lanes makes its opcodes an error naming the key. */
+static gf_isa *fitted(const char *gpu, const char *const *sets, unsigned nsets, gf_gpu *g)
+{
+    gf_error err;
+    if (gf_gpu_load(gpu, NULL, sets, nsets, g, &err) != GF_OK)
+        fail_msg("%s: %s", gpu, err.message);
+    gf_isa *isa = load(g->isa);
+    if (gf_lanes_fit(isa, g, NULL, &err) != GF_OK)
+        fail_msg("%s: %s:%ld: %s", gpu, err.file, err.line, err.message);
+    return isa;
+}
+
+static void torture_isa_lanes_scale_intervals(void **state)
+{
+    (void)state;
+    gf_gpu g;
+    /* every shipped model: its table's intervals unchanged */
+    const char *gpus[] = {"gtx1080", "titanv", "v100", "rtx2060", "a100", "rtx3070", "h100"};
+    for (size_t i = 0; i < 7; i++) {
+        gf_gpu_load(gpus[i], NULL, NULL, 0, &g, NULL);
+        gf_isa *raw = load(g.isa);
+        gf_isa *fit = fitted(gpus[i], NULL, 0, &g);
+        const char *ops[] = {"FFMA", "IMAD", "MUFU", "LDG", "BRA"};
+        for (size_t j = 0; j < 5; j++)
+            assert_int_equal(look(raw, ops[j])->interval, look(fit, ops[j])->interval);
+        gf_isa_free(raw);
+        gf_isa_free(fit);
+    }
+    gf_isa *isa = fitted("h100", NULL, 0, &g);
+    assert_int_equal(look(isa, "FFMA")->interval, 1);   /* 32 lanes: a warp a cycle */
+    assert_int_equal(look(isa, "FMNMX")->interval, 2);  /* a half-rate op */
+    assert_int_equal(look(isa, "DFMA")->interval, 2);
+    gf_isa_free(isa);
+    const char *half[] = {"sm.fp32_lanes=16", "sm.fp64_lanes=4", "sm.sfu_lanes=2",
+                          "sm.int32_lanes=32", "sm.tensor_units=2", "sm.lsu_lanes=4"};
+    isa = fitted("h100", half, 6, &g);
+    assert_int_equal(look(isa, "FFMA")->interval, 2);
+    assert_int_equal(look(isa, "FMNMX")->interval, 4);
+    assert_int_equal(look(isa, "DFMA")->interval, 8);   /* 2 x 16 / 4 */
+    assert_int_equal(look(isa, "MUFU")->interval, 16);  /* 8 x 4 / 2 */
+    assert_int_equal(look(isa, "IMAD")->interval, 1);   /* 2 x 16 / 32 */
+    assert_int_equal(look(isa, "HMMA")->interval, 3);   /* 6 x 1 / 2 */
+    assert_int_equal(look(isa, "LDG")->interval, 2);    /* 1 x 8 / 4 */
+    assert_int_equal(look(isa, "BRA")->interval, 4);    /* no lane key: unchanged */
+    gf_isa_free(isa);
+    const char *wide[] = {"sm.fp32_lanes=64", "sm.fp64_lanes=24"};
+    isa = fitted("h100", wide, 2, &g);
+    assert_int_equal(look(isa, "FFMA")->interval, 1);   /* never below one cycle */
+    assert_int_equal(look(isa, "FMNMX")->interval, 1);
+    assert_int_equal(look(isa, "DFMA")->interval, 2);   /* 2 x 16 / 24 = 1.33, rounded up */
+    gf_isa_free(isa);
+    const char *none[] = {"sm.fp64_lanes=0"};
+    isa = fitted("v100", none, 1, &g);
+    const gf_isa_entry *e;
+    gf_error err;
+    assert_int_equal(gf_isa_lookup(isa, op("DFMA"), GF_UNKNOWN_ERROR, &e, NULL, &err),
+                     GF_ERR_INVALID);
+    assert_non_null(strstr(err.message, "sm.fp64_lanes = 0"));
+    assert_int_equal(look(isa, "FFMA")->interval, 2);
+    gf_isa_free(isa);
+    /* a table lanes.csv does not list */
+    unsigned ref[GF_UNIT_COUNT];
+    assert_int_equal(gf_lanes_reference("nosuch", NULL, ref, &err), GF_ERR_PARSE);
+    assert_non_null(strstr(err.message, "no row for the ISA table 'nosuch'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -377,6 +446,7 @@ int main(void)
         cmocka_unit_test(torture_isa_modifiers),
         cmocka_unit_test(torture_isa_unknown_opcode),
         cmocka_unit_test(torture_isa_bad_tables),
+        cmocka_unit_test(torture_isa_lanes_scale_intervals),
         cmocka_unit_test(torture_isa_covers_refdata_traces),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
