@@ -164,7 +164,7 @@ def main():
 
     sections, summary = [], {}
     for key, prefix, what in (("loo", "h100", "leave-one-case-out"),
-                              ("logo", "uncalibrated", "leave-one-group-out, a proxy")):
+                              ("logo", "uncalibrated", "leave-one-group-out (a proxy)")):
         hit, tot, widths = loo_coverage(rows, key, args.level)
         summary[key] = (hit, tot, statistics.fmean(widths) if widths else float("nan"))
         for c in CLASSES:
@@ -174,7 +174,7 @@ def main():
                 continue
             summary[(key, c)] = (len(rs), f)
             sections.append(("%s.%s" % (prefix, c), {
-                "basis": "H100 %s residuals of %d %s kernels (docs/intervals.md)" % (what, len(rs), c),
+                "basis": "%d %s H100 kernels, %s residuals (docs/intervals.md)" % (len(rs), c, what),
                 "level": args.level, "n": len(rs), "low": f[0], "high": f[1]}))
     write_ini(args.ini, sections)
     write_doc(args, rows, summary)
