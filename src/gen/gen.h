@@ -3,7 +3,7 @@
  * kernel-1.traceg, optionally gzip) of parameterised kernels whose behaviour is known,
  * so the rest of gpuforecast can be tested against exact answers (MODEL.md §6 step 1).
  *
- * The layout of the written files is the one of /work/shared/tools/gentrace.py (itself
+ * The layout of the written files is the one of tests/tools/gentrace.py (itself
  * the Accel-Sim NVBit tracer v4 format, see the refdata microgpusim traces): a `-key = value`
  * header, `#BEGIN_TB`, `thread block = x,y,z`, `warp = w`, `insts = n`, instruction lines
  * `PC mask dest_num [Rd] OPCODE src_num [Rs...] mem_width [addr_mode addresses...]`.

@@ -4,7 +4,7 @@
  * Assumptions and sources:
  * - File layout, header keys and line syntax: Accel-Sim NVBit tracer v4 as in
  *   refdata/microgpusim/vectoradd/vectoradd-100-32-trace/kernel-1.traceg and as written by
- *   /work/shared/tools/gentrace.py; blank lines follow gentrace.py so that the stride,
+ *   tests/tools/gentrace.py; blank lines follow gentrace.py so that the stride,
  *   l2write and stream-copy kinds are byte-identical to it.
  * - Address mode 1 ("1 0xBASE STRIDE", stride over the *active* lanes) is what the
  *   tracer writes for evenly spaced lanes, e.g. "4 1 0x7f2b2d500180 4" with mask 0000000f

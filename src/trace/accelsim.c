@@ -11,7 +11,7 @@
  *   by a line number when `-enable lineinfo = 1` (the `[line_num]` of the format comment);
  * - address modes: 0 one hex address per active lane, 1 hex base + decimal stride,
  *   2 hex base + (active lanes - 1) decimal deltas, each from the previous active lane
- *   (same reading as /work/shared/tools/tracecheck.py).
+ *   (same reading as tests/tools/tracecheck.py).
  * Hand-written tokenizer instead of sscanf: the parse is the hot loop of every command
  * (bench/README.md: target >= 200 MB/s). Instruction lines of the usual shape take a
  * one-pass fast path over the stream's buffer (fast_inst, accelsim_fast.c, which also

@@ -1,7 +1,7 @@
 /*
  * Base opcode -> memory space. The mnemonics come from NVIDIA's CUDA Binary Utilities
  * instruction set reference (Maxwell..Hopper) and match the classes of
- * /work/shared/tools/tracecheck.py so `info` can be cross-checked against it. Exact
+ * tests/tools/tracecheck.py so `info` can be cross-checked against it. Exact
  * matches only: LDGDEPBAR, LDSM.16.M88 base "LDSM", etc. are not confused by prefixes.
  */
 #include "trace/memspace.h"
