@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Cycle prediction intervals from the H100 cross-validated residuals: writes the [h100.*]
-and [uncalibrated.*] sections of models/intervals.ini and docs/intervals.md.
+and [uncalibrated.*] sections of models/intervals/cycles.ini and docs/intervals.md.
 
-usage: scripts/intervals_h100.py CROSSVAL_JSON [REFDIR] [--ini models/intervals.ini]
+usage: scripts/intervals_h100.py CROSSVAL_JSON [REFDIR] [--ini models/intervals/cycles.ini]
                                  [-o docs/intervals.md] [--level 0.9] [--bin BIN]
 
 CROSSVAL_JSON is `scripts/crossval_h100.py --json FILE`: per reference case its cycles error
@@ -86,7 +86,7 @@ def classes_of(binary, refdir, cases):
             ks = json.load(open(js))["kernels"]
             names = {k["cycles_interval"]["class"] for k in ks if "cycles_interval" in k}
             if not names:
-                sys.exit("intervals_h100: %s: predict gave no cycles_interval (intervals.ini "
+                sys.exit("intervals_h100: %s: predict gave no cycles_interval (intervals/cycles.ini "
                          "needs an [uncalibrated.*] or [h100.*] section to class kernels)" % c)
             # a case's launches are summed in the residual: complex if any launch is
             out[c] = "complex" if "complex" in names else "plain"
@@ -145,7 +145,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("crossval")
     ap.add_argument("refdir", nargs="?", default=os.path.join(repo, "data", "h100"))
-    ap.add_argument("--ini", default=os.path.join(repo, "models", "intervals.ini"))
+    ap.add_argument("--ini", default=os.path.join(repo, "models", "intervals", "cycles.ini"))
     ap.add_argument("-o", "--output", default=os.path.join(repo, "docs", "intervals.md"))
     ap.add_argument("--level", type=float, default=0.9)
     ap.add_argument("--bin", default=os.environ.get("GF_BIN") or
@@ -205,7 +205,7 @@ def write_doc(args, rows, summary):
          "model is best on plain kernels; complex ones carry the mechanisms fitted to one case.",
          "- Per class, the residuals r = ln(measured / predicted) give a Student-t prediction "
          "interval for one more kernel of that class, mean +/- t(n-1) sd sqrt(1 + 1/n), "
-         "written as factors on the predicted cycles in `models/intervals.ini`. The mean is "
+         "written as factors on the predicted cycles in `models/intervals/cycles.ini`. The mean is "
          "part of it: where the model runs fast on a class, the interval sits above the "
          "prediction.",
          "- A GPU without reference data of its own (every shipped model but the H100) gets "

@@ -49,18 +49,18 @@ static const char help[] =
     "(90 %: columns cycles_low, cycles_high, cycles_interval), from the model's\n"
     "cross-validated errors on the GPU's reference kernels of the same class (plain:\n"
     "no shared memory, atomics, local memory or tensor cores; complex: the rest;\n"
-    "models/intervals.ini, docs/intervals.md). A GPU without reference data gets the\n"
+    "models/intervals/cycles.ini, docs/intervals.md). A GPU without reference data gets the\n"
     "wider 'uncalibrated' interval; with --set (of a key other than clock.*) or an\n"
     "own model file it is marked 'what-if unchecked'.\n";
 
-/* Cycle intervals from <models>/intervals.ini for the GPU named by --gpu (a path's file
+/* Cycle intervals from <models>/intervals/cycles.ini for the GPU named by --gpu (a path's file
  * name without .ini). Without the file the report goes out without intervals and a
  * warning says why (an interval is never invented); a malformed file is an error, as a
  * malformed model is. Returns 0 or the exit code. */
 static int add_intervals(const gf_model_args *a, gf_report *rep)
 {
     char path[1024], key[64];
-    snprintf(path, sizeof path, "%s/intervals.ini", gf_gpu_models_dir(a->models_dir));
+    snprintf(path, sizeof path, "%s/intervals/cycles.ini", gf_gpu_models_dir(a->models_dir));
     const char *base = strrchr(a->gpu_name, '/');
     base = base ? base + 1 : a->gpu_name;
     size_t len = strcspn(base, ".");

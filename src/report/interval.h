@@ -2,7 +2,7 @@
  * Prediction intervals on a kernel's cycles (gpc__cycles_elapsed.max), from the
  * cross-validated errors of the model on a GPU's reference kernels.
  *
- * models/intervals.ini holds, per GPU and kernel class, the factors a measured time falls
+ * models/intervals/cycles.ini holds, per GPU and kernel class, the factors a measured time falls
  * between at a stated level: measured in [predicted x low, predicted x high]. The file is
  * written by scripts/intervals_h100.py from the leave-one-case-out residuals of
  * scripts/crossval_h100.py (how, and the coverage it reached: docs/intervals.md), never by

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Cycle intervals end to end: predict prints each kernel's interval from
-# models/intervals.ini (own GPU, uncalibrated GPU, what-if), goes on without one when the
+# models/intervals/cycles.ini (own GPU, uncalibrated GPU, what-if), goes on without one when the
 # file is missing (with a warning), refuses a malformed file naming its line; and
-# scripts/intervals_h100.py rebuilds models/intervals.ini from the committed cross-validation
+# scripts/intervals_h100.py rebuilds models/intervals/cycles.ini from the committed cross-validation
 # (docs/crossval-h100.json) with its left-out coverage within 85-95 %.
 # $1 = binary, $2 = source dir.
 set -u
@@ -18,7 +18,7 @@ trace=$src/data/h100/vecadd
 grep -Eq '^  cycles [0-9]+ \([0-9]+ - [0-9]+: 90% h100 plain, n [0-9]+\)$' "$tmp/t.txt" ||
     { cat "$tmp/t.txt" | head -3; fail "no h100 interval line"; }
 "$bin" predict "$trace" --gpu h100 --cold --format csv -q -o "$tmp/h.csv" || fail "predict csv"
-python3 - "$tmp/h.csv" "$src/models/intervals.ini" <<'PY' || exit 1
+python3 - "$tmp/h.csv" "$src/models/intervals/cycles.ini" <<'PY' || exit 1
 import configparser, csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 ini = configparser.ConfigParser(inline_comment_prefixes=(";",))
@@ -43,27 +43,27 @@ PY
 "$bin" predict "$src/data/h100/reduce" --gpu h100 --format json -q -o "$tmp/r.json" || fail "predict json"
 python3 -c "import json,sys; k=json.load(open(sys.argv[1]))['kernels'][0]['cycles_interval']; sys.exit(0 if k['class']=='complex' and k['low']<k['high'] else 'FAIL: reduce %s' % k)" "$tmp/r.json" || exit 1
 
-# no intervals.ini: a warning, no interval columns, exit 0
+# no intervals/cycles.ini: a warning, no interval columns, exit 0
 mkdir "$tmp/m"
 cp -r "$src/models/"*.ini "$src/models/isa" "$tmp/m/"
-rm "$tmp/m/intervals.ini"
-"$bin" predict "$trace" --gpu h100 --models "$tmp/m" --format csv -q -o "$tmp/n.csv" 2>"$tmp/n.err" || fail "without intervals.ini"
-grep -q 'warning: no cycle intervals' "$tmp/n.err" || fail "no warning without intervals.ini"
-head -1 "$tmp/n.csv" | grep -q cycles_low && fail "interval columns without intervals.ini"
+"$bin" predict "$trace" --gpu h100 --models "$tmp/m" --format csv -q -o "$tmp/n.csv" 2>"$tmp/n.err" || fail "without intervals/cycles.ini"
+grep -q 'warning: no cycle intervals' "$tmp/n.err" || fail "no warning without intervals/cycles.ini"
+head -1 "$tmp/n.csv" | grep -q cycles_low && fail "interval columns without intervals/cycles.ini"
 # malformed: exit 1 naming the file and line, nothing written
-printf '[h100.plain]\nlevel = 0.9\nn = 15\nlow = 0.8\nhigh = lots\n' >"$tmp/m/intervals.ini"
+mkdir "$tmp/m/intervals"
+printf '[h100.plain]\nlevel = 0.9\nn = 15\nlow = 0.8\nhigh = lots\n' >"$tmp/m/intervals/cycles.ini"
 "$bin" predict "$trace" --gpu h100 --models "$tmp/m" -o "$tmp/bad.txt" 2>"$tmp/b.err"
-[ $? -eq 1 ] || fail "malformed intervals.ini did not exit 1"
-grep -q "intervals.ini:5: key 'high': 'lots' is not a number" "$tmp/b.err" || { cat "$tmp/b.err"; fail "message"; }
+[ $? -eq 1 ] || fail "malformed intervals/cycles.ini did not exit 1"
+grep -q "intervals/cycles.ini:5: key 'high': 'lots' is not a number" "$tmp/b.err" || { cat "$tmp/b.err"; fail "message"; }
 [ -e "$tmp/bad.txt" ] && fail "output written despite the error"
 
 # the committed factors are what the script makes of the committed cross-validation (22
 # predictions: left to the plain build, the sanitizer build has run every C path above)
 if [ -n "${ASAN_OPTIONS:-}" ]; then echo "ok (sanitizer build: reproduction not rerun)"; exit 0; fi
-cp "$src/models/intervals.ini" "$tmp/iv.ini"
+cp "$src/models/intervals/cycles.ini" "$tmp/iv.ini"
 GF_BIN=$bin python3 "$src/scripts/intervals_h100.py" "$src/docs/crossval-h100.json" "$src/data/h100" \
     --ini "$tmp/iv.ini" -o "$tmp/iv.md" >"$tmp/iv.out" || { cat "$tmp/iv.out"; fail "intervals_h100.py"; }
-cmp -s "$tmp/iv.ini" "$src/models/intervals.ini" || { diff "$tmp/iv.ini" "$src/models/intervals.ini"; fail "models/intervals.ini is not what intervals_h100.py makes"; }
+cmp -s "$tmp/iv.ini" "$src/models/intervals/cycles.ini" || { diff "$tmp/iv.ini" "$src/models/intervals/cycles.ini"; fail "models/intervals/cycles.ini is not what intervals_h100.py makes"; }
 python3 - "$tmp/iv.out" <<'PY' || exit 1
 import re, sys
 m = re.search(r"h100 loo intervals: coverage (\d+)/(\d+)", open(sys.argv[1]).read())

@@ -1,4 +1,4 @@
-/* torture tests for src/report/interval.c: loading models/intervals.ini, classing a kernel
+/* torture tests for src/report/interval.c: loading models/intervals/cycles.ini, classing a kernel
  * from its counted instruction mix, the factors applied to cycles, totals, and every
  * malformed file named with its line. */
 #include <setjmp.h>
