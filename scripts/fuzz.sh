@@ -78,7 +78,7 @@ for h in "${harnesses[@]}"; do
         "$writer" --no-dict --subchunk 2048 "$dir/head.traceg" "$dir/corpus/tracez/$n-2048" \
           2>/dev/null || true
       done
-      find "$dir/corpus/tracez" -size +8k -delete ;;
+      find "$dir/corpus/tracez" -type f -size +8k -delete ;;
     model)
       # includes made absolute: the harness loads its input from /tmp
       for m in "$root"/models/*.ini; do
