@@ -111,7 +111,9 @@ if [ -d "$R" ]; then
     # mult_gpu<float>(...); validate pairs them by function name with a warning
     hw() { # hw PRED.csv COUNTER FILES... -> hardware mean of COUNTER
         local pred=$1 counter=$2; shift 2
-        "$BIN" validate "$pred" "$@" --format csv --loose 2>/dev/null | awk -F, -v c="$counter" '$1=="kernel" && $4==c {print $8; exit}'
+        # awk reads to the end: leaving early would close the pipe under validate's last
+        # write (SIGPIPE), and pipefail would end this script without a word (CI, stop 38)
+        "$BIN" validate "$pred" "$@" --format csv --loose 2>/dev/null | awk -F, -v c="$counter" '$1=="kernel" && $4==c && !done {print $8; done=1}'
     }
     va_ncu=$(hw "$T/va.csv" gpc__cycles_elapsed.max "$M/profile-tests/nsight_vectoradd_100_32_metrics_all.csv")
     va_nv=$(hw "$T/va.csv" sm__cycles_elapsed.sum "$M/vectoradd/nvprof.log")
