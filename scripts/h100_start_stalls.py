@@ -12,7 +12,7 @@ immediate-constant-cache miss or for instructions to be fetched. Divided by the 
 and the warps an SM holds in the first wave (the warps that start on a cold SM), it is the
 start cost per warp if every such stall happened at the start (an upper bound: a stall
 after a taken branch counts too). Trace side: 128-byte code lines the kernel executes
-(distinct PCs / 128 B) and static LDC instructions (constant loads with an index), in the
+(distinct PCs / 128 B) and static LDC and ULDC instructions (constant loads), in the
 first thread block of each kernel trace.
 
 Model side: a start cost of n serial fetches that every used SM pays before its first
@@ -48,7 +48,7 @@ def col(head, row, name, path):
 
 
 def code_of(case_dir):
-    """128-byte code lines and static LDC instructions of each kernel trace's first
+    """128-byte code lines and static LDC/ULDC instructions of each kernel trace's first
     thread block."""
     out = []
     for name in sorted(os.listdir(case_dir)):
@@ -59,10 +59,11 @@ def code_of(case_dir):
             for line in f:
                 if line.startswith("#END_TB"):
                     break  # the first thread block's warps: the code every block runs
-                t = line.split()
-                if len(t) > 4 and PC.match(t[0]):
+                t = line.split()  # PC mask ndst [dsts] opcode ...
+                if len(t) > 3 and PC.match(t[0]) and t[2].isdigit():
                     pcs.add(int(t[0], 16))
-                    if t[4].startswith("LDC"):
+                    op = 3 + int(t[2])
+                    if op < len(t) and t[op].startswith(("LDC", "ULDC")):
                         ldc.add(t[0])
         out.append((len({p // 128 for p in pcs}), len(ldc)))
     return out
@@ -147,7 +148,7 @@ def main():
     w("imc / no-instr: warp-cycles stalled on an immediate-constant-cache miss / on "
       "instruction fetch over the launch, per SM in use and per warp of its first wave (an "
       "upper bound on a cold-start cost per warp: later stalls, e.g. after taken branches, "
-      "are in it). Code lines: 128 B lines of code executed; LDC: static LDC instructions.")
+      "are in it). Code lines: 128 B lines of code executed; LDC: static LDC and ULDC instructions.")
     w("")
     w("| case | group | launch | waves | first-wave warps/SM | code lines | LDC | imc | "
       "no-instr | imc + no-instr |")
