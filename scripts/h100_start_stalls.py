@@ -34,6 +34,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from validate_h100 import read_ncu, num, launch_clocks_mhz, CaseError, MICRO, APP  # noqa: E402
 
+GPCS = 8  # H100 SXM5: 8 GPCs for 132 SMs (Fan et al. 2026, section 5.1.2; docs/model.md)
 RATIO = "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio"
 PC = re.compile(r"^[0-9a-f]{4,}$")
 
@@ -91,7 +92,8 @@ def measure(ref, case):
             "launch": i + 1, "waves": g("launch__waves_per_multiprocessor"),
             "first_warps": first_warps, "imc": per("imc_miss"), "noi": per("no_instruction"),
             "cycles": g("gpc__cycles_elapsed.max"), "active_max": g("sm__cycles_active.max"),
-            "mhz": clocks[i], "lines": lines, "ldc": ldc})
+            "mhz": clocks[i], "lines": lines, "ldc": ldc,
+            "gcc": g("lts__t_requests_srcunit_gcc.sum")})
     return rows
 
 
@@ -148,16 +150,22 @@ def main():
     w("imc / no-instr: warp-cycles stalled on an immediate-constant-cache miss / on "
       "instruction fetch over the launch, per SM in use and per warp of its first wave (an "
       "upper bound on a cold-start cost per warp: later stalls, e.g. after taken branches, "
-      "are in it). Code lines: 128 B lines of code executed; LDC: static LDC and ULDC instructions.")
+      "are in it). Code lines: 128 B lines of code executed; LDC: static LDC and ULDC "
+      "instructions. GCC lines: `lts__t_requests_srcunit_gcc.sum`, the 128 B requests the "
+      "GPCs' constant and instruction caches sent to L2 (4 sectors each), over the launch; "
+      "per GPC: over the %d GPCs of an H100 SXM5 (docs/model.md, 'The SMs part'). "
+      "The traces give the code lines, not the constant lines (LDC and constant operands "
+      "carry no address)." % GPCS)
     w("")
     w("| case | group | launch | waves | first-wave warps/SM | code lines | LDC | imc | "
-      "no-instr | imc + no-instr |")
-    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "no-instr | imc + no-instr | GCC lines | GCC lines / GPC |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in cases:
         for r in meas[c]:
-            w("| %s | %s | %d | %.2f | %d | %s | %s | %.0f | %.0f | %.0f |" % (
+            w("| %s | %s | %d | %.2f | %d | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
                 c, "micro" if c in MICRO else "app", r["launch"], r["waves"], r["first_warps"],
-                r["lines"], r["ldc"], r["imc"], r["noi"], r["imc"] + r["noi"]))
+                r["lines"], r["ldc"], r["imc"], r["noi"], r["imc"] + r["noi"], r["gcc"],
+                r["gcc"] / GPCS))
     w("")
     w("## A start cost of n serial fetches per SM")
     w("")
