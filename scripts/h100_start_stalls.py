@@ -66,7 +66,8 @@ def code_of(case_dir):
                     op = 3 + int(t[2])
                     if op < len(t) and t[op].startswith(("LDC", "ULDC")):
                         ldc.add(t[0])
-        out.append((len({p // 128 for p in pcs}), len(ldc)))
+        span = -(-(max(pcs) + 16) // 128) if pcs else 0  # lines up to the last PC run
+        out.append((len({p // 128 for p in pcs}), len(ldc), span))
     return out
 
 
@@ -87,12 +88,12 @@ def measure(ref, case):
         used = min(grid, sms)
         first_warps = min(occ, -(-grid // sms)) * wpb
         per = lambda k: g(RATIO % k) * inst / used / first_warps  # noqa: E731
-        lines, ldc = code[i] if i < len(code) else (None, None)
+        lines, ldc, span = code[i] if i < len(code) else (None, None, None)
         rows.append({
             "launch": i + 1, "waves": g("launch__waves_per_multiprocessor"),
             "first_warps": first_warps, "imc": per("imc_miss"), "noi": per("no_instruction"),
             "cycles": g("gpc__cycles_elapsed.max"), "active_max": g("sm__cycles_active.max"),
-            "mhz": clocks[i], "lines": lines, "ldc": ldc,
+            "mhz": clocks[i], "lines": lines, "ldc": ldc, "span": span,
             "gcc": g("lts__t_requests_srcunit_gcc.sum")})
     return rows
 
@@ -154,18 +155,21 @@ def main():
       "instructions. GCC lines: `lts__t_requests_srcunit_gcc.sum`, the 128 B requests the "
       "GPCs' constant and instruction caches sent to L2 (4 sectors each), over the launch; "
       "per GPC: over the %d GPCs of an H100 SXM5 (docs/model.md, 'The SMs part'). "
-      "The traces give the code lines, not the constant lines (LDC and constant operands "
-      "carry no address)." % GPCS)
+      "Code span: 128 B lines from the kernel's entry to the last PC run (code the "
+      "instruction fetch can stream through, run or not). The traces give the code, not "
+      "the constant lines (LDC and constant operands carry no address)." % GPCS)
     w("")
     w("| case | group | launch | waves | first-wave warps/SM | code lines | LDC | imc | "
-      "no-instr | imc + no-instr | GCC lines | GCC lines / GPC |")
-    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+      "no-instr | imc + no-instr | GCC lines | GCC lines / GPC | code span | GCC / GPC - span |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for c in cases:
         for r in meas[c]:
-            w("| %s | %s | %d | %.2f | %d | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f |" % (
-                c, "micro" if c in MICRO else "app", r["launch"], r["waves"], r["first_warps"],
-                r["lines"], r["ldc"], r["imc"], r["noi"], r["imc"] + r["noi"], r["gcc"],
-                r["gcc"] / GPCS))
+            w("| %s | %s | %d | %.2f | %d | %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %s | "
+              "%.0f |" % (
+                  c, "micro" if c in MICRO else "app", r["launch"], r["waves"],
+                  r["first_warps"], r["lines"], r["ldc"], r["imc"], r["noi"],
+                  r["imc"] + r["noi"], r["gcc"], r["gcc"] / GPCS, r["span"],
+                  r["gcc"] / GPCS - (r["span"] or 0)))
     w("")
     w("## A start cost of n serial fetches per SM")
     w("")
