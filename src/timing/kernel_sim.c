@@ -23,10 +23,12 @@
  */
 #include "timing/kernel_sim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/counters.h"
 #include "timing/ksim_internal.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -114,6 +116,8 @@ static void summarise(const sim *s, gf_ksim_result *out)
         const ssm *sm = &s->sms[i];
         for (unsigned u = 0; u < GF_UNIT_COUNT; u++)
             out->unit_busy[u] += sm->unit_busy[u];
+        for (unsigned k = 0; k < GF_STALL_COUNT; k++)
+            out->stall[k] += sm->stall[k];
         out->mem_insts += sm->mem_insts;
         if (!sm->started)
             continue;
@@ -141,6 +145,34 @@ static void summarise(const sim *s, gf_ksim_result *out)
     out->mean_load_miss_latency = s->load_accesses
                                       ? s->load_latency_sum / (double)s->load_accesses
                                       : out->mean_miss_latency;
+}
+
+void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v)
+{
+    /* (in gf_stall order, then selected) */
+    static const gf_counter_id id[GF_STALL_COUNT] = {
+        GF_C_STALL_LONG_SCOREBOARD, GF_C_STALL_SHORT_SCOREBOARD, GF_C_STALL_WAIT,
+        GF_C_STALL_BARRIER,         GF_C_STALL_LG_THROTTLE,      GF_C_STALL_MIO_THROTTLE,
+        GF_C_STALL_MATH_PIPE_THROTTLE, GF_C_STALL_NOT_SELECTED,  GF_C_STALL_DRAIN};
+    double insts = (double)ks->warp_insts, c[GF_STALL_COUNT], all = insts;
+    for (unsigned k = 0; k < GF_STALL_COUNT; k++) {
+        c[k] = (double)ks->stall[k];
+        all += c[k];
+    }
+    /* The queueing model's stretch (predict.c: T over the issue model's time) is memory
+     * latency the issue model did not see: its warp-cycles go to the memory waits. */
+    double extra = scale > 1 && isfinite(scale) ? (scale - 1) * all : 0;
+    double mem = c[GF_STALL_LONG_SCOREBOARD] + c[GF_STALL_DRAIN];
+    if (mem > 0) {
+        double ls = c[GF_STALL_LONG_SCOREBOARD] / mem;
+        c[GF_STALL_LONG_SCOREBOARD] += extra * ls;
+        c[GF_STALL_DRAIN] += extra * (1 - ls);
+    } else {
+        c[GF_STALL_LONG_SCOREBOARD] += extra;
+    }
+    for (unsigned k = 0; k < GF_STALL_COUNT; k++)
+        v[id[k]] = insts > 0 ? c[k] / insts : NAN;
+    v[GF_C_STALL_SELECTED] = insts > 0 ? 1.0 : NAN;
 }
 
 gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,

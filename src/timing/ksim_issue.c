@@ -108,7 +108,7 @@ static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
         if (e) {
             w->block->ioerr = e;
             w->opready = UINT64_MAX;
-            w->opmem = 1;
+            w->opmem = 2;
             warp_mirror(w);
             return;
         }
@@ -118,13 +118,13 @@ static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
         id == SHAPE_INLINE ? (const shape *)(w->pool + w->pcur) : shape_at(w->shapes, id);
     w->nshape = (uintptr_t)in | (id == SHAPE_INLINE);
     uint64_t t = w->next_issue;
-    int mem = 0;
+    unsigned mem = 0; /* (the binding operand's flags: opmem) */
     const uint16_t *regs = in->regs;
     for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
         uint64_t v = w->ready[regs[i]];
         if ((v & READY_CYCLE) > t) {
             t = v & READY_CYCLE;
-            mem = (int)(v >> 63);
+            mem = (unsigned)(v >> 62);
         }
     }
     if (t == READY_CYCLE) /* a load waiting for its L2 outcome */
@@ -156,7 +156,7 @@ static inline uint64_t warp_ready_cycle(const ssm *sm, const uint64_t *unit_free
 static uint64_t warp_earliest(const ssm *sm, unsigned sc, const scan_ent *w, int *mem_wait)
 {
     uint64_t e = warp_ready_cycle(sm, sm->unit_free + sc * GF_UNIT_COUNT, w);
-    *mem_wait = w->opmem && e == w->opready;
+    *mem_wait = (w->opmem >> 1) && e == w->opready;
     return e;
 }
 static void release_barrier(ssm *sm, sblock *b, uint64_t t)
@@ -166,8 +166,11 @@ static void release_barrier(ssm *sm, sblock *b, uint64_t t)
     for (unsigned i = 0; i < b->nwarps; i++)
         if (b->warps[i].state == W_BAR) {
             b->warps[i].state = W_RUN;
-            if (b->warps[i].next_issue < t + 1)
+            if (b->warps[i].next_issue < t + 1) {
+                /* (from the cycle after its BAR to the release: docs/stalls.md) */
+                sm->stall[GF_STALL_BARRIER] += t + 1 - b->warps[i].next_issue;
                 b->warps[i].next_issue = t + 1;
+            }
             ksim_warp_prepare(&b->warps[i]);
             wake_lower(sm, &b->warps[i]);
         }
@@ -267,6 +270,46 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     return done;
 }
 
+/* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t: its
+ * cycles since it could last have issued (next_issue: the cycle after its last issue,
+ * its placement or its barrier's release) are charged to one reason each. Until its
+ * operands were ready (opready), to where the last of them came from (opmem); after,
+ * while it was ready, to not_selected at the cycles its sub-core issued another warp
+ * (the sub-core's issue history, ssm.hist) and to its pipe's throttle at the others (a
+ * ready warp is passed over with nothing issued only while its unit or the LSU is
+ * busy). The history covers 63 cycles; a longer wait assumes the same issue rate
+ * before. Reads only what issue has at hand; changes nothing the model decides on. */
+static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const swarp *w,
+                                                                const shape *in, uint64_t t)
+{
+    static const uint8_t dep[4] = {GF_STALL_WAIT, GF_STALL_SHORT_SCOREBOARD,
+                                   GF_STALL_LONG_SCOREBOARD, GF_STALL_LONG_SCOREBOARD};
+    uint64_t from = w->next_issue, op = w->opready;
+    if (op > from)
+        sm->stall[dep[w->opmem & 3]] += op - from;
+    else
+        op = from;
+    unsigned sc = w->subcore;
+    uint64_t gap = t - sm->hist_t[sc], h = gap < 64 ? sm->hist[sc] << gap : 0;
+    sm->hist[sc] = h | 1;
+    sm->hist_t[sc] = t;
+    if (t > op) {
+        uint64_t r = t - op, others;
+        if (r < 64) {
+            others = (uint64_t)__builtin_popcountll(h & ((UINT64_C(1) << r) - 1) << 1);
+        } else {
+            others = (uint64_t)__builtin_popcountll(h);
+            others = others * r / 63;
+        }
+        sm->stall[GF_STALL_NOT_SELECTED] += others;
+        unsigned thr = in->kind == K_MEM                                      ? GF_STALL_LG_THROTTLE
+                       : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ||
+                               in->unit == GF_UNIT_BRANCH                       ? GF_STALL_MIO_THROTTLE
+                                                                               : GF_STALL_MATH_PIPE_THROTTLE;
+        sm->stall[thr] += r - others;
+    }
+}
+
 /* Issues w's next instruction at cycle t on SM smi. (Inlined into step, its one caller:
  * the call's register saves cost ~20 instructions an issue, callgrind.) */
 static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, swarp *w,
@@ -281,6 +324,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         w->pcur += (uint32_t)SHAPE_POOL_BYTES((size_t)in->ndst + in->nsrc);
     uint64_t done = t + in->latency;
     int from_mem = 0;
+    charge_stalls(sm, w, in, t);
     sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
     sm->unit_busy[in->unit] += in->interval;
     sm->issued++;
@@ -301,9 +345,12 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         done = t + stage + g->shmem_latency;
     }
     const uint16_t *regs = in->regs;
+    /* (MIO: shared memory and the SFU, short_scoreboard for whoever reads the result) */
+    uint64_t flag = from_mem ? READY_FROM_MEM
+                             : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ? READY_MIO : 0;
     for (unsigned i = 0; i < in->ndst; i++) {
         uint16_t r = regs[i];
-        w->ready[r] = done | (from_mem ? READY_FROM_MEM : 0);
+        w->ready[r] = done | flag;
     }
     int kind = in->kind; /* in may be overwritten: ksim_warp_prepare may load the next window */
     if (done != UINT64_MAX && done > sm->last_done)
@@ -316,6 +363,8 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
         w->state = W_DONE;
         warp_mirror(w);
+        if (sm->lsu_free > t + 1) /* (its accesses still in the LSU: docs/stalls.md) */
+            sm->stall[GF_STALL_DRAIN] += sm->lsu_free - (t + 1);
         b->live--;
         b->done = t + 1 > b->drain ? t + 1 : b->drain;
         if (b->done > sm->last_done)
