@@ -277,6 +277,10 @@ typedef struct ssm {
      * hist_t - k), which tells a ready warp's cycles not_selected from throttled. */
     uint64_t stall[GF_STALL_COUNT];
     uint64_t hist[GF_MAX_SUBCORES], hist_t[GF_MAX_SUBCORES];
+    /* ... and where the last busy stretch of each unit (beside unit_free) and of the LSU
+     * (lsu_free) began: the cycle after the issue that set it */
+    uint64_t *unit_from;
+    uint64_t lsu_from;
     /* This epoch's memory instructions that went past L1, in issue order, and their
      * line requests to L2 (resolved at the epoch's end, see ksim_run_epochs). */
     struct pend *pend;

@@ -206,6 +206,7 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     if (stage < 1)
         stage = 1;
     sm->lsu_free = t + stage;
+    sm->lsu_from = t + 1;
     sm->lsu_cycles += stage;
     /* stores and atomics without a return value (RED) are posted: no MSHR, no result */
     int posted = m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst);
@@ -270,15 +271,35 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     return done;
 }
 
-/* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t: its
- * cycles since it could last have issued (next_issue: the cycle after its last issue,
- * its placement or its barrier's release) are charged to one reason each. Until its
- * operands were ready (opready), to where the last of them came from (opmem); after,
- * while it was ready, to not_selected at the cycles its sub-core issued another warp
- * (the sub-core's issue history, ssm.hist) and to its pipe's throttle at the others (a
- * ready warp is passed over with nothing issued only while its unit or the LSU is
- * busy). The history covers 63 cycles; a longer wait assumes the same issue rate
- * before. Reads only what issue has at hand; changes nothing the model decides on. */
+/* Issues of a sub-core in cycles [a, b), a <= b <= t, from its history h at t (bit k:
+ * cycle t - k; bit 0 clear); cycles older than the history's 63 are assumed to have seen
+ * its rate. */
+static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b)
+{
+    if (b <= a)
+        return 0;
+    uint64_t lo = t - b + 1, hi = t - a, n = 0; /* bits lo..hi, lo >= 1 */
+    if (lo <= 63) {
+        uint64_t top = hi < 63 ? hi : 63;
+        uint64_t m = (top == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (top + 1)) - 1) &
+                     ~((UINT64_C(1) << lo) - 1);
+        n = (uint64_t)__builtin_popcountll(h & m);
+    }
+    if (hi > 63)
+        n += (uint64_t)__builtin_popcountll(h) * (hi - (lo > 64 ? lo : 64) + 1) / 63;
+    return n;
+}
+
+/* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t (before
+ * issue changes unit_free and lsu_free): its cycles since it could last have issued
+ * (next_issue: the cycle after its last issue, its placement or its barrier's release)
+ * are charged to one reason each. Until its operands were ready (opready): to where the
+ * last of them came from (opmem). After, while it was ready: to its pipe's throttle
+ * during the last busy stretch of the unit or LSU it needed (from the cycle after the
+ * issue that took it to unit_free / lsu_free), else to not_selected at the cycles its
+ * sub-core issued another warp (the issue history, ssm.hist) and to the throttle at the
+ * others (a ready warp is passed over with nothing issued only while its unit or the
+ * LSU is busy). Reads what issue has at hand; changes nothing the model decides on. */
 static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const swarp *w,
                                                                 const shape *in, uint64_t t)
 {
@@ -294,19 +315,26 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
     sm->hist[sc] = h | 1;
     sm->hist_t[sc] = t;
     if (t > op) {
-        uint64_t r = t - op, others;
-        if (r < 64) {
-            others = (uint64_t)__builtin_popcountll(h & ((UINT64_C(1) << r) - 1) << 1);
-        } else {
-            others = (uint64_t)__builtin_popcountll(h);
-            others = others * r / 63;
+        size_t u = (size_t)sc * GF_UNIT_COUNT + in->unit;
+        uint64_t busy = sm->unit_free[u], b0 = sm->unit_from[u];
+        if (in->kind == K_MEM || in->kind == K_SHARED) {
+            if (sm->lsu_free > busy) {
+                busy = sm->lsu_free;
+                b0 = sm->lsu_from;
+            }
         }
+        if (b0 < op)
+            b0 = op;
+        if (busy < b0)
+            busy = b0;
+        /* (busy <= t: the warp issues at t) */
+        uint64_t others = hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
         sm->stall[GF_STALL_NOT_SELECTED] += others;
         unsigned thr = in->kind == K_MEM                                      ? GF_STALL_LG_THROTTLE
                        : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ||
                                in->unit == GF_UNIT_BRANCH                       ? GF_STALL_MIO_THROTTLE
                                                                                : GF_STALL_MATH_PIPE_THROTTLE;
-        sm->stall[thr] += r - others;
+        sm->stall[thr] += t - op - others;
     }
 }
 
@@ -326,6 +354,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
     int from_mem = 0;
     charge_stalls(sm, w, in, t);
     sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
+    sm->unit_from[w->subcore * GF_UNIT_COUNT + in->unit] = t + 1;
     sm->unit_busy[in->unit] += in->interval;
     sm->issued++;
     if (!sm->started) {
@@ -341,6 +370,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
             gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
                               (int)(in->aux >> 24 & 1));
         sm->lsu_free = t + stage;
+        sm->lsu_from = t + 1;
         sm->lsu_cycles += stage;
         done = t + stage + g->shmem_latency;
     }
