@@ -153,6 +153,33 @@ static const gf_counter_def table[GF_C_COUNT] = {
      0, "L2 sectors looked up again at their home slice across the partition fabric (writes, "
      "atomics, DRAM fills and reads the far side holds no copy for, of lines homed in "
      "another partition; models with l2.partitions)"},
+    /* Warp stall reasons, Nsight's warp-cycles stalled per issued instruction (Nsight
+     * Compute Kernel Profiling Guide, "Warp Scheduler States": "cycles being stalled ...
+     * of the total average of N cycles between issuing two instructions"; their sum with
+     * selected is smsp__average_warp_latency_per_inst_issued.ratio, refdata h100-gfbench
+     * ncu.csv: 6.11 of 6.12 on ffma). docs/stalls.md: what each covers in the model. */
+#define STALL(id, r, meaning)                                                                  \
+    {id, "smsp__average_warps_issue_stalled_" r "_per_issue_active.ratio", NULL, GF_CUNIT_RATIO, \
+     P, 1, meaning}
+    STALL(GF_C_STALL_LONG_SCOREBOARD, "long_scoreboard",
+          "warp-cycles per issue waiting for a global/local/texture load's result"),
+    STALL(GF_C_STALL_SHORT_SCOREBOARD, "short_scoreboard",
+          "warp-cycles per issue waiting for a shared-memory or SFU (MIO) result"),
+    STALL(GF_C_STALL_WAIT, "wait",
+          "warp-cycles per issue waiting for a fixed-latency result (or the next cycle)"),
+    STALL(GF_C_STALL_BARRIER, "barrier", "warp-cycles per issue at a block barrier"),
+    STALL(GF_C_STALL_LG_THROTTLE, "lg_throttle",
+          "warp-cycles per issue ready but held by the busy LSU (global/local access)"),
+    STALL(GF_C_STALL_MIO_THROTTLE, "mio_throttle",
+          "warp-cycles per issue ready but held by a busy MIO pipe (shared, SFU, branch)"),
+    STALL(GF_C_STALL_MATH_PIPE_THROTTLE, "math_pipe_throttle",
+          "warp-cycles per issue ready but held by a busy math pipe (ALU, FMA, FP64, tensor)"),
+    STALL(GF_C_STALL_NOT_SELECTED, "not_selected",
+          "warp-cycles per issue ready while another warp of its sub-core issued"),
+    STALL(GF_C_STALL_DRAIN, "drain",
+          "warp-cycles per issue after EXIT until its block's stores are acknowledged"),
+    STALL(GF_C_STALL_SELECTED, "selected", "the issuing warp's cycle: 1 per issue"),
+#undef STALL
 };
 
 #undef P
@@ -174,6 +201,21 @@ const gf_counter_def *gf_counter_find(const char *name)
             (table[i].nvprof && strcmp(table[i].nvprof, name) == 0))
             return &table[i];
     return NULL;
+}
+
+const char *gf_counter_stall_reason(gf_counter_id id, char *buf, size_t len)
+{
+    static const char pre[] = "smsp__average_warps_issue_stalled_",
+                      post[] = "_per_issue_active.ratio";
+    if (!len)
+        return buf;
+    buf[0] = '\0';
+    if (!gf_counter_is_stall(id))
+        return buf;
+    const char *n = table[id].name + sizeof pre - 1;
+    size_t k = strlen(n) - (sizeof post - 1);
+    snprintf(buf, len, "%.*s", (int)k, n);
+    return buf;
 }
 
 const char *gf_counter_unit_name(gf_counter_unit u)
@@ -209,6 +251,9 @@ static const struct unit_base {
     {"inst", GF_CUNIT_REQUESTS, 1},
     {"second", GF_CUNIT_NS, 1e9},    {"sec", GF_CUNIT_NS, 1e9},
     {"s", GF_CUNIT_NS, 1e9},         {"inst/cycle", GF_CUNIT_RATIO, 1},
+    /* Nsight prints the stall ratios' unit as "inst" (warps per issued instruction:
+     * refdata h100-gfbench ncu.csv, smsp__average_warps_issue_stalled_*) */
+    {"inst", GF_CUNIT_RATIO, 1},
 };
 
 static const struct unit_prefix {
@@ -342,6 +387,17 @@ static double rate_weight(gf_counter_id id, const double *v)
         return l2_sectors(v);
     case GF_C_L2_READ_HIT_RATE:
         return v[GF_C_L2_READ_SECTORS];
+    case GF_C_STALL_LONG_SCOREBOARD:
+    case GF_C_STALL_SHORT_SCOREBOARD:
+    case GF_C_STALL_WAIT:
+    case GF_C_STALL_BARRIER:
+    case GF_C_STALL_LG_THROTTLE:
+    case GF_C_STALL_MIO_THROTTLE:
+    case GF_C_STALL_MATH_PIPE_THROTTLE:
+    case GF_C_STALL_NOT_SELECTED:
+    case GF_C_STALL_DRAIN:
+    case GF_C_STALL_SELECTED:
+        return v[GF_C_INST_EXECUTED]; /* per issued instruction */
     default:
         return NAN;
     }

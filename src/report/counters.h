@@ -67,6 +67,13 @@ typedef enum gf_counter_id {
     GF_C_GLD_INST,                   /* smsp__inst_executed_op_global_ld.sum */
     GF_C_GST_INST,                   /* smsp__inst_executed_op_global_st.sum */
     GF_C_L2_FABRIC_SECTORS,          /* lts__t_sectors_srcunit_ltcfabric.sum */
+    /* warp stall reasons (issue 35, docs/stalls.md): smsp__average_warps_issue_stalled_
+     * <reason>_per_issue_active.ratio, warp-cycles per issued warp instruction, from the
+     * issue model's bookkeeping (timing/kernel_sim.h gf_stall) */
+    GF_C_STALL_LONG_SCOREBOARD, GF_C_STALL_SHORT_SCOREBOARD, GF_C_STALL_WAIT,
+    GF_C_STALL_BARRIER, GF_C_STALL_LG_THROTTLE, GF_C_STALL_MIO_THROTTLE,
+    GF_C_STALL_MATH_PIPE_THROTTLE, GF_C_STALL_NOT_SELECTED, GF_C_STALL_DRAIN,
+    GF_C_STALL_SELECTED,
     GF_C_COUNT
 } gf_counter_id;
 
@@ -134,6 +141,16 @@ int gf_counter_unit_scale(const char *unit, gf_counter_unit target, double *scal
  * known, weighted by the counter they are a rate of (see counters.c). A total is NAN
  * when any kernel lacks one of its inputs. */
 void gf_report_totals(const gf_report *r, gf_kernel_row *out);
+
+/* The stall-reason counters, first to last (GF_C_STALL_*), and whether id is one. */
+#define GF_C_STALL_FIRST GF_C_STALL_LONG_SCOREBOARD
+#define GF_C_STALL_LAST GF_C_STALL_SELECTED
+static inline int gf_counter_is_stall(gf_counter_id id)
+{
+    return id >= GF_C_STALL_FIRST && id <= GF_C_STALL_LAST;
+}
+/* The reason's name in a stall counter ("long_scoreboard"), written to buf. */
+const char *gf_counter_stall_reason(gf_counter_id id, char *buf, size_t len);
 
 /* Fills the NAN entries of row that follow exactly from others (bytes = 32 x sectors,
  * hit rate = hits / sectors, ...); never overwrites a value. */

@@ -188,6 +188,46 @@ static const char *table_value(const gf_counter_def *d, double v, char *buf, siz
     return buf;
 }
 
+/* The row's warp stall reasons (docs/stalls.md), largest first, one line each: its
+ * ratio (warp-cycles per issued instruction) and share of the stalled warp-cycles (all
+ * but selected), with a bar; the reasons under 1 % are left out. Nothing when the row
+ * has no stall counters (a measured or older file). */
+static void write_stall_stack(const gf_kernel_row *row, FILE *out)
+{
+    enum { N = GF_C_STALL_LAST - GF_C_STALL_FIRST };
+    gf_counter_id id[N];
+    double sum = 0;
+    int n = 0;
+    for (int c = GF_C_STALL_FIRST; c < GF_C_STALL_LAST; c++) { /* (selected: not a stall) */
+        double v = row->v[c];
+        if (isnan(v))
+            return;
+        sum += v;
+        id[n++] = (gf_counter_id)c;
+    }
+    if (!(sum > 0))
+        return;
+    for (int i = 1; i < n; i++) /* (insertion sort, stable: ties keep the table order) */
+        for (int j = i; j > 0 && row->v[id[j]] > row->v[id[j - 1]]; j--) {
+            gf_counter_id t = id[j];
+            id[j] = id[j - 1];
+            id[j - 1] = t;
+        }
+    fprintf(out, "  stalls: %.1f warp-cycles per instruction issued, besides its own\n", sum);
+    char name[64];
+    for (int i = 0; i < n; i++) {
+        double share = row->v[id[i]] / sum;
+        if (share < 0.01)
+            break;
+        int bar = (int)(share * 40 + 0.5);
+        fprintf(out, "    %-19s %8.2f %4.0f %%  ", gf_counter_stall_reason(id[i], name, sizeof name),
+                row->v[id[i]], 100 * share);
+        for (int k = 0; k < bar; k++)
+            fputc('#', out);
+        fputc('\n', out);
+    }
+}
+
 static void write_table(const gf_report *r, const gf_kernel_row *tot, FILE *out)
 {
     int wname = 7;
@@ -207,6 +247,7 @@ static void write_table(const gf_report *r, const gf_kernel_row *tot, FILE *out)
         if (row->interval[0])
             fprintf(out, "  cycles %.0f (%.0f - %.0f: %s)\n", row->v[GF_C_GPC_CYCLES_ELAPSED],
                     row->cycles_lo, row->cycles_hi, row->interval);
+        write_stall_stack(row, out);
     }
     if (r->nrows)
         fputc('\n', out);

@@ -23,10 +23,12 @@
  */
 #include "timing/kernel_sim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/counters.h"
 #include "timing/ksim_internal.h"
 #include "util/alloc.h"
 #include "util/error.h"
@@ -42,6 +44,7 @@ static void sim_free(sim *s)
                     ksim_block_free(s->sms[i].slots[k]);
             free(s->sms[i].slots);
             free(s->sms[i].unit_free);
+            free(s->sms[i].unit_from);
             free(s->sms[i].last);
             free(s->sms[i].sub);
             free(s->sms[i].wake);
@@ -82,6 +85,7 @@ static int sms_alloc(sim *s)
         ssm *sm = &s->sms[i];
         sm->slots = gf_calloc(s->bps, sizeof *sm->slots);
         sm->unit_free = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_free);
+        sm->unit_from = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_from);
         sm->last = gf_calloc(s->nsub, sizeof *sm->last);
         sm->sub = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->sub);
         sm->wake = gf_calloc(s->nsub, sizeof *sm->wake);
@@ -89,7 +93,7 @@ static int sms_alloc(sim *s)
         sm->cand_words = (s->row_cap + 63) / 64;
         sm->cand = gf_calloc((size_t)s->nsub * CAND_GROUP * sm->cand_words, sizeof *sm->cand);
         sm->nwait = gf_calloc(s->nsub, sizeof *sm->nwait);
-        if (!sm->slots || !sm->unit_free || !sm->last || !sm->sub ||
+        if (!sm->slots || !sm->unit_free || !sm->unit_from || !sm->last || !sm->sub ||
             !sm->wake || !sm->ent || !sm->cand || !sm->nwait)
             return -1;
         for (unsigned k = 0; k < s->nsub; k++) {
@@ -114,6 +118,8 @@ static void summarise(const sim *s, gf_ksim_result *out)
         const ssm *sm = &s->sms[i];
         for (unsigned u = 0; u < GF_UNIT_COUNT; u++)
             out->unit_busy[u] += sm->unit_busy[u];
+        for (unsigned k = 0; k < GF_STALL_COUNT; k++)
+            out->stall[k] += sm->stall[k];
         out->mem_insts += sm->mem_insts;
         if (!sm->started)
             continue;
@@ -141,6 +147,34 @@ static void summarise(const sim *s, gf_ksim_result *out)
     out->mean_load_miss_latency = s->load_accesses
                                       ? s->load_latency_sum / (double)s->load_accesses
                                       : out->mean_miss_latency;
+}
+
+void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v)
+{
+    /* (in gf_stall order, then selected) */
+    static const gf_counter_id id[GF_STALL_COUNT] = {
+        GF_C_STALL_LONG_SCOREBOARD, GF_C_STALL_SHORT_SCOREBOARD, GF_C_STALL_WAIT,
+        GF_C_STALL_BARRIER,         GF_C_STALL_LG_THROTTLE,      GF_C_STALL_MIO_THROTTLE,
+        GF_C_STALL_MATH_PIPE_THROTTLE, GF_C_STALL_NOT_SELECTED,  GF_C_STALL_DRAIN};
+    double insts = (double)ks->warp_insts, c[GF_STALL_COUNT], all = insts;
+    for (unsigned k = 0; k < GF_STALL_COUNT; k++) {
+        c[k] = (double)ks->stall[k];
+        all += c[k];
+    }
+    /* The queueing model's stretch (predict.c: T over the issue model's time) is memory
+     * latency the issue model did not see: its warp-cycles go to the memory waits. */
+    double extra = scale > 1 && isfinite(scale) ? (scale - 1) * all : 0;
+    double mem = c[GF_STALL_LONG_SCOREBOARD] + c[GF_STALL_DRAIN];
+    if (mem > 0) {
+        double ls = c[GF_STALL_LONG_SCOREBOARD] / mem;
+        c[GF_STALL_LONG_SCOREBOARD] += extra * ls;
+        c[GF_STALL_DRAIN] += extra * (1 - ls);
+    } else {
+        c[GF_STALL_LONG_SCOREBOARD] += extra;
+    }
+    for (unsigned k = 0; k < GF_STALL_COUNT; k++)
+        v[id[k]] = insts > 0 ? c[k] / insts : NAN;
+    v[GF_C_STALL_SELECTED] = insts > 0 ? 1.0 : NAN;
 }
 
 gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,

@@ -75,6 +75,25 @@ typedef struct gf_ksim_options {
  * time, bench/README.md 2026-11-25 ninth session). */
 #define GF_KSIM_HOLD_DEFAULT (UINT64_C(32) << 20)
 
+/* Why a resident warp did not issue, named as Nsight Compute's warp stall reasons
+ * (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio; Nsight Compute
+ * Kernel Profiling Guide, "Warp Scheduler States"). Every warp-cycle from a warp's
+ * placement to its exit is charged to one of them or is its issue ("selected", which is
+ * gf_ksim_result.warp_insts); ksim_issue.c does the charging, docs/stalls.md says which
+ * hardware reasons each one covers and which the model cannot tell. */
+typedef enum gf_stall {
+    GF_STALL_LONG_SCOREBOARD = 0, /* operand from a global/local/texture load */
+    GF_STALL_SHORT_SCOREBOARD,    /* operand from shared memory or the SFU (MIO) */
+    GF_STALL_WAIT,                /* operand from a fixed-latency instruction */
+    GF_STALL_BARRIER,             /* at BAR until the block's warps arrive */
+    GF_STALL_LG_THROTTLE,         /* ready, its global/local access waits for the LSU */
+    GF_STALL_MIO_THROTTLE,        /* ready, its shared/SFU/branch instruction waits */
+    GF_STALL_MATH_PIPE_THROTTLE,  /* ready, its ALU/FMA/FP64/tensor pipe is busy */
+    GF_STALL_NOT_SELECTED,        /* ready, another warp of its sub-core issued */
+    GF_STALL_DRAIN,               /* exited, its block's stores not yet acknowledged */
+    GF_STALL_COUNT
+} gf_stall;
+
 /* What the issue model measured for one kernel, at unloaded memory latencies. Plain data
  * so a profile file can store it. */
 typedef struct gf_ksim_result {
@@ -104,11 +123,20 @@ typedef struct gf_ksim_result {
     uint64_t l2_read_requests;          /* load requests (one line each) past L1 */
     uint64_t dram_row_hits, dram_row_accesses; /* open-page row-buffer locality of the
                                                  DRAM sector stream, per (channel, bank) */
+    uint64_t stall[GF_STALL_COUNT];     /* warp-cycles charged to each reason (gf_stall) */
 } gf_ksim_result;
 
 /* Runs kernel `r` (header already read) on `gpu`. The hierarchy must be created for
  * the same gpu; this calls gf_hier_begin_kernel with the carveout's L1 size, and the
  * caller calls gf_hier_end_kernel afterwards for the memory counters. */
+/* Nsight's smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio of each
+ * reason (warp-cycles stalled per warp instruction issued; selected is 1) into
+ * v[GF_C_STALL_*] (report/counters.h), NAN when nothing issued. `scale` is the predicted
+ * time over the issue model's (the queueing model's stretch, timing/queueing.h): the
+ * warp-cycles it adds are charged to the memory waits (long_scoreboard and drain, in
+ * their proportion; long_scoreboard alone when neither occurred). */
+void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v);
+
 gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,
                       const gf_ksim_options *opt, gf_ksim_result *out, gf_error *err);
 

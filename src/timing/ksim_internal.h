@@ -175,7 +175,8 @@ typedef struct swarp {
     /* Cached for the next instruction (only this warp writes its registers, so this
      * changes only when the warp issues, is released from a barrier or gets an L2
      * outcome — the events step's wake bound accounts for, see wake_lower): the cycle
-     * its operands are ready, whether the last one comes from memory, its unit, LSU use. */
+     * its operands are ready, where the last one comes from (opmem: bit 1 memory, which
+     * alone counts as a memory wait, bit 0 MIO; see READY_MIO), its unit, LSU use. */
     uint64_t opready;
     uint8_t opmem, unit, lsu;
     uint8_t state;         /* enum warp_state */
@@ -203,10 +204,14 @@ typedef struct swarp {
     int spilled;
 } swarp;
 
-/* swarp.ready: a register's value comes from a memory load (cycles stay below 2^63; a
- * load still waiting for its L2 outcome is UINT64_MAX, which has it too). */
+/* swarp.ready: a register's value comes from a memory load (cycles stay below 2^62; a
+ * load still waiting for its L2 outcome is UINT64_MAX, which has it too), or from a
+ * variable-latency MIO instruction (shared memory, SFU). The two flags, bits 63 and 62,
+ * become the warp's opmem (bit 1: memory, bit 0: MIO) for the stall bookkeeping
+ * (gf_stall: long_scoreboard, short_scoreboard, else wait); only bit 1 decides anything. */
 #define READY_FROM_MEM (UINT64_C(1) << 63)
-#define READY_CYCLE (~READY_FROM_MEM)
+#define READY_MIO (UINT64_C(1) << 62)
+#define READY_CYCLE (~(READY_FROM_MEM | READY_MIO))
 
 /* Window j of a spilled warp: where its shape ids, then pool data, lie in the spill
  * file, and where the latter starts in the warp's whole pool. */
@@ -267,6 +272,15 @@ typedef struct ssm {
                               (step); taken back if an outcome wakes the SM earlier */
     uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */
     uint64_t issued;       /* warp instructions issued so far */
+    /* The stall bookkeeping (ksim_issue.c issue, docs/stalls.md): warp-cycles per reason,
+     * and per sub-core which of the 64 cycles up to hist_t it issued in (bit k: cycle
+     * hist_t - k), which tells a ready warp's cycles not_selected from throttled. */
+    uint64_t stall[GF_STALL_COUNT];
+    uint64_t hist[GF_MAX_SUBCORES], hist_t[GF_MAX_SUBCORES];
+    /* ... and where the last busy stretch of each unit (beside unit_free) and of the LSU
+     * (lsu_free) began: the cycle after the issue that set it */
+    uint64_t *unit_from;
+    uint64_t lsu_from;
     /* This epoch's memory instructions that went past L1, in issue order, and their
      * line requests to L2 (resolved at the epoch's end, see ksim_run_epochs). */
     struct pend *pend;

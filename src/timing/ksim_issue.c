@@ -108,7 +108,7 @@ static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
         if (e) {
             w->block->ioerr = e;
             w->opready = UINT64_MAX;
-            w->opmem = 1;
+            w->opmem = 2;
             warp_mirror(w);
             return;
         }
@@ -118,13 +118,13 @@ static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
         id == SHAPE_INLINE ? (const shape *)(w->pool + w->pcur) : shape_at(w->shapes, id);
     w->nshape = (uintptr_t)in | (id == SHAPE_INLINE);
     uint64_t t = w->next_issue;
-    int mem = 0;
+    unsigned mem = 0; /* (the binding operand's flags: opmem) */
     const uint16_t *regs = in->regs;
     for (unsigned i = 0; i < (unsigned)in->ndst + in->nsrc; i++) {
         uint64_t v = w->ready[regs[i]];
         if ((v & READY_CYCLE) > t) {
             t = v & READY_CYCLE;
-            mem = (int)(v >> 63);
+            mem = (unsigned)(v >> 62);
         }
     }
     if (t == READY_CYCLE) /* a load waiting for its L2 outcome */
@@ -156,7 +156,7 @@ static inline uint64_t warp_ready_cycle(const ssm *sm, const uint64_t *unit_free
 static uint64_t warp_earliest(const ssm *sm, unsigned sc, const scan_ent *w, int *mem_wait)
 {
     uint64_t e = warp_ready_cycle(sm, sm->unit_free + sc * GF_UNIT_COUNT, w);
-    *mem_wait = w->opmem && e == w->opready;
+    *mem_wait = (w->opmem >> 1) && e == w->opready;
     return e;
 }
 static void release_barrier(ssm *sm, sblock *b, uint64_t t)
@@ -166,8 +166,11 @@ static void release_barrier(ssm *sm, sblock *b, uint64_t t)
     for (unsigned i = 0; i < b->nwarps; i++)
         if (b->warps[i].state == W_BAR) {
             b->warps[i].state = W_RUN;
-            if (b->warps[i].next_issue < t + 1)
+            if (b->warps[i].next_issue < t + 1) {
+                /* (from the cycle after its BAR to the release: docs/stalls.md) */
+                sm->stall[GF_STALL_BARRIER] += t + 1 - b->warps[i].next_issue;
                 b->warps[i].next_issue = t + 1;
+            }
             ksim_warp_prepare(&b->warps[i]);
             wake_lower(sm, &b->warps[i]);
         }
@@ -203,6 +206,7 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     if (stage < 1)
         stage = 1;
     sm->lsu_free = t + stage;
+    sm->lsu_from = t + 1;
     sm->lsu_cycles += stage;
     /* stores and atomics without a return value (RED) are posted: no MSHR, no result */
     int posted = m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst);
@@ -267,6 +271,73 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     return done;
 }
 
+/* Issues of a sub-core in cycles [a, b), a <= b <= t, from its history h at t (bit k:
+ * cycle t - k; bit 0 clear); cycles older than the history's 63 are assumed to have seen
+ * its rate. */
+static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b)
+{
+    if (b <= a)
+        return 0;
+    uint64_t lo = t - b + 1, hi = t - a, n = 0; /* bits lo..hi, lo >= 1 */
+    if (lo <= 63) {
+        uint64_t top = hi < 63 ? hi : 63;
+        uint64_t m = (top == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (top + 1)) - 1) &
+                     ~((UINT64_C(1) << lo) - 1);
+        n = (uint64_t)__builtin_popcountll(h & m);
+    }
+    if (hi > 63)
+        n += (uint64_t)__builtin_popcountll(h) * (hi - (lo > 64 ? lo : 64) + 1) / 63;
+    return n;
+}
+
+/* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t (before
+ * issue changes unit_free and lsu_free): its cycles since it could last have issued
+ * (next_issue: the cycle after its last issue, its placement or its barrier's release)
+ * are charged to one reason each. Until its operands were ready (opready): to where the
+ * last of them came from (opmem). After, while it was ready: to its pipe's throttle
+ * during the last busy stretch of the unit or LSU it needed (from the cycle after the
+ * issue that took it to unit_free / lsu_free), else to not_selected at the cycles its
+ * sub-core issued another warp (the issue history, ssm.hist) and to the throttle at the
+ * others (a ready warp is passed over with nothing issued only while its unit or the
+ * LSU is busy). Reads what issue has at hand; changes nothing the model decides on. */
+static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const swarp *w,
+                                                                const shape *in, uint64_t t)
+{
+    static const uint8_t dep[4] = {GF_STALL_WAIT, GF_STALL_SHORT_SCOREBOARD,
+                                   GF_STALL_LONG_SCOREBOARD, GF_STALL_LONG_SCOREBOARD};
+    uint64_t from = w->next_issue, op = w->opready;
+    if (op > from)
+        sm->stall[dep[w->opmem & 3]] += op - from;
+    else
+        op = from;
+    unsigned sc = w->subcore;
+    uint64_t gap = t - sm->hist_t[sc], h = gap < 64 ? sm->hist[sc] << gap : 0;
+    sm->hist[sc] = h | 1;
+    sm->hist_t[sc] = t;
+    if (t > op) {
+        size_t u = (size_t)sc * GF_UNIT_COUNT + in->unit;
+        uint64_t busy = sm->unit_free[u], b0 = sm->unit_from[u];
+        if (in->kind == K_MEM || in->kind == K_SHARED) {
+            if (sm->lsu_free > busy) {
+                busy = sm->lsu_free;
+                b0 = sm->lsu_from;
+            }
+        }
+        if (b0 < op)
+            b0 = op;
+        if (busy < b0)
+            busy = b0;
+        /* (busy <= t: the warp issues at t) */
+        uint64_t others = hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
+        sm->stall[GF_STALL_NOT_SELECTED] += others;
+        unsigned thr = in->kind == K_MEM                                      ? GF_STALL_LG_THROTTLE
+                       : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ||
+                               in->unit == GF_UNIT_BRANCH                       ? GF_STALL_MIO_THROTTLE
+                                                                               : GF_STALL_MATH_PIPE_THROTTLE;
+        sm->stall[thr] += t - op - others;
+    }
+}
+
 /* Issues w's next instruction at cycle t on SM smi. (Inlined into step, its one caller:
  * the call's register saves cost ~20 instructions an issue, callgrind.) */
 static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, swarp *w,
@@ -281,7 +352,9 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         w->pcur += (uint32_t)SHAPE_POOL_BYTES((size_t)in->ndst + in->nsrc);
     uint64_t done = t + in->latency;
     int from_mem = 0;
+    charge_stalls(sm, w, in, t);
     sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
+    sm->unit_from[w->subcore * GF_UNIT_COUNT + in->unit] = t + 1;
     sm->unit_busy[in->unit] += in->interval;
     sm->issued++;
     if (!sm->started) {
@@ -297,13 +370,17 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
             gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
                               (int)(in->aux >> 24 & 1));
         sm->lsu_free = t + stage;
+        sm->lsu_from = t + 1;
         sm->lsu_cycles += stage;
         done = t + stage + g->shmem_latency;
     }
     const uint16_t *regs = in->regs;
+    /* (MIO: shared memory and the SFU, short_scoreboard for whoever reads the result) */
+    uint64_t flag = from_mem ? READY_FROM_MEM
+                             : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ? READY_MIO : 0;
     for (unsigned i = 0; i < in->ndst; i++) {
         uint16_t r = regs[i];
-        w->ready[r] = done | (from_mem ? READY_FROM_MEM : 0);
+        w->ready[r] = done | flag;
     }
     int kind = in->kind; /* in may be overwritten: ksim_warp_prepare may load the next window */
     if (done != UINT64_MAX && done > sm->last_done)
@@ -316,6 +393,8 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
         w->state = W_DONE;
         warp_mirror(w);
+        if (sm->lsu_free > t + 1) /* (its accesses still in the LSU: docs/stalls.md) */
+            sm->stall[GF_STALL_DRAIN] += sm->lsu_free - (t + 1);
         b->live--;
         b->done = t + 1 > b->drain ? t + 1 : b->drain;
         if (b->done > sm->last_done)

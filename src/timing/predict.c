@@ -158,6 +158,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_L2_SECTOR_HIT_RATE] =
         nsight_l2_hit_rate(g, row->v[GF_C_L2_SECTOR_HIT_RATE], in.l2_sectors,
                            m[GF_C_L2_WRITE_SECTOR_HITS], l2a, fabric_all);
+    gf_ksim_stall_ratios(ks, scale, row->v); /* (issue 35: docs/stalls.md) */
     gf_report_derive(row);
     return GF_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * Correlation scatter plots in the manner of the correlation figures of
  * seeds/accelsim-volta-memory-system.txt: one point per kernel, hardware on x,
- * prediction on y, the y = x line, the error and Pearson r in the title. Drawn with
+ * prediction on y, the y = x line, the error and Pearson r in the title; and per kernel
+ * its warp stall stack, predicted beside measured (docs/stalls.md). Drawn with
  * PLplot's cairo devices (pngcairo, svgcairo); built only with GF_WITH_PLOTS.
  */
 #include "validate/validate.h"
@@ -110,6 +111,67 @@ static void draw(const char *device, const char *path, const double *x, const do
     free(py);
     plend1();
 }
+
+/* Colours of the stall reasons (GF_C_STALL_FIRST .. LAST - 1), cmap0 entries 4 on. */
+static const int stall_rgb[][3] = {
+    {31, 119, 180}, {174, 199, 232}, {255, 127, 14}, {148, 103, 189}, {214, 39, 40},
+    {255, 152, 150}, {44, 160, 44}, {127, 127, 127}, {140, 86, 75}};
+#define GF_PLOT_NSTALL (GF_C_STALL_LAST - GF_C_STALL_FIRST)
+_Static_assert(sizeof stall_rgb / sizeof stall_rgb[0] == GF_PLOT_NSTALL,
+               "a colour per stall reason");
+
+/* One kernel's warp stall stack (issue 35): the predicted and the measured shares of the
+ * stall reasons the model predicts (selected left out), side by side, with a legend. */
+static void draw_stalls(const char *device, const char *path, const double pred[],
+                        const double hw[], const char *title)
+{
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev(device);
+    plsfnam(path);
+    plspage(0, 0, 720, 720, 0, 0);
+    plscol0(0, 255, 255, 255);
+    plscol0(1, 0, 0, 0);
+    for (int i = 0; i < GF_PLOT_NSTALL; i++)
+        plscol0(4 + i, stall_rgb[i][0], stall_rgb[i][1], stall_rgb[i][2]);
+    plinit();
+    plcol0(1);
+    plschr(0, 0.8);
+    pladv(0);
+    plvsta();
+    plwind(0, 4.2, 0, 100);
+    plbox("bc", 0, 0, "bcnstv", 0, 0);
+    pllab("", "share of the stalled warp-cycles (%)", title);
+    const double *side[2] = {pred, hw};
+    const char *label[2] = {"gpuforecast", "Nsight"};
+    for (int b = 0; b < 2; b++) {
+        double sum = 0, y = 0, x0 = 0.3 + 1.2 * b, x1 = x0 + 0.9;
+        for (int i = 0; i < GF_PLOT_NSTALL; i++)
+            sum += side[b][i];
+        for (int i = 0; i < GF_PLOT_NSTALL && sum > 0; i++) {
+            double h = 100 * side[b][i] / sum;
+            if (h <= 0)
+                continue;
+            PLFLT fx[4] = {x0, x1, x1, x0}, fy[4] = {y, y, y + h, y + h};
+            plcol0(4 + i);
+            plfill(4, fx, fy);
+            y += h;
+        }
+        plcol0(1);
+        plmtex("b", 1.5, (x0 + x1) / 2 / 4.2, 0.5, label[b]);
+    }
+    char name[64];
+    for (int i = 0; i < GF_PLOT_NSTALL; i++) {
+        double y = 95 - 10 * i;
+        PLFLT fx[4] = {2.75, 2.95, 2.95, 2.75}, fy[4] = {y - 2, y - 2, y + 2, y + 2};
+        plcol0(4 + i);
+        plfill(4, fx, fy);
+        plcol0(1);
+        plptex(3.0, y, 1, 0, 0, gf_counter_stall_reason((gf_counter_id)(GF_C_STALL_FIRST + i),
+                                                        name, sizeof name));
+    }
+    plend1();
+}
 #endif
 
 #ifdef GF_WITH_PLOTS
@@ -203,6 +265,40 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
     }
     free(x);
     free(y);
+    /* a stall stack per kernel with every stall reason predicted and measured */
+    for (size_t k = 0; k < v->nkernels && st == GF_OK; k++) {
+        double pred[GF_PLOT_NSTALL], hw[GF_PLOT_NSTALL], ps = 0, hs = 0;
+        int ok = 1;
+        for (int i = 0; i < GF_PLOT_NSTALL; i++) {
+            const gf_vvalue *e = &v->kernels[k].v[GF_C_STALL_FIRST + i];
+            pred[i] = e->pred;
+            hw[i] = e->hw_mean;
+            if (isnan(pred[i]) || isnan(hw[i]) || pred[i] < 0 || hw[i] < 0)
+                ok = 0;
+            else {
+                ps += pred[i];
+                hs += hw[i];
+            }
+        }
+        if (!ok || !(ps > 0) || !(hs > 0))
+            continue;
+        char title[256], path[1024], kname[96];
+        safe_name(v->kernels[k].name, kname, sizeof kname);
+        snprintf(title, sizeof title, "warp stalls, kernel %ld: %.60s", v->kernels[k].id,
+                 v->kernels[k].name);
+        snprintf(path, sizeof path, "%s/stalls_kernel%ld_%s.png", dir, v->kernels[k].id, kname);
+        draw_stalls("pngcairo", path, pred, hw, title);
+        FILE *chk = fopen(path, "rb");
+        if (!chk) {
+            st = gf_error_set(err, GF_ERR_IO, path, 0, "PLplot did not write the plot");
+            break;
+        }
+        fclose(chk);
+        snprintf(path, sizeof path, "%s/stalls_kernel%ld_%s.svg", dir, v->kernels[k].id, kname);
+        draw_stalls("svgcairo", path, pred, hw, title);
+        if (nplots)
+            (*nplots)++;
+    }
     return st;
 #endif
 }

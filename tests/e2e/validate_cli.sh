@@ -69,6 +69,14 @@ export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$FX/lsan-plplot
 if "$BIN" validate "$FX/two_kernel_prediction.csv" "$FX/ncu_two_kernels.csv" --plot "$TMP/plots" >/dev/null 2>"$TMP/err"; then
     head -c 4 "$TMP/plots/gpc__cycles_elapsed.max.png" | grep -q PNG || fail "no PNG plot"
     grep -q "<svg" "$TMP/plots/gpc__cycles_elapsed.max.svg" || fail "no SVG plot"
+    # the warp stall stack of a kernel both sides have it for (issue 35, docs/stalls.md)
+    H=$SRC/data/h100/pchase_l1
+    "$BIN" predict "$H" --gpu h100 --cold --format csv -q -o "$TMP/stall_pred.csv" ||
+        fail "predict pchase_l1"
+    "$BIN" validate "$TMP/stall_pred.csv" "$H/ncu.csv" --plot "$TMP/splots" >/dev/null 2>&1 ||
+        fail "validate --plot on pchase_l1"
+    head -c 4 "$TMP/splots"/stalls_kernel1_*.png | grep -q PNG || fail "no stall stack PNG"
+    grep -q "<svg" "$TMP/splots"/stalls_kernel1_*.svg || fail "no stall stack SVG"
 else
     grep -q "plots were not built" "$TMP/err" || fail "plot error: $(cat "$TMP/err")"
 fi

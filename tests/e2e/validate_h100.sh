@@ -2,7 +2,7 @@
 # End-to-end: the H100 measurement loop (scripts/validate-h100.sh) on the real H100 traces
 # and Nsight Compute files of data/h100 (or, when present, a fuller copy of the set beside the repository); fails when a figure (cycles
 # MAPE all/micro/application, busiest SM, L2/L1 hit MAE, DRAM MAPE, fabric, counted
-# sectors, warm-cache cycles) is worse than
+# sectors, warm-cache cycles, warp stall share MAE and top-reason misses) is worse than
 # tests/e2e/fixtures/h100-mape.txt by more than 0.05, or a case fails to predict. The page is
 # written to a scratch directory (docs/ is never touched). Skips (77) when the reference set
 # is absent. $1 = binary, $2 = source dir.
@@ -30,6 +30,10 @@ cat "$tmp/out"
 grep -q '^check: all' "$tmp/out" || [ -n "${GF_H100_CASES:-}" ] || fail "no check line"
 grep -q '^## Summary' "$tmp/validation-h100.md" || fail "page lacks the summary"
 grep -q '^| `gpc__cycles_elapsed.max` | MAPE |' "$tmp/validation-h100.md" || fail "page lacks cycles MAPE"
+# the warp stall table (issue 35): its figures are guarded by the thresholds file
+# (stall_share_mae_all, stall_top_miss_pct_all); here, that it is on the page
+grep -q '^## Warp stall reasons: predicted against Nsight' "$tmp/validation-h100.md" || fail "page lacks the stall table"
+grep -q '^| top reason matches |' "$tmp/validation-h100.md" || fail "page lacks the stall top-reason figure"
 if [ -z "${GF_H100_CASES:-}" ]; then
     grep -q '^| cublas_sgemm512 #2 |' "$tmp/validation-h100.md" || fail "cublas split-K launch missing"
     grep -q '^| wmma_gemm |' "$tmp/validation-h100.md" || fail "wmma_gemm missing"

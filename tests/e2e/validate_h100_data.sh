@@ -20,6 +20,7 @@ rc=$?
 cat "$tmp/out"
 [ $rc -eq 0 ] || { cat "$tmp/err" >&2; echo "FAIL: validate-h100.sh data/h100 exited $rc" >&2; exit 1; }
 grep -q '^check: all' "$tmp/out" || { echo "FAIL: no check line" >&2; exit 1; }
+grep -q '^| top reason matches |' "$tmp/v.md" || { echo "FAIL: no stall table on the page" >&2; exit 1; }
 for c in vecadd stride1 pchase_l1 reduce sgemm_tiled; do
     grep -q "^| $c |" "$tmp/v.md" || { echo "FAIL: $c missing from the page" >&2; exit 1; }
 done

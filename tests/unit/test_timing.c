@@ -226,6 +226,76 @@ static void torture_shared_atomics_serialise(void **state)
 /* launch.store_drain: a block's slot waits for its stores' acknowledgement, an L2
  * latency after they leave the SM (Nsight's "drain" stall). One SM holds 32 blocks; the
  * 33rd starts in the first freed slot: an L2 latency later with the drain. */
+/* The stall bookkeeping (issue 35, docs/stalls.md) charges every warp-cycle between a
+ * warp's placement and its exit to one reason: a chain of dependent FFMAs waits only on
+ * fixed latencies (wait, latency - 1 cycles per link on H100: models/isa/hopper.csv FFMA
+ * 4); a load's consumer waits on long_scoreboard; two warps that can always issue on one
+ * sub-core take turns (not_selected); and none of it moves the predicted time. */
+static void torture_stalls_charge_each_cycle_once(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (%d,1,1)\n"
+        "-shmem = 0\n-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
+        "#BEGIN_TB\nthread block = 0,0,0\n";
+    char text[4096];
+    gf_gpu g = load_gpu("h100");
+    g.num_sms = 1;
+    /* one warp: FFMA R1 <- R2 R3; FFMA R4 <- R1 R1; FFMA R5 <- R4 R4; EXIT */
+    int n = snprintf(text, sizeof text, head, 32);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "warp = 0\ninsts = 4\n0000 ffffffff 1 R1 FFMA 2 R2 R3 0 \n"
+                  "0010 ffffffff 1 R4 FFMA 2 R1 R1 0 \n0020 ffffffff 1 R5 FFMA 2 R4 R4 0 \n"
+                  "0030 ffffffff 0 EXIT 0 0 \n#END_TB\n");
+    gf_kernel_summary k = predict1(gf_test_write_file("stall_chain.traceg", text, (size_t)n),
+                                   &g, NULL);
+    assert_int_equal(k.ks.warp_insts, 4);
+    for (unsigned r = 0; r < GF_STALL_COUNT; r++)
+        assert_int_equal(k.ks.stall[r], r == GF_STALL_WAIT ? 2 * (4 - 1) : 0);
+    /* one warp: LDG R4 <- [R2]; FADD R5 <- R4 R4; EXIT: the FADD waits for the load */
+    n = snprintf(text, sizeof text, head, 32);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "warp = 0\ninsts = 3\n0000 ffffffff 1 R4 LDG.E 1 R2 4 1 0x7f0000000000 4 \n"
+                  "0010 ffffffff 1 R5 FADD 2 R4 R4 0 \n0020 ffffffff 0 EXIT 0 0 \n#END_TB\n");
+    k = predict1(gf_test_write_file("stall_load.traceg", text, (size_t)n), &g, NULL);
+    assert_true(k.ks.stall[GF_STALL_LONG_SCOREBOARD] >= gf_gpu_l2_latency(&g));
+    assert_int_equal(k.ks.stall[GF_STALL_WAIT] + k.ks.stall[GF_STALL_NOT_SELECTED] +
+                         k.ks.stall[GF_STALL_BARRIER],
+                     0);
+    /* two warps on one sub-core, independent FFMAs: one issues, the other is not selected */
+    g.subcores_per_sm = 1;
+    g.warp_scheduler = GF_WARP_SCHED_LRR;
+    n = snprintf(text, sizeof text, head, 64);
+    for (int w = 0; w < 2; w++)
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "warp = %d\ninsts = 3\n0000 ffffffff 1 R1 FFMA 2 R2 R3 0 \n"
+                      "0010 ffffffff 1 R4 FFMA 2 R2 R3 0 \n0020 ffffffff 0 EXIT 0 0 \n", w);
+    n += snprintf(text + n, sizeof text - (size_t)n, "#END_TB\n");
+    k = predict1(gf_test_write_file("stall_two.traceg", text, (size_t)n), &g, NULL);
+    assert_int_equal(k.ks.warp_insts, 6);
+    /* LRR: they alternate, from cycle t0: warp 0 at t0, t0+2, t0+4 (its EXIT), warp 1 at
+     * t0+1, t0+3, t0+5; resident 5 and 6 warp-cycles, 6 of them issues, the other 5 are
+     * not_selected */
+    assert_int_equal(k.ks.stall[GF_STALL_NOT_SELECTED], 5);
+    uint64_t sum = 0;
+    for (unsigned r = 0; r < GF_STALL_COUNT; r++)
+        sum += k.ks.stall[r];
+    assert_int_equal(sum, 5);
+    /* the ratios: per issued instruction, selected 1; a queueing stretch of 2x adds the
+     * warp-cycles of the whole kernel once more, to the memory waits */
+    double v[GF_C_COUNT];
+    gf_ksim_stall_ratios(&k.ks, 1.0, v);
+    assert_float_equal(v[GF_C_STALL_NOT_SELECTED], 5.0 / 6, 1e-12);
+    assert_float_equal(v[GF_C_STALL_SELECTED], 1.0, 1e-12);
+    gf_ksim_stall_ratios(&k.ks, 2.0, v);
+    assert_float_equal(v[GF_C_STALL_LONG_SCOREBOARD], 11.0 / 6, 1e-12);
+    assert_float_equal(v[GF_C_STALL_NOT_SELECTED], 5.0 / 6, 1e-12);
+    char name[64];
+    assert_string_equal(gf_counter_stall_reason(GF_C_STALL_MATH_PIPE_THROTTLE, name, sizeof name),
+                        "math_pipe_throttle");
+    assert_string_equal(gf_counter_stall_reason(GF_C_IPC, name, sizeof name), "");
+}
+
 static void torture_store_drain_holds_the_slot(void **state)
 {
     (void)state;
@@ -802,6 +872,7 @@ int main(void)
         cmocka_unit_test(torture_atomic_passes_per_word),
         cmocka_unit_test(torture_shared_atomics_serialise),
         cmocka_unit_test(torture_store_drain_holds_the_slot),
+        cmocka_unit_test(torture_stalls_charge_each_cycle_once),
         cmocka_unit_test(torture_predict_is_deterministic),
         cmocka_unit_test(torture_spilled_blocks_predict_the_same),
         cmocka_unit_test(torture_profile_roundtrip),
