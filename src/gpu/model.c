@@ -555,6 +555,12 @@ unsigned gf_gpu_l2_far_extra(const gf_gpu *g)
     return (unsigned)lround(g->l2_far_latency_ns * g->core_clock_hz * 1e-9);
 }
 
+uint64_t gf_gpu_l2_lines_per_slice(const gf_gpu *g)
+{
+    uint64_t line = g->l2.line ? g->l2.line : 128;
+    return g->l2.size / line / (g->l2_slices ? g->l2_slices : 1);
+}
+
 unsigned gf_gpu_dram_latency(const gf_gpu *g)
 {
     return g->dram_latency + (unsigned)lround(g->dram_latency_ns * g->core_clock_hz * 1e-9);
