@@ -580,7 +580,7 @@ typedef struct ages_ctx {
     gf_hist *h;      /* NULL: no ages */
     double n;        /* write-backs counted */
     uint64_t lines;  /* capacity */
-    unsigned ways;   /* 0: fully associative, the line is cleaned when counted */
+    unsigned ways;   /* 0: fully associative; either way a line past lines is cleaned */
     hp_table *memo;  /* hit probabilities by distance (ways > 0), or NULL */
 } ages_ctx;
 
@@ -604,6 +604,8 @@ static void ages_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, voi
         gf_hist_add(a->h, dist, gf_popcount4(dirty));
     if (a->ways) {
         a->n += gf_popcount4(dirty) * (1.0 - hit_prob_memo(a->memo, dist, a->lines, a->ways));
+        if (dist >= a->lines) /* the state: lines past the capacity are clean */
+            clean_line(tag, payload);
     } else if (dist >= a->lines) {
         a->n += gf_popcount4(dirty);
         clean_line(tag, payload);
@@ -620,8 +622,7 @@ static void ages_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payl
     if (a->h)
         gf_hist_add(a->h, GF_REUSE_COLD, gf_popcount4(dirty));
     a->n += gf_popcount4(dirty);
-    if (!a->ways)
-        clean_line(tag, payload);
+    clean_line(tag, payload); /* (past upto >= the capacity) */
 }
 
 static int dirty_line(void *ctx, const uint16_t *tag, const void *payload)
@@ -673,6 +674,7 @@ double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint6
     ages_ctx a = {t, h, 0, t->cap, ways, memo_table(t->cap, ways, dhi)};
     if (walk_ages(t, dhi, &a) != 0)
         return (double)gf_secreuse_flush_evicted(t); /* (no memory: fully associative) */
-    (void)gf_secreuse_flush_evicted(t); /* the state: lines past the capacity are clean */
+    /* (the walks cleaned the dirty lines past the capacity, as gf_secreuse_flush_evicted
+     * would: no third walk) */
     return a.n;
 }
