@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "report/report.h"
 #include "trace/memspace.h"
 #include "trace/opcode.h"
 #include "trace/spin.h"
@@ -155,24 +156,6 @@ out:
 
 /* ---------- output ---------- */
 
-static void json_str(FILE *o, const char *s)
-{
-    fputc('"', o);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(o, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", o);
-        else if (*p == '\t')
-            fputs("\\t", o);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(o, "\\u%04x", *p);
-        else
-            fputc(*p, o);
-    }
-    fputc('"', o);
-}
-
 static void csv_str(FILE *o, const char *s)
 {
     csv_fwrite(o, s, strlen(s));
@@ -182,7 +165,7 @@ static void out_json(FILE *o, const char *trace, const gf_trace *t, const kstats
                      size_t nk)
 {
     fputs("{\n  \"trace\": ", o);
-    json_str(o, trace);
+    gf_report_json_string(o, trace);
     fputs(",\n  \"memcpy\": [", o);
     size_t nm = 0;
     for (size_t i = 0; i < gf_trace_command_count(t); i++) {
@@ -200,9 +183,9 @@ static void out_json(FILE *o, const char *trace, const gf_trace *t, const kstats
         const kstats *k = &ks[i];
         const gf_kernel_info *in = &k->info;
         fprintf(o, "%s\n    {\n      \"id\": %ld,\n      \"name\": ", i ? "," : "", in->id);
-        json_str(o, in->name);
+        gf_report_json_string(o, in->name);
         fputs(",\n      \"file\": ", o);
-        json_str(o, k->path);
+        gf_report_json_string(o, k->path);
         fprintf(o, ",\n      \"compression\": \"%s\",\n", comp_name(k->comp));
         fprintf(o, "      \"grid\": [%u, %u, %u],\n      \"block\": [%u, %u, %u],\n",
                 in->grid[0], in->grid[1], in->grid[2], in->block[0], in->block[1],
@@ -211,13 +194,13 @@ static void out_json(FILE *o, const char *trace, const gf_trace *t, const kstats
                    "      \"stream_id\": %ld,\n      \"tracer_version\": %d,\n",
                 in->shmem, in->nregs, in->binary_version, in->stream_id, in->tracer_version);
         fputs("      \"nvbit_version\": ", o);
-        json_str(o, in->nvbit_version);
+        gf_report_json_string(o, in->nvbit_version);
         fputs(",\n      \"extra\": {", o);
         for (unsigned e = 0; e < in->nextra; e++) {
             fputs(e ? ", " : "", o);
-            json_str(o, in->extra[e].key);
+            gf_report_json_string(o, in->extra[e].key);
             fputs(": ", o);
-            json_str(o, in->extra[e].value);
+            gf_report_json_string(o, in->extra[e].value);
         }
         fprintf(o, "},\n      \"blocks\": %" PRIu64 ",\n      \"warps\": %" PRIu64
                    ",\n      \"warp_insts\": %" PRIu64 ",\n      \"thread_insts\": %" PRIu64
@@ -230,7 +213,7 @@ static void out_json(FILE *o, const char *trace, const gf_trace *t, const kstats
         for (unsigned j = 0; j < k->ntop; j++) {
             fputs(j ? ", " : "", o);
             fputs("{\"opcode\": ", o);
-            json_str(o, gf_opcode_name(k->top[j].op));
+            gf_report_json_string(o, gf_opcode_name(k->top[j].op));
             fprintf(o, ", \"count\": %" PRIu64 "}", k->top[j].n);
         }
         fputs("]\n    }", o);

@@ -159,6 +159,24 @@ gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
                            const char *const *overrides, const char *const *options,
                            unsigned noverrides, gf_gpu *out, gf_error *err);
 
+/* Lines in one L2 slice: l2.size / l2.line (128 B when unset) / l2.slices (1 when unset).
+ * The one place this is computed (issue #36): the hierarchy sizes its slices with it and
+ * the prediction, the profile checks and the what-ifs read it back. */
+uint64_t gf_gpu_l2_lines_per_slice(const gf_gpu *g);
+
+/* A model file parsed once, for callers that resolve many models from one file with
+ * different overrides (a sweep): gf_gpu_parse reads name_or_path (as gf_gpu_load, with its
+ * includes and its errors) and gf_gpu_from_parsed applies overrides, defaults and checks
+ * to a copy, giving what gf_gpu_load_from gives with the same arguments. A parsed model
+ * is read-only: threads may share it. */
+typedef struct gf_gpu_parsed gf_gpu_parsed;
+gf_status gf_gpu_parse(const char *name_or_path, const char *models_dir, gf_gpu_parsed **out,
+                       gf_error *err);
+gf_status gf_gpu_from_parsed(const gf_gpu_parsed *m, const char *const *overrides,
+                             const char *const *options, unsigned noverrides, gf_gpu *out,
+                             gf_error *err);
+void gf_gpu_parsed_free(gf_gpu_parsed *m);
+
 /* Checks a resolved model (as gf_gpu_load returns it) against the rules the loader
  * applies: every key within its range, the rules tying keys together, derived fields
  * consistent, strings terminated. For a model that did not come from a model file (a

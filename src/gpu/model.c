@@ -555,6 +555,12 @@ unsigned gf_gpu_l2_far_extra(const gf_gpu *g)
     return (unsigned)lround(g->l2_far_latency_ns * g->core_clock_hz * 1e-9);
 }
 
+uint64_t gf_gpu_l2_lines_per_slice(const gf_gpu *g)
+{
+    uint64_t line = g->l2.line ? g->l2.line : 128;
+    return g->l2.size / line / (g->l2_slices ? g->l2_slices : 1);
+}
+
 unsigned gf_gpu_dram_latency(const gf_gpu *g)
 {
     return g->dram_latency + (unsigned)lround(g->dram_latency_ns * g->core_clock_hz * 1e-9);
@@ -1008,11 +1014,20 @@ gf_status gf_gpu_load(const char *name_or_path, const char *models_dir,
     return gf_gpu_load_from(name_or_path, models_dir, overrides, NULL, noverrides, out, err);
 }
 
-gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
-                           const char *const *overrides, const char *const *options,
-                           unsigned noverrides, gf_gpu *out, gf_error *err)
+/* A model file parsed once (includes followed), before overrides, defaults and checks:
+ * what gf_gpu_load_from does per call and a sweep does once for all its configurations. */
+struct gf_gpu_parsed {
+    load_state st; /* where each key was set, which keys are set; st.gpu is &gpu */
+    gf_gpu gpu;
+    char path[1024];
+    char stem[256];
+};
+
+gf_status gf_gpu_parse(const char *name_or_path, const char *models_dir, gf_gpu_parsed **out,
+                       gf_error *err)
 {
-    if (!name_or_path || !*name_or_path || !out)
+    *out = NULL;
+    if (!name_or_path || !*name_or_path)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "no GPU model name given");
     char path[1024];
     const char *stem = name_or_path;
@@ -1035,17 +1050,54 @@ gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
                                 "unknown GPU model '%s' (no %s; 'gpuforecast gpus' lists the models)",
                                 name_or_path, path);
     }
-    load_state *st = calloc(1, sizeof *st);
-    gf_gpu *g = calloc(1, sizeof *g);
+    gf_gpu_parsed *m = calloc(1, sizeof *m);
+    if (!m)
+        return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory loading a GPU model");
+    snprintf(m->path, sizeof m->path, "%s", path);
+    snprintf(m->stem, sizeof m->stem, "%s", stem);
+    load_state *st = &m->st;
+    st->gpu = &m->gpu;
+    st->err = err;
+    st->models_dir = models_dir;
+    gf_status s = parse_file(st, m->path);
+    /* (reader state: not used past the parse) */
+    st->gpu = NULL;
+    st->err = NULL;
+    st->models_dir = NULL;
+    st->file = NULL;
+    st->fp = NULL;
+    if (s != GF_OK) {
+        free(m);
+        return s;
+    }
+    *out = m;
+    return GF_OK;
+}
+
+void gf_gpu_parsed_free(gf_gpu_parsed *m)
+{
+    free(m);
+}
+
+gf_status gf_gpu_from_parsed(const gf_gpu_parsed *m, const char *const *overrides,
+                             const char *const *options, unsigned noverrides, gf_gpu *out,
+                             gf_error *err)
+{
+    if (!m || !out)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "no GPU model name given");
+    load_state *st = malloc(sizeof *st);
+    gf_gpu *g = malloc(sizeof *g);
     if (!st || !g) {
         free(st);
         free(g);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory loading a GPU model");
     }
+    *st = m->st;
+    *g = m->gpu;
     st->gpu = g;
     st->err = err;
-    st->models_dir = models_dir;
-    gf_status s = parse_file(st, path);
+    const char *path = m->path, *stem = m->stem;
+    gf_status s = GF_OK;
     for (unsigned i = 0; s == GF_OK && i < noverrides; i++) {
         const char *kv = overrides[i];
         char where[512];
@@ -1102,6 +1154,21 @@ gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
     }
     free(st);
     free(g);
+    return s;
+}
+
+gf_status gf_gpu_load_from(const char *name_or_path, const char *models_dir,
+                           const char *const *overrides, const char *const *options,
+                           unsigned noverrides, gf_gpu *out, gf_error *err)
+{
+    if (!out)
+        return gf_error_set(err, GF_ERR_INVALID, "", 0, "no GPU model name given");
+    gf_gpu_parsed *m;
+    gf_status s = gf_gpu_parse(name_or_path, models_dir, &m, err);
+    if (s != GF_OK)
+        return s;
+    s = gf_gpu_from_parsed(m, overrides, options, noverrides, out, err);
+    gf_gpu_parsed_free(m);
     return s;
 }
 

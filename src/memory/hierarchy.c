@@ -214,7 +214,7 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     if (slices > 4096)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "GPU model %s: %u L2 slices, expected 1..4096",
                             gpu->name, slices);
-    uint64_t l2_lines = gpu->l2.size / GF_LINE_BYTES / slices;
+    uint64_t l2_lines = gf_gpu_l2_lines_per_slice(gpu); /* (line: 128 B, checked above) */
     if (l2_lines == 0)
         return gf_error_set(err, GF_ERR_INVALID, "", 0,
                             "GPU model %s: L2 of %llu bytes in %u slices: expected at least one 128 B "

@@ -719,15 +719,22 @@ static void visit_far(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1
 
 struct near_item {
     uint64_t key;
-    uint32_t time1;
     uint16_t *tag;
     void *payload;
 };
 
+/* The near keys (last time + 1 > before) that keep accepts, and their times: bit
+ * time - before of mark is set, and at[time - before] is the key's index in items. The
+ * times are distinct, so reading mark from the top down gives the keys latest first
+ * without sorting; at[] is read only where mark is set, so it is never cleared. */
 struct near_walk {
-    size_t before; /* near: last time + 1 > before */
+    size_t before;
+    int (*keep)(void *ctx, const uint16_t *tag, const void *payload);
+    void *ctx;
     struct near_item *items;
     size_t n;
+    uint64_t *mark;
+    uint32_t *at;
 };
 
 static void visit_near(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
@@ -735,14 +742,12 @@ static void visit_near(const gf_reuse *r, void *arg, uint64_t key, uint32_t time
 {
     (void)r;
     struct near_walk *a = arg;
-    if (time1 > a->before)
-        a->items[a->n++] = (struct near_item){key, time1, tag, payload};
-}
-
-static int later_first(const void *x, const void *y)
-{
-    const struct near_item *a = x, *b = y;
-    return a->time1 < b->time1 ? 1 : a->time1 > b->time1 ? -1 : 0;
+    if (time1 > a->before && (!a->keep || a->keep(a->ctx, tag, payload))) {
+        size_t rel = time1 - 1 - a->before;
+        a->items[a->n] = (struct near_item){key, tag, payload};
+        a->at[rel] = (uint32_t)a->n++;
+        a->mark[rel >> 6] |= UINT64_C(1) << (rel & 63u);
+    }
 }
 
 int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
@@ -750,25 +755,50 @@ int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
                                      void *payload),
                           void *ctx)
 {
+    return gf_reuse_foreach_near_if(r, d, NULL, fn, ctx);
+}
+
+int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
+                             int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
+                             void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                        void *payload),
+                             void *ctx)
+{
     if (d == 0 || r->count == 0)
         return 0;
     size_t n = d > r->count ? r->count : (size_t)d;
-    struct near_walk a = {d > r->count ? 0 : kth_latest_time(r, d), malloc(n * sizeof *a.items), 0};
-    if (!a.items)
+    size_t before = d > r->count ? 0 : kth_latest_time(r, d);
+    size_t range = r->now > before ? r->now - before : 0; /* times [before, now) */
+    if (n > UINT32_MAX)
         return -1;
+    struct near_walk a = {before, keep, ctx, malloc(n * sizeof *a.items), 0,
+                          calloc((range >> 6) + 1, sizeof *a.mark),
+                          malloc((range ? range : 1) * sizeof *a.at)};
+    if (!a.items || !a.mark || !a.at) {
+        free(a.items);
+        free(a.mark);
+        free(a.at);
+        return -1;
+    }
     walk_keys(r, visit_near, &a);
-    qsort(a.items, a.n, sizeof *a.items, later_first);
     /* distance = live times after the key's own (time1 - 1), as visit_dist */
     size_t wcur = r->now ? ((r->now - 1) >> 6) + 1 : 0;
     uint64_t above = 0; /* live times in words [wcur, top) */
-    for (size_t i = 0; i < a.n; i++) {
-        size_t t0 = a.items[i].time1 - 1, w = t0 >> 6;
-        while (wcur > w + 1)
-            above += popc(r->bits[--wcur]);
-        uint64_t part = popc(r->bits[w] & ~((UINT64_C(2) << (t0 & 63u)) - 1));
-        fn(ctx, a.items[i].key, above + part, a.items[i].tag, a.items[i].payload);
+    for (size_t mw = (range >> 6) + 1; mw-- > 0;) {
+        for (uint64_t x = a.mark[mw]; x;) {
+            unsigned b = 63u - (unsigned)__builtin_clzll(x);
+            x &= ~(UINT64_C(1) << b);
+            size_t rel = mw * 64u + b, t0 = before + rel, w = t0 >> 6;
+            while (wcur > w + 1)
+                above += popc(r->bits[--wcur]);
+            uint64_t part = popc(r->bits[w] & ~((UINT64_C(2) << (t0 & 63u)) - 1));
+            const struct near_item *it = &a.items[a.at[rel]];
+            fn(ctx, it->key, above + part, it->tag, it->payload);
+        }
     }
     free(a.items);
+    free(a.mark);
+    free(a.at);
     return 0;
 }
 

@@ -95,6 +95,14 @@ int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
                           void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
                                      void *payload),
                           void *ctx);
+/* gf_reuse_foreach_near for the near keys keep accepts (NULL: all), called with the same
+ * ctx before any fn; the cost is a walk of the keys plus the accepted ones' (no sort:
+ * their times mark a bitmap read from the top down). */
+int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
+                             int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
+                             void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                        void *payload),
+                             void *ctx);
 /* A window (issue #22): with w > 0, the engine forgets the keys whose distance has
  * reached w, so that it holds at most 2w keys (plus their tiles' slots and a time axis
  * of O(w)) whatever the number of distinct keys: when a new key makes it 2w, every key

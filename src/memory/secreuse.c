@@ -15,6 +15,9 @@
 #include "memory/secreuse.h"
 #include "memory/cachemodel.h"
 
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "memory/reuse.h"
@@ -479,6 +482,97 @@ uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
     return f.n;
 }
 
+/* gf_cachemodel_hit_prob(d, lines, ways), remembered per thread for d below the kernel-end
+ * walk's bound: the walk needs it at every dirty line's distance, the distances of one
+ * slice are distinct but the slices' overlap, and one GSL call costs ~2,000 instructions
+ * (issue #36: 481 k calls were 17 % of an H100 stream_copy prediction). A value is the
+ * function's own double, so the sums do not change. Tables for the last MEMO_GEOMS
+ * geometries are kept, each at most MEMO_MAX entries (past it the function is called). */
+#define MEMO_GEOMS 2
+#define MEMO_MAX ((size_t)1 << 21)
+
+typedef struct hp_table {
+    uint64_t lines;
+    unsigned ways;
+    size_t n;   /* entries; 0: unused */
+    double *p;  /* p[d], NAN until computed */
+} hp_table;
+
+typedef struct hp_memo {
+    hp_table t[MEMO_GEOMS];
+    unsigned next; /* the table to replace */
+} hp_memo;
+
+static pthread_key_t memo_key;
+static int memo_key_ok;
+static pthread_once_t memo_once = PTHREAD_ONCE_INIT;
+
+static void memo_free(void *arg)
+{
+    hp_memo *m = arg;
+    for (unsigned i = 0; i < MEMO_GEOMS; i++)
+        free(m->t[i].p);
+    free(m);
+}
+
+static void memo_init(void)
+{
+    memo_key_ok = pthread_key_create(&memo_key, memo_free) == 0;
+}
+
+/* This thread's table for (lines, ways) with n entries, or NULL (no memory: call GSL). */
+static hp_table *memo_table(uint64_t lines, unsigned ways, uint64_t n)
+{
+    pthread_once(&memo_once, memo_init);
+    if (!memo_key_ok)
+        return NULL;
+    hp_memo *m = pthread_getspecific(memo_key);
+    if (!m) {
+        m = calloc(1, sizeof *m);
+        if (!m || pthread_setspecific(memo_key, m) != 0) {
+            free(m);
+            return NULL;
+        }
+    }
+    if (n > MEMO_MAX)
+        n = MEMO_MAX;
+    for (unsigned i = 0; i < MEMO_GEOMS; i++) {
+        hp_table *t = &m->t[i];
+        if (t->n && t->lines == lines && t->ways == ways) {
+            if (t->n >= n)
+                return t;
+            double *p = realloc(t->p, (size_t)n * sizeof *p);
+            if (!p)
+                return NULL;
+            for (size_t d = t->n; d < n; d++)
+                p[d] = NAN;
+            t->p = p;
+            t->n = (size_t)n;
+            return t;
+        }
+    }
+    hp_table *t = &m->t[m->next];
+    double *p = malloc((size_t)n * sizeof *p);
+    if (!p)
+        return NULL;
+    for (size_t d = 0; d < n; d++)
+        p[d] = NAN;
+    free(t->p);
+    *t = (hp_table){lines, ways, (size_t)n, p};
+    m->next = (m->next + 1) % MEMO_GEOMS;
+    return t;
+}
+
+static double hit_prob_memo(hp_table *t, uint64_t d, uint64_t lines, unsigned ways)
+{
+    if (!t || d >= t->n)
+        return gf_cachemodel_hit_prob(d, lines, ways);
+    double v = t->p[d];
+    if (isnan(v))
+        v = t->p[d] = gf_cachemodel_hit_prob(d, lines, ways);
+    return v;
+}
+
 /* The kernel-end walks (gf_secreuse_flush_evicted_ages and _assoc_ages): write-backs, and
  * with a histogram every dirty line's sectors at its distance, or cold past upto. */
 typedef struct ages_ctx {
@@ -486,7 +580,8 @@ typedef struct ages_ctx {
     gf_hist *h;      /* NULL: no ages */
     double n;        /* write-backs counted */
     uint64_t lines;  /* capacity */
-    unsigned ways;   /* 0: fully associative, the line is cleaned when counted */
+    unsigned ways;   /* 0: fully associative; either way a line past lines is cleaned */
+    hp_table *memo;  /* hit probabilities by distance (ways > 0), or NULL */
 } ages_ctx;
 
 static void clean_line(uint16_t *tag, void *payload)
@@ -508,7 +603,9 @@ static void ages_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, voi
     if (a->h)
         gf_hist_add(a->h, dist, gf_popcount4(dirty));
     if (a->ways) {
-        a->n += gf_popcount4(dirty) * (1.0 - gf_cachemodel_hit_prob(dist, a->lines, a->ways));
+        a->n += gf_popcount4(dirty) * (1.0 - hit_prob_memo(a->memo, dist, a->lines, a->ways));
+        if (dist >= a->lines) /* the state: lines past the capacity are clean */
+            clean_line(tag, payload);
     } else if (dist >= a->lines) {
         a->n += gf_popcount4(dirty);
         clean_line(tag, payload);
@@ -525,14 +622,20 @@ static void ages_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payl
     if (a->h)
         gf_hist_add(a->h, GF_REUSE_COLD, gf_popcount4(dirty));
     a->n += gf_popcount4(dirty);
-    if (!a->ways)
-        clean_line(tag, payload);
+    clean_line(tag, payload); /* (past upto >= the capacity) */
 }
 
-/* Both walks; forgotten lines' dirty sectors are evicted (counted, cold). */
+static int dirty_line(void *ctx, const uint16_t *tag, const void *payload)
+{
+    (void)ctx;
+    return line_dirty(tag, payload) != 0;
+}
+
+/* Both walks; forgotten lines' dirty sectors are evicted (counted, cold). The near walk
+ * visits the dirty lines only (ages_near skips clean ones). */
 static int walk_ages(gf_secreuse *t, uint64_t upto, ages_ctx *a)
 {
-    if (gf_reuse_foreach_near(t->r, upto, ages_near, a) != 0)
+    if (gf_reuse_foreach_near_if(t->r, upto, dirty_line, ages_near, a) != 0)
         return -1;
     gf_reuse_foreach_far(t->r, upto, ages_far, a);
     if (t->forgot_wb) {
@@ -548,7 +651,7 @@ uint64_t gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *
 {
     if (upto <= t->cap)
         upto = t->cap + 1;
-    ages_ctx a = {t, h, 0, t->cap, 0};
+    ages_ctx a = {t, h, 0, t->cap, 0, NULL};
     if (walk_ages(t, upto, &a) != 0)
         return gf_secreuse_flush_evicted(t); /* (no memory: without the ages) */
     return (uint64_t)a.n;
@@ -568,9 +671,10 @@ double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint6
         dhi *= 2;
     if (upto > dhi)
         dhi = upto;
-    ages_ctx a = {t, h, 0, t->cap, ways};
+    ages_ctx a = {t, h, 0, t->cap, ways, memo_table(t->cap, ways, dhi)};
     if (walk_ages(t, dhi, &a) != 0)
         return (double)gf_secreuse_flush_evicted(t); /* (no memory: fully associative) */
-    (void)gf_secreuse_flush_evicted(t); /* the state: lines past the capacity are clean */
+    /* (the walks cleaned the dirty lines past the capacity, as gf_secreuse_flush_evicted
+     * would: no third walk) */
     return a.n;
 }

@@ -43,7 +43,9 @@ gf_status gf_report_read_csv(const char *path, gf_report *r, gf_error *err);
 gf_status gf_counter_list_write(gf_report_format fmt, FILE *out, gf_error *err);
 
 /* Shared formatting helpers (also used by validate). */
-/* JSON string literal with escapes. */
+/* The JSON string literal of s (the project's one JSON string escaper: report, validate
+ * and `info --format json` use it): '"' and '\\' escaped, \n \r \t as such, other
+ * bytes below 0x20 as \u00XX, every other byte (UTF-8 sequences, DEL) as it is. */
 void gf_report_json_string(FILE *out, const char *s);
 /* JSON number, or null for NAN/inf. */
 void gf_report_json_number(FILE *out, double v);

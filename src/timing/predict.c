@@ -99,10 +99,9 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     }
     if (g->l2_partial_write_cycles > 1)
         in.l2_extra_slots = (double)ks->partial_store_sectors * (g->l2_partial_write_cycles - 1);
-    unsigned slices = g->l2_slices ? g->l2_slices : 1;
     double fabric = fabric_sectors(
         g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ],
-        gf_hier_fabric_shared(&k->hp, g->l2.size / GF_LINE_BYTES / slices, g->l2.ways));
+        gf_hier_fabric_shared(&k->hp, gf_gpu_l2_lines_per_slice(g), g->l2.ways));
     if (isnan(m[GF_C_L2_READ_SECTORS]))
         fabric = NAN; /* the memory model failed (out of memory): its counters are NAN too */
     if (!isnan(fabric))

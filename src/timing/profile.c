@@ -139,7 +139,7 @@ gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err
      * beyond, it would undercount hits (memory/hierarchy.h, "Bounded memory"). */
     unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
     uint64_t line = gpu->l2.line ? gpu->l2.line : GF_LINE_BYTES;
-    uint64_t lines = gpu->l2.size / line / slices;
+    uint64_t lines = gf_gpu_l2_lines_per_slice(gpu);
     for (size_t i = 0; i < p->n; i++) {
         uint64_t most = gf_hier_profile_max_l2_lines(&p->k[i].hp);
         if (lines > most)
@@ -242,9 +242,7 @@ static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu
     if (base->l2.size == gpu->l2.size && base->l2.ways == gpu->l2.ways)
         return;
     const gf_hier_kernel_profile *hp = &k->hp;
-    unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
-    uint64_t line = gpu->l2.line ? gpu->l2.line : 128;
-    uint64_t lines = gpu->l2.size / line / slices;
+    uint64_t lines = gf_gpu_l2_lines_per_slice(gpu);
     gf_hier_rates was, now;
     gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, hp->l2_lines, hp->l2_ways, &was);
     gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, lines, ways_of(&gpu->l2), &now);
@@ -621,7 +619,7 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
     U(hp->l1_lines, 0, l1max);
     U(hp->l1_ways, g->l1.ways, g->l1.ways);
     U(hp->l2_slices, g->l2_slices, g->l2_slices);
-    U(hp->l2_lines, g->l2.size / GF_LINE_BYTES / g->l2_slices, g->l2.size / GF_LINE_BYTES / g->l2_slices);
+    U(hp->l2_lines, gf_gpu_l2_lines_per_slice(g), gf_gpu_l2_lines_per_slice(g));
     U(hp->l2_ways, g->l2.ways, g->l2.ways);
     U(hp->mode, GF_HIER_REUSE, GF_HIER_EXACT);
     U(hp->wb_final, 0, 1);

@@ -37,6 +37,7 @@ typedef struct slot {
 typedef struct job {
     const gf_sweep_spec *s;
     const gf_profile *p;
+    const gf_gpu_parsed *m;       /* the base model file, parsed once */
     unsigned long long n;
     slot *slots;                  /* WINDOW slots; configuration i uses i % WINDOW */
     pthread_mutex_t lock;
@@ -54,9 +55,11 @@ static unsigned value_index(const gf_sweep_spec *s, unsigned long long i, unsign
     return (unsigned)(i % s->axes[a].nvalues);
 }
 
-/* The model of configuration i, checked against the profile. */
-static gf_status load_config(const gf_sweep_spec *s, const gf_profile *p, unsigned long long i,
-                             gf_gpu *gpu, gf_error *err)
+/* The model of configuration i (the parsed base model with its overrides), checked
+ * against the profile. */
+static gf_status load_config(const gf_sweep_spec *s, const gf_gpu_parsed *m,
+                             const gf_profile *p, unsigned long long i, gf_gpu *gpu,
+                             gf_error *err)
 {
     unsigned n = s->nsets + s->naxes;
     const char **over = gf_calloc(n ? n : 1, sizeof *over);
@@ -77,7 +80,7 @@ static gf_status load_config(const gf_sweep_spec *s, const gf_profile *p, unsign
         over[s->nsets + a] = kv[a];
         from[s->nsets + a] = "--vary";
     }
-    st = gf_gpu_load_from(s->gpu_name, s->models_dir, over, from, n, gpu, err);
+    st = gf_gpu_from_parsed(m, over, from, n, gpu, err);
     if (st == GF_OK)
         st = gf_profile_check(p, gpu, err);
 done:
@@ -90,7 +93,7 @@ done:
 static gf_status eval_config(const job *j, unsigned long long i, gf_report *rep, gf_error *err)
 {
     gf_gpu gpu;
-    gf_status st = load_config(j->s, j->p, i, &gpu, err);
+    gf_status st = load_config(j->s, j->m, j->p, i, &gpu, err);
     if (st == GF_OK)
         st = gf_profile_evaluate(j->p, &gpu, rep, err);
     return st;
@@ -203,26 +206,37 @@ static gf_status check_axes(const gf_sweep_spec *s, gf_error *err)
 /* Every value of every axis, before anything is written: configuration 0 and, per axis,
  * the configurations that differ from it in that axis alone (sum of the list lengths
  * model loads, not their product). */
-static gf_status check_config(const gf_sweep_spec *s, const gf_profile *p, unsigned long long i,
-                              gf_error *err)
+static gf_status check_config(const gf_sweep_spec *s, const gf_gpu_parsed *m,
+                              const gf_profile *p, unsigned long long i, gf_error *err)
 {
     gf_gpu gpu;
     gf_error inner;
     gf_error_clear(&inner);
-    gf_status st = load_config(s, p, i, &gpu, &inner);
+    gf_status st = load_config(s, m, p, i, &gpu, &inner);
     return st == GF_OK ? GF_OK : config_error(err, st, i, &inner);
 }
 
-static gf_status check_values(const gf_sweep_spec *s, const gf_profile *p, gf_error *err)
+static gf_status check_values(const gf_sweep_spec *s, const gf_gpu_parsed *m,
+                              const gf_profile *p, gf_error *err)
 {
-    gf_status st = check_config(s, p, 0, err);
+    gf_status st = check_config(s, m, p, 0, err);
     unsigned long long stride = 1; /* index step of axis a: the product of later axes */
     for (unsigned a = s->naxes; st == GF_OK && a-- > 0;) {
         for (unsigned v = 1; st == GF_OK && v < s->axes[a].nvalues; v++)
-            st = check_config(s, p, stride * v, err);
+            st = check_config(s, m, p, stride * v, err);
         stride *= s->axes[a].nvalues;
     }
     return st;
+}
+
+/* The base model, parsed once for every configuration; a file that does not parse fails
+ * configuration 0, as it would have when each configuration read the file. */
+static gf_status parse_base(const gf_sweep_spec *s, gf_gpu_parsed **m, gf_error *err)
+{
+    gf_error inner;
+    gf_error_clear(&inner);
+    gf_status st = gf_gpu_parse(s->gpu_name, s->models_dir, m, &inner);
+    return st == GF_OK ? GF_OK : config_error(err, st, 0, &inner);
 }
 
 static double seconds_now(void)
@@ -236,14 +250,19 @@ gf_status gf_sweep_plan_make(const gf_sweep_spec *s, const gf_profile *p, gf_swe
                              gf_error *err)
 {
     memset(plan, 0, sizeof *plan);
+    gf_gpu_parsed *m = NULL;
     gf_status st = check_axes(s, err);
     if (st == GF_OK)
-        st = check_values(s, p, err);
-    if (st != GF_OK)
+        st = parse_base(s, &m, err);
+    if (st == GF_OK)
+        st = check_values(s, m, p, err);
+    if (st != GF_OK) {
+        gf_gpu_parsed_free(m);
         return st;
+    }
     /* The first configuration, written to memory, stands for every one: rows differ
      * only in their values' widths. */
-    job j = {.s = s, .p = p, .n = 1};
+    job j = {.s = s, .p = p, .m = m, .n = 1};
     gf_report rep;
     gf_report_init(&rep);
     gf_error inner;
@@ -276,21 +295,29 @@ gf_status gf_sweep_plan_make(const gf_sweep_spec *s, const gf_profile *p, gf_swe
     }
     free(buf);
     gf_report_free(&rep);
+    gf_gpu_parsed_free(m);
     return st;
 }
 
 gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, gf_error *err)
 {
+    gf_gpu_parsed *m = NULL;
     gf_status st0 = check_axes(s, err);
     if (st0 == GF_OK)
-        st0 = check_values(s, p, err);
-    if (st0 != GF_OK)
+        st0 = parse_base(s, &m, err);
+    if (st0 == GF_OK)
+        st0 = check_values(s, m, p, err);
+    if (st0 != GF_OK) {
+        gf_gpu_parsed_free(m);
         return st0;
+    }
     unsigned long long n = gf_sweep_count(s);
-    job j = {.s = s, .p = p, .n = n};
+    job j = {.s = s, .p = p, .m = m, .n = n};
     j.slots = gf_calloc(WINDOW, sizeof *j.slots);
-    if (!j.slots)
+    if (!j.slots) {
+        gf_gpu_parsed_free(m);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+    }
     pthread_mutex_init(&j.lock, NULL);
     pthread_cond_init(&j.cv_ready, NULL);
     pthread_cond_init(&j.cv_free, NULL);
@@ -343,6 +370,7 @@ gf_status gf_sweep_run(const gf_sweep_spec *s, const gf_profile *p, FILE *out, g
     pthread_mutex_destroy(&j.lock);
     pthread_cond_destroy(&j.cv_ready);
     pthread_cond_destroy(&j.cv_free);
+    gf_gpu_parsed_free(m);
     if (st == GF_OK && ferror(out))
         st = gf_error_set(err, GF_ERR_IO, "", 0, "write failed");
     return st;

@@ -187,6 +187,66 @@ static void torture_gpu_set_overrides(void **state)
     assert_non_null(strstr(e.message, "gpu.isa"));
 }
 
+/* Every key of a and b formats the same (and the derived fields agree). */
+static void assert_same_model(const gf_gpu *a, const gf_gpu *b)
+{
+    char x[512], y[512];
+    for (size_t i = 0; i < gf_gpu_key_count(); i++)
+        if (strcmp(gf_gpu_key_format(a, i, x, sizeof x), gf_gpu_key_format(b, i, y, sizeof y)))
+            fail_msg("key %s: %s against %s", gf_gpu_key_name(i), x, y);
+    assert_string_equal(a->name, b->name);
+    assert_true(memcmp(a, b, sizeof *a) == 0);
+}
+
+/* A model parsed once (what a sweep does) gives, with each set of overrides, what loading
+ * the file with them gives: the same model or the same error; a failed configuration
+ * leaves the parsed model as it was. */
+static void torture_gpu_parse_once(void **state)
+{
+    (void)state;
+    gf_gpu_parsed *m;
+    gf_error e, e2;
+    assert_int_equal(gf_gpu_parse("h100", NULL, &m, &e), GF_OK);
+    const char *ok[][2] = {{"l2.size=25600KiB", "l2.mshrs=64"},
+                           {"dram.bandwidth=2TB/s", "l2.mshrs=8"},
+                           {"l2.size=64000KiB", "clock.core=1.2GHz"}};
+    const char *bad[][2] = {{"l2.size=512KiB", "l2.mshrs=64"}, {"l2.sise=1", "l2.mshrs=4"}};
+    const char *from[] = {"--vary", "--vary"};
+    for (int round = 0; round < 2; round++) {
+        for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+            gf_gpu a, b;
+            memset(&a, 0, sizeof a);
+            memset(&b, 0, sizeof b);
+            assert_int_equal(gf_gpu_from_parsed(m, ok[k], from, 2, &a, &e), GF_OK);
+            assert_int_equal(gf_gpu_load_from("h100", NULL, ok[k], from, 2, &b, &e), GF_OK);
+            assert_same_model(&a, &b);
+        }
+        for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+            gf_gpu a;
+            gf_status s1 = gf_gpu_from_parsed(m, bad[k], from, 2, &a, &e);
+            gf_status s2 = gf_gpu_load_from("h100", NULL, bad[k], from, 2, &a, &e2);
+            assert_int_not_equal(s1, GF_OK);
+            assert_int_equal(s1, s2);
+            assert_string_equal(e.file, e2.file);
+            assert_int_equal(e.line, e2.line);
+            assert_string_equal(e.message, e2.message);
+        }
+    }
+    gf_gpu plain, once;
+    memset(&plain, 0, sizeof plain);
+    memset(&once, 0, sizeof once);
+    assert_int_equal(gf_gpu_from_parsed(m, NULL, NULL, 0, &once, &e), GF_OK);
+    assert_int_equal(gf_gpu_load("h100", NULL, NULL, 0, &plain, &e), GF_OK);
+    assert_same_model(&once, &plain);
+    gf_gpu_parsed_free(m);
+    /* errors of the file itself come from the parse */
+    assert_int_equal(gf_gpu_parse("no-such-gpu", NULL, &m, &e), GF_ERR_IO);
+    assert_null(m);
+    assert_non_null(strstr(e.message, "unknown GPU model 'no-such-gpu'"));
+    assert_int_equal(gf_gpu_parse("bad name!", NULL, &m, &e), GF_ERR_INVALID);
+    assert_null(m);
+}
+
 /* Writes a model = gtx1080 plus extra lines; the extra lines start at line 2. */
 static gf_status load_with(const char *extra, gf_gpu *g, gf_error *e, const char **path)
 {
@@ -440,6 +500,7 @@ int main(void)
         cmocka_unit_test(torture_gpu_shipped_values),
         cmocka_unit_test(torture_gpu_include_and_override),
         cmocka_unit_test(torture_gpu_set_overrides),
+        cmocka_unit_test(torture_gpu_parse_once),
         cmocka_unit_test(torture_gpu_errors_name_file_and_line),
         cmocka_unit_test(torture_gpu_units),
         cmocka_unit_test(torture_gpu_key_table),

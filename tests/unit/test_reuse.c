@@ -238,6 +238,7 @@ static void torture_reuse_compaction_with_one_dead_time(void **state)
 typedef struct far_check {
     uint64_t d, keys;
     uint64_t *dist; /* by key - 0x7f0000000000 */
+    uint64_t last;  /* near: the previous call's distance + 1 (0: none yet) */
 } far_check;
 
 static void note_dist(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
@@ -269,7 +270,45 @@ static void check_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, vo
     if (dist != want || dist >= c->d)
         fail_msg("key %llx: distance %llu, want %llu (d %llu)", (unsigned long long)key,
                  (unsigned long long)dist, (unsigned long long)want, (unsigned long long)c->d);
+    /* nearest first: the write-back walk sums doubles in this order (secreuse.c) */
+    if (c->last && dist < c->last)
+        fail_msg("key %llx: distance %llu after %llu (expected increasing)",
+                 (unsigned long long)key, (unsigned long long)dist,
+                 (unsigned long long)c->last - 1);
+    c->last = dist + 1;
     c->keys++;
+}
+
+/* gf_reuse_foreach_near_if's filter: the keys with bit 0 of their tag set. */
+static int tag_odd(void *ctx, const uint16_t *tag, const void *payload)
+{
+    (void)payload;
+    (void)ctx;
+    return tag && (*tag & 1u);
+}
+
+static void check_near_odd(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    if (!tag || !(*tag & 1u))
+        fail_msg("key %llx: visited, its tag is even", (unsigned long long)key);
+    check_near(ctx, key, dist, tag, payload);
+}
+
+static void set_tag_odd(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)dist;
+    (void)payload;
+    (void)ctx;
+    *tag = (uint16_t)(key % 3 == 0);
+}
+
+static void count_odd_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)key;
+    (void)payload;
+    far_check *c = ctx;
+    if (dist < c->d && (*tag & 1u))
+        c->keys++;
 }
 
 static void torture_reuse_foreach_far(void **state)
@@ -285,16 +324,37 @@ static void torture_reuse_foreach_far(void **state)
         gf_reuse_access(r, 0x7f0000000000ull + rnd() % KEYS);
         if (i % 5000 && i != 700)
             continue;
-        gf_reuse_foreach(r, note_dist, &(far_check){0, 0, dist});
+        gf_reuse_foreach(r, note_dist, &(far_check){0, 0, dist, 0});
         size_t n = gf_reuse_distinct(r);
         uint64_t ds[] = {0, 1, 2, 63, 64, 65, 500, n - 1, n, n + 1, UINT64_MAX};
         for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
-            far_check c = {ds[k], 0, dist};
+            far_check c = {ds[k], 0, dist, 0};
             gf_reuse_foreach_far(r, ds[k], check_far, &c);
             assert_int_equal(c.keys, n);
-            far_check near = {ds[k], 0, dist}; /* exactly the keys below d, same distances */
+            far_check near = {ds[k], 0, dist, 0}; /* exactly the keys below d, same distances */
             assert_int_equal(gf_reuse_foreach_near(r, ds[k], check_near, &near), 0);
             assert_int_equal(near.keys, ds[k] < n ? ds[k] : n);
+        }
+    }
+    gf_reuse_free(r);
+    /* with a filter: only the accepted keys, nearest first, distances unchanged */
+    r = gf_reuse_create_payload(8);
+    assert_non_null(r);
+    for (size_t i = 1; i <= 20000; i++) {
+        gf_reuse_access(r, 0x7f0000000000ull + rnd() % KEYS);
+        if (i % 4000)
+            continue;
+        gf_reuse_foreach(r, set_tag_odd, NULL);
+        gf_reuse_foreach(r, note_dist, &(far_check){0, 0, dist, 0});
+        size_t n = gf_reuse_distinct(r);
+        uint64_t ds[] = {1, 64, 65, 500, n, n + 1};
+        for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+            far_check want = {ds[k], 0, dist, 0};
+            gf_reuse_foreach(r, count_odd_near, &want);
+            far_check near = {ds[k], 0, dist, 0};
+            assert_int_equal(gf_reuse_foreach_near_if(r, ds[k], tag_odd, check_near_odd, &near),
+                             0);
+            assert_int_equal(near.keys, want.keys);
         }
     }
     gf_reuse_free(r);
