@@ -63,6 +63,31 @@ size_t gf_cachemodel_hit_probs(uint64_t lines, unsigned ways, double min_p, doub
     return n;
 }
 
+/* gf_cachemodel_hit_prob remembered per thread by its arguments. A sweep asks the same
+ * (distance, lines, ways) in every configuration that shares an l2.size (1,000
+ * configurations, 10 sizes: bench/README.md 2026-11-29), and each GSL binomial CDF costs
+ * thousands of instructions. Exact: a slot holds the double the function returned for
+ * exactly those arguments; a collision only evicts. 16,384 slots of 32 bytes (512 KiB) per thread:
+ * a sweep's histograms hold thousands of distinct (distance, lines) pairs. */
+typedef struct {
+    uint64_t d, lines;
+    unsigned ways, valid;
+    double p;
+} hit_prob_slot;
+
+static _Thread_local hit_prob_slot hit_prob_memo[16384];
+
+static double hit_prob_remembered(uint64_t d, uint64_t lines, unsigned ways)
+{
+    uint64_t h = d * UINT64_C(0x9E3779B97F4A7C15) ^ lines * UINT64_C(0xC2B2AE3D27D4EB4F) ^ ways;
+    hit_prob_slot *s = &hit_prob_memo[h >> 50];
+    if (s->valid && s->d == d && s->lines == lines && s->ways == ways)
+        return s->p;
+    double p = gf_cachemodel_hit_prob(d, lines, ways);
+    *s = (hit_prob_slot){.d = d, .lines = lines, .ways = ways, .valid = 1, .p = p};
+    return p;
+}
+
 double gf_cachemodel_hits(const gf_hist *h, uint64_t lines, unsigned ways)
 {
     if (lines == 0)
@@ -83,7 +108,7 @@ double gf_cachemodel_hits(const gf_hist *h, uint64_t lines, unsigned ways)
             continue;
         }
         uint64_t rep = lo + (hi - lo) / 2;
-        hits += (double)n * gf_cachemodel_hit_prob(rep, lines, ways);
+        hits += (double)n * hit_prob_remembered(rep, lines, ways);
     }
     return hits;
 }
