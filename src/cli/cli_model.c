@@ -1,5 +1,6 @@
 #include "cli/cli_model.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <time.h>
 #include <unistd.h>
@@ -246,6 +247,7 @@ int gf_model_args_write_report(const gf_model_args *a, const gf_report *r)
     if (gf_outfile_open(a->output, &f, &err) != GF_OK)
         return gf_cli_error(&err);
     if (gf_report_write(r, (gf_report_format)a->format, gf_outfile_stream(f), &err) != GF_OK) {
+        gf_outfile_blame(f, &err, errno);
         gf_outfile_abort(f);
         return gf_cli_error(&err);
     }

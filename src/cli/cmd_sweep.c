@@ -182,6 +182,7 @@ static int run(sweep_ctx *c, const gf_model_args *a, const gf_profile *p)
     if (gf_outfile_open(a->output, &f, &err) != GF_OK)
         return gf_cli_error(&err);
     if (gf_sweep_run(&c->spec, p, gf_outfile_stream(f), &err) != GF_OK) {
+        gf_outfile_blame(f, &err, errno);
         gf_outfile_abort(f);
         return gf_cli_error(&err);
     }

@@ -688,8 +688,8 @@ static gf_status check_kernel(const gf_kernel_summary *k, const gf_gpu *g, const
     /* a trace's '-kernel id' (0 .. LONG_MAX, accelsim.c) or a PPT-GPU kernel's number */
     if (k->id < 0)
         return gf_error_set(err, GF_ERR_PARSE, path, 0,
-                            "corrupt profile: kernel %zu: kernel id %ld (expected 0..%ld, the "
-                            "trace's '-kernel id')",
+                            "corrupt profile: kernel %zu: kernel id %ld out of range (expected "
+                            "0..%ld, the trace's '-kernel id')",
                             i, k->id, LONG_MAX);
     gf_status st = check_ksim(&k->ks, g, path, i, err);
     if (st != GF_OK)

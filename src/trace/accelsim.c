@@ -692,28 +692,14 @@ static gf_status warp_listed(gf_kreader *r, uint64_t w, uint64_t n, long wline, 
     return GF_OK;
 }
 
-/* The block read last (since its `thread block =` line) listed every one of its warps. */
+/* The block read last is done. A block may list fewer warps than -block dim gives it
+ * (tests/e2e/predict_cli.sh: "none of their threads ran"), so a missing warp is not an
+ * error; a warp beyond the block or listed twice is (warp_listed). */
 static gf_status check_warps(gf_kreader *r, gf_error *err)
 {
-    if (!r->block_open)
-        return GF_OK;
+    (void)err;
     r->block_open = 0;
-    unsigned nw = r->block_warps, have = 0, first = nw;
-    for (unsigned w = 0; w < nw; w++) {
-        if (r->warp_seen[w >> 5] >> (w & 31) & 1u)
-            have++;
-        else if (first == nw)
-            first = w;
-    }
-    if (have == nw)
-        return GF_OK;
-    const unsigned *tb = r->block_tb, *bd = r->info.block;
-    return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), r->block_line,
-                        "thread block (%u,%u,%u) has no warp %u (%u of its %u warps are in "
-                        "the trace): expected warps 0 to %u, as -block dim = (%u,%u,%u) "
-                        "has %u threads (a trace cut or edited inside a block?)",
-                        tb[0], tb[1], tb[2], first, have, nw, nw - 1, bd[0], bd[1], bd[2],
-                        bd[0] * bd[1] * bd[2]);
+    return GF_OK;
 }
 
 /* The next block as the file lists it, unchecked (gf_kreader_next_block checks it). */

@@ -365,8 +365,11 @@ gf_status gf_outfile_commit(gf_outfile *f, gf_error *err)
 {
     if (f->is_stdout) {
         int bad = fflush(stdout) != 0 || ferror(stdout);
+        int e = errno;
         outfile_free(f);
-        return bad ? gf_error_set(err, GF_ERR_IO, "<stdout>", 0, "write failed") : GF_OK;
+        return bad ? gf_error_set(err, GF_ERR_IO, "<stdout>", 0, "write failed: %s",
+                                  strerror(e))
+                   : GF_OK;
     }
     int bad = fflush(f->fp) != 0 || ferror(f->fp);
     int e = errno;
@@ -389,6 +392,23 @@ gf_status gf_outfile_commit(gf_outfile *f, gf_error *err)
     live_drop(f->live);
     outfile_free(f);
     return st;
+}
+
+void gf_outfile_blame(gf_outfile *f, gf_error *err, int e)
+{
+    if (!f || !err || err->code != GF_ERR_IO)
+        return;
+    if (!err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", f->is_stdout ? "<stdout>" : f->path);
+    if (!strchr(err->message, ':')) { /* "write failed": add why */
+        clearerr(f->fp);
+        if (fflush(f->fp) != 0)
+            e = errno;
+        if (e) {
+            size_t n = strlen(err->message);
+            snprintf(err->message + n, sizeof err->message - n, ": %s", strerror(e));
+        }
+    }
 }
 
 void gf_outfile_abort(gf_outfile *f)

@@ -32,6 +32,11 @@ FILE *gf_outfile_stream(gf_outfile *f);
 /* Flushes, closes and renames into place; frees f (also on failure, after removing the
  * temporary file). */
 gf_status gf_outfile_commit(gf_outfile *f, gf_error *err);
+/* A write to f's stream failed in code that did not know the stream's name (err filled
+ * there, maybe with no file and no reason): names f's path ("<stdout>" for stdout) and,
+ * when the message gives no reason, the one the stream gives on a retried flush, else
+ * e (the errno right after the failed call; 0: none known). Call before commit/abort. */
+void gf_outfile_blame(gf_outfile *f, gf_error *err, int e);
 /* Discards: removes the temporary file and frees f. NULL is fine. */
 void gf_outfile_abort(gf_outfile *f);
 

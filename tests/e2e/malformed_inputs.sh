@@ -172,8 +172,6 @@ run "block dim 0" block0.traceg -- predict block0.traceg --gpu v100
 sed 's/^-block dim/-blok dim/' "$k" >misspelt.traceg
 run "misspelt header key" "misspelt.traceg:4: unknown header key '-blok dim'" -- predict misspelt.traceg --gpu v100
 # the warps of a block (vecadd: 8 of 256 threads; warp 1 is lines 37-52)
-sed '37,52d' "$k" >nowarp.traceg
-run "warp missing from a block" "nowarp.traceg:19: thread block (0,0,0) has no warp 1" -- predict nowarp.traceg --gpu v100
 sed '22s/.*/insts = 0/; 23,36d' "$k" >insts0.traceg
 run "warp of 0 instructions" insts0.traceg:22 -- predict insts0.traceg --gpu v100
 sed '37s/warp = 1/warp = 0/' "$k" >dupwarp.traceg
