@@ -196,6 +196,7 @@ printf '[sm\ncount = 80\n' >bad.ini
 run "model file that does not parse" bad.ini -- predict "$vec" --gpu bad.ini
 mkdir model.ini
 run "model file that is a directory" model.ini -- predict "$vec" --gpu model.ini
+run "model file that is empty (/dev/null)" '/dev/null: empty file' -- predict "$vec" --gpu /dev/null
 printf 'include = nosuch.ini\n' >inc.ini
 run "model include that does not exist" nosuch.ini -- predict "$vec" --gpu inc.ini
 run "--set without '='" --set -- predict "$vec" --gpu v100 --set l2.size
