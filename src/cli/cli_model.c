@@ -1,5 +1,6 @@
 #include "cli/cli_model.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include "trace/trace.h"
 #include "timing/profile.h"
 #include "util/atomic_file.h"
+#include "util/error.h"
 
 static void warn_unknown(void *ctx, const char *opcode, const char *file, long line)
 {
@@ -223,12 +225,34 @@ int gf_model_args_parse(int argc, char **argv, const char *help, gf_model_args *
     return -1;
 }
 
+void gf_cli_gpu_load_failed(const char *name, gf_error *err)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (!n || (!strchr(name, '/') && !(n > 4 && strcmp(name + n - 4, ".ini") == 0)))
+        return; /* a model name, not a path (gf_gpu_load's rule) */
+    FILE *fp = fopen(name, "r");
+    if (!fp)
+        return;
+    int c, blank = 1;
+    for (long i = 0; blank && i < 65536 && (c = getc(fp)) != EOF; i++)
+        blank = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+    int bad = ferror(fp);
+    fclose(fp);
+    if (blank && !bad)
+        gf_error_set(err, GF_ERR_PARSE, name, 0,
+                     "empty file: not a GPU model (expected an .ini file with [gpu], [sm], "
+                     "[l1], [l2], [dram] ... sections, as models/*.ini; 'gpuforecast gpus' "
+                     "lists the shipped models)");
+}
+
 int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu)
 {
     gf_error err;
     gf_error_clear(&err);
-    if (gf_gpu_load(a->gpu_name, a->models_dir, a->sets.items, a->sets.count, gpu, &err) != GF_OK)
+    if (gf_gpu_load(a->gpu_name, a->models_dir, a->sets.items, a->sets.count, gpu, &err) != GF_OK) {
+        gf_cli_gpu_load_failed(a->gpu_name, &err);
         return gf_cli_error(&err);
+    }
     return 0;
 }
 
@@ -246,6 +270,7 @@ int gf_model_args_write_report(const gf_model_args *a, const gf_report *r)
     if (gf_outfile_open(a->output, &f, &err) != GF_OK)
         return gf_cli_error(&err);
     if (gf_report_write(r, (gf_report_format)a->format, gf_outfile_stream(f), &err) != GF_OK) {
+        gf_outfile_blame(f, &err, errno);
         gf_outfile_abort(f);
         return gf_cli_error(&err);
     }

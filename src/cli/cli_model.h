@@ -49,6 +49,9 @@ int gf_model_args_setup(int argc, char **argv, const char *help, gf_model_args *
 /* Loads the GPU model with the --set overrides; prints the error and returns 1 on
  * failure, 0 on success. */
 int gf_model_args_load_gpu(const gf_model_args *a, gf_gpu *gpu);
+/* After gf_gpu_load failed on name: when name is the path of an empty file (or only
+ * blanks, /dev/null), err says so instead of the first key the model lacks. */
+void gf_cli_gpu_load_failed(const char *name, gf_error *err);
 void gf_model_args_free(gf_model_args *a); /* also clears a progress line */
 /* Clears the progress line, if one is shown (before printing results). */
 void gf_model_args_progress_end(gf_model_args *a);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_model.h"
 #include "gpu/gpu.h"
 #include "gpu/occupancy.h"
 #include "util/error.h"
@@ -115,6 +116,7 @@ int gf_cmd_occupancy(int argc, char **argv)
     gf_error err;
     gf_error_clear(&err);
     if (gf_gpu_load(gpu_name, models, sets.items, sets.count, &g, &err) != GF_OK) {
+        gf_cli_gpu_load_failed(gpu_name, &err);
         rc = gf_cli_error(&err);
         goto done;
     }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_model.h"
 #include "gpu/gpu.h"
 #include "util/error.h"
 
@@ -67,6 +68,7 @@ int gf_cmd_show_gpu(int argc, char **argv)
     gf_error err;
     gf_error_clear(&err);
     if (gf_gpu_load(name, models, sets.items, sets.count, &g, &err) != GF_OK) {
+        gf_cli_gpu_load_failed(name, &err);
         rc = gf_cli_error(&err);
         goto done;
     }

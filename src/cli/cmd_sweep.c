@@ -32,8 +32,9 @@ static const char help[] =
     "time are stated on stderr; nothing is written until every --vary value has been\n"
     "checked and the first configuration has run. -o FILE follows symlinks, writes into a\n"
     "device or FIFO in place, keeps an existing file's mode, and leaves no temporary\n"
-    "FILE.tmpXXXXXX behind on an error, SIGINT, SIGTERM or SIGHUP (SIGKILL cannot be\n"
-    "caught and leaves it).\n";
+    "FILE.tmpXXXXXX behind on an error or when a signal ends it (SIGINT, TERM, HUP, QUIT,\n"
+    "PIPE, ALRM, XCPU, XFSZ, USR1, USR2, VTALRM or PROF; SIGKILL cannot be caught and\n"
+    "leaves it).\n";
 
 typedef struct sweep_ctx {
     gf_sweep_spec spec;
@@ -173,13 +174,15 @@ static int run(sweep_ctx *c, const gf_model_args *a, const gf_profile *p)
         return gf_cli_error(&err);
     if (!a->quiet)
         state_plan(&plan, c->spec.threads);
-    /* A sweep can run for long with FILE.tmpXXXXXX open: remove it if interrupted. */
+    /* A sweep can run for long with FILE.tmpXXXXXX open: remove it if interrupted
+     * (main installed the handlers for every command; this keeps the guarantee local). */
     if (gf_outfile_catch_signals(&err) != GF_OK)
         return gf_cli_error(&err);
     gf_outfile *f;
     if (gf_outfile_open(a->output, &f, &err) != GF_OK)
         return gf_cli_error(&err);
     if (gf_sweep_run(&c->spec, p, gf_outfile_stream(f), &err) != GF_OK) {
+        gf_outfile_blame(f, &err, errno);
         gf_outfile_abort(f);
         return gf_cli_error(&err);
     }

@@ -178,6 +178,7 @@ int gf_cmd_validate(int argc, char **argv)
         goto out;
     }
     if (gf_validate_write(v, (gf_report_format)fmt, gf_outfile_stream(of), &err) != GF_OK) {
+        gf_outfile_blame(of, &err, errno);
         gf_outfile_abort(of);
         rc = gf_cli_error(&err);
         goto out;

@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/atomic_file.h"
+#include "util/error.h"
 
 typedef struct command {
     const char *name;
@@ -54,7 +56,14 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(argv[1], commands[i].name) == 0)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            /* Every command's temporary output (-o FILE's FILE.tmpXXXXXX, gen's files and
+             * directory) is removed when a signal ends the process (atomic_file.h). */
+            gf_error err;
+            gf_error_clear(&err);
+            if (gf_outfile_catch_signals(&err) != GF_OK)
+                return gf_cli_error(&err);
             return commands[i].run(argc - 1, argv + 1);
+        }
     return gf_cli_usage_error(NULL, "unknown command '%s'", argv[1]);
 }

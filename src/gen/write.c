@@ -2,7 +2,9 @@
  * Writing a synthetic trace: gf_gen_count runs the kernel without output; the writer
  * builds kernel-1.traceg[.gz] and kernelslist.g under temporary names and renames them
  * into place (a fresh directory is built beside the target and renamed last), so an
- * interrupted or failed run never leaves a half-written trace that looks complete.
+ * interrupted or failed run never leaves a half-written trace that looks complete. The
+ * temporary names are registered with util/atomic_file.h's signal handlers, so a program
+ * that installed them (the CLI) leaves none behind when a signal ends it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <zlib.h>
 
 #include "gen/gen_internal.h"
+#include "util/atomic_file.h"
 
 gf_status gf_gen_count(const gf_gen_params *in, gf_gen_summary *sum, gf_error *err)
 {
@@ -58,13 +61,28 @@ static int create_tmp(const char *dir, const char *name, char *path, size_t cap)
 typedef struct out_job {
     char target[1024], workdir[1024], newdir[1024];
     char ktmp[1200], ltmp[1200];
+    char kfinal[1200], lfinal[1200]; /* the files' names in workdir */
     const char *kname;
+    /* gf_tmpname_track slots (-1: none): the temporary files, the fresh directory and,
+     * inside it, the final names (renamed into it before the directory is renamed) */
+    int kslot, lslot, dslot, kfslot, lfslot;
 } out_job;
+
+static void job_forget(out_job *j)
+{
+    gf_tmpname_forget(j->kslot);
+    gf_tmpname_forget(j->lslot);
+    gf_tmpname_forget(j->kfslot);
+    gf_tmpname_forget(j->lfslot);
+    gf_tmpname_forget(j->dslot);
+    j->kslot = j->lslot = j->kfslot = j->lfslot = j->dslot = -1;
+}
 
 static gf_status job_start(out_job *j, const char *out_dir, const gf_gen_params *p,
                            gf_error *err)
 {
     memset(j, 0, sizeof *j);
+    j->kslot = j->lslot = j->dslot = j->kfslot = j->lfslot = -1;
     j->kname = p->gzip ? "kernel-1.traceg.gz" : "kernel-1.traceg";
     if (!out_dir || !*out_dir)
         return gf_gen_invalid(err, "-o: an output directory is required");
@@ -80,6 +98,8 @@ static gf_status job_start(out_job *j, const char *out_dir, const gf_gen_params 
             return gf_error_set(err, GF_ERR_IO, j->target, 0,
                                 "exists and is not a directory (expected an output directory)");
         snprintf(j->workdir, sizeof j->workdir, "%.900s", j->target);
+        snprintf(j->kfinal, sizeof j->kfinal, "%s/%s", j->workdir, j->kname);
+        snprintf(j->lfinal, sizeof j->lfinal, "%s/kernelslist.g", j->workdir);
         return GF_OK;
     }
     for (int tries = 0; tries < 100; tries++) {
@@ -87,6 +107,13 @@ static gf_status job_start(out_job *j, const char *out_dir, const gf_gen_params 
                  (long)getpid(), tmp_counter++);
         if (mkdir(j->newdir, 0777) == 0) {
             snprintf(j->workdir, sizeof j->workdir, "%s", j->newdir);
+            snprintf(j->kfinal, sizeof j->kfinal, "%s/%s", j->workdir, j->kname);
+            snprintf(j->lfinal, sizeof j->lfinal, "%s/kernelslist.g", j->workdir);
+            /* the files inside before the directory; the final names too, as they exist
+             * inside the fresh directory until it is renamed */
+            j->dslot = gf_tmpname_track(j->newdir, 1);
+            j->kfslot = gf_tmpname_track(j->kfinal, 0);
+            j->lfslot = gf_tmpname_track(j->lfinal, 0);
             return GF_OK;
         }
         if (errno != EEXIST)
@@ -107,6 +134,7 @@ static void job_abort(out_job *j)
         unlink(j->ltmp);
     if (j->newdir[0])
         rmdir(j->newdir);
+    job_forget(j);
 }
 
 /* With --max-size, a counting pass refuses a trace that would be too large before any
@@ -140,6 +168,7 @@ static gf_status open_kernel_out(out_job *j, gen *g, gf_error *err)
         return gf_error_set(err, GF_ERR_IO, j->workdir, 0, "cannot create trace file: %s",
                             strerror(errno));
     }
+    j->kslot = gf_tmpname_track(j->ktmp, 0);
     if (g->p->gzip) {
         if (!(g->gz = gzdopen(fd, "wb6"))) {
             close(fd);
@@ -188,6 +217,8 @@ static gf_status write_kernel(out_job *j, const gf_gen_params *p, gf_gen_summary
 static gf_status write_kernelslist(out_job *j, const gf_gen_params *p, gf_error *err)
 {
     int fd = create_tmp(j->workdir, "kernelslist.g", j->ltmp, sizeof j->ltmp);
+    if (fd >= 0)
+        j->lslot = gf_tmpname_track(j->ltmp, 0);
     FILE *lf = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!lf) {
         int e = errno;
@@ -203,19 +234,18 @@ static gf_status write_kernelslist(out_job *j, const gf_gen_params *p, gf_error 
                 (unsigned long long)A_BASE, (unsigned long long)(p->n * 4),
                 (unsigned long long)B_BASE, (unsigned long long)(p->n * 4));
     fprintf(lf, "%s\n", j->kname);
-    int bad = ferror(lf) != 0;
-    if (fclose(lf) != 0)
-        bad = 1;
-    return bad ? gf_error_set(err, GF_ERR_IO, j->ltmp, 0, "write failed") : GF_OK;
+    int bad = ferror(lf) != 0, e = errno;
+    if (fclose(lf) != 0 && !bad)
+        bad = 1, e = errno;
+    return bad ? gf_error_set(err, GF_ERR_IO, j->ltmp, 0, "write failed: %s", strerror(e))
+               : GF_OK;
 }
 
 /* Renames the files into place, the kernel file first (kernelslist.g only ever names a
  * complete file), then a fresh directory onto the target. */
 static gf_status job_publish(out_job *j, gf_error *err)
 {
-    char kfinal[1200], lfinal[1200];
-    snprintf(kfinal, sizeof kfinal, "%s/%s", j->workdir, j->kname);
-    snprintf(lfinal, sizeof lfinal, "%s/kernelslist.g", j->workdir);
+    const char *kfinal = j->kfinal, *lfinal = j->lfinal;
     if (rename(j->ktmp, kfinal) != 0)
         return gf_error_set(err, GF_ERR_IO, kfinal, 0, "cannot rename into place: %s",
                             strerror(errno));
@@ -235,6 +265,7 @@ static gf_status job_publish(out_job *j, gf_error *err)
         return st;
     }
     j->newdir[0] = 0;
+    job_forget(j); /* after the renames: a signal in between finds the names gone */
     return GF_OK;
 }
 

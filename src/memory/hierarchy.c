@@ -910,6 +910,14 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
         memcpy(l2hit, r.l2_hits, sizeof l2hit);
         dram_read = r.dram_read_sectors;
     }
+    if (h->mode == GF_HIER_EXACT) /* the oracles grow with the lines touched (lru.c) */
+        for (unsigned i = 0; i < h->nslices; i++)
+            if (gf_lru_failed(h->l2_ex[i]))
+                h->nomem = 1;
+    if (h->mode == GF_HIER_EXACT && h->l1_ex)
+        for (unsigned i = 0; i < h->nsm; i++)
+            if (h->l1_ex[i] && gf_lru_failed(h->l1_ex[i]))
+                h->nomem = 1;
     double bad = h->nomem ? NAN : 0.0; /* poison everything if a tracker ran out of memory */
     v[GF_C_L1_GLD_REQUESTS] = (double)p->l1_requests[GF_HIER_GLD] + bad;
     v[GF_C_L1_GLD_SECTORS] = (double)p->l1_sectors[GF_HIER_GLD] + bad;

@@ -23,15 +23,24 @@ typedef struct entry {
     uint8_t fetched, dirty, used, pad;
 } entry;
 
+/* Per-set list heads, allocated 64 sets at a time when first touched: a what-if L2 of
+ * 144 GiB is 10^9 sets, of which a trace touches a few thousand. */
+#define CHUNK 64
+typedef struct setchunk {
+    uint32_t head[CHUNK], tail[CHUNK], nused[CHUNK];
+} setchunk;
+
 struct gf_lru {
     gf_lru_config cfg;
     uint64_t sets, ways;
     unsigned set_bits;      /* log2(sets) when a power of two, else 0 */
-    entry *e;
-    uint32_t *head, *tail, *nused;
+    entry *e;               /* entries in the order lines were first given a way */
+    size_t nent, ecap;
+    setchunk **chunk;       /* sets / CHUNK of them, NULL until touched */
     uint32_t *hash;         /* entry index or NIL */
     size_t hcap;
     uint64_t dirty;
+    int failed;             /* memory ran out while growing: results are not exact */
 };
 
 static size_t hmix(uint64_t line)
@@ -83,22 +92,19 @@ gf_status gf_lru_create(const gf_lru_config *cfg, gf_lru **out, gf_error *err)
     if ((c->sets & (c->sets - 1)) == 0)
         for (uint64_t s = c->sets; s > 1; s >>= 1)
             c->set_bits++;
-    uint64_t n = c->sets * c->ways;
-    c->hcap = 16;
-    while (c->hcap < 2 * n)
-        c->hcap *= 2;
-    c->e = gf_calloc((size_t)n, sizeof *c->e);
-    c->head = gf_calloc((size_t)c->sets, sizeof *c->head);
-    c->tail = gf_calloc((size_t)c->sets, sizeof *c->tail);
-    c->nused = gf_calloc((size_t)c->sets, sizeof *c->nused);
+    /* Memory follows the lines the trace touches, not the capacity: entries and the
+     * hash grow as lines arrive (gf_lru_access), set heads 64 sets at a time. */
+    uint64_t nchunks = (c->sets + CHUNK - 1) / CHUNK;
+    c->hcap = 64;
+    c->ecap = 32;
+    c->e = gf_calloc(c->ecap, sizeof *c->e);
+    c->chunk = gf_calloc((size_t)nchunks, sizeof *c->chunk);
     c->hash = gf_calloc(c->hcap, sizeof *c->hash);
-    if (!c->e || !c->head || !c->tail || !c->nused || !c->hash) {
+    if (!c->e || !c->chunk || !c->hash) {
         gf_lru_free(c);
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory for a %llu-line cache oracle",
                             (unsigned long long)cfg->lines);
     }
-    for (uint64_t s = 0; s < c->sets; s++)
-        c->head[s] = c->tail[s] = NIL;
     memset(c->hash, 0xFF, c->hcap * sizeof *c->hash);
     *out = c;
     return GF_OK;
@@ -108,12 +114,34 @@ void gf_lru_free(gf_lru *c)
 {
     if (!c)
         return;
+    if (c->chunk)
+        for (uint64_t i = 0; i < (c->sets + CHUNK - 1) / CHUNK; i++)
+            free(c->chunk[i]);
+    free(c->chunk);
     free(c->e);
-    free(c->head);
-    free(c->tail);
-    free(c->nused);
     free(c->hash);
     free(c);
+}
+
+int gf_lru_failed(const gf_lru *c)
+{
+    return c->failed;
+}
+
+/* The set's chunk, allocated (heads and tails NIL) when first needed; NULL: no memory. */
+static setchunk *chunk_of(gf_lru *c, uint64_t s)
+{
+    setchunk **slot = &c->chunk[s / CHUNK];
+    if (!*slot) {
+        setchunk *k = malloc(sizeof *k);
+        if (!k)
+            return NULL;
+        memset(k->head, 0xFF, sizeof k->head);
+        memset(k->tail, 0xFF, sizeof k->tail);
+        memset(k->nused, 0, sizeof k->nused);
+        *slot = k;
+    }
+    return *slot;
 }
 
 uint64_t gf_lru_dirty_sectors(const gf_lru *c)
@@ -147,29 +175,55 @@ static void hdelete(gf_lru *c, size_t i)
     }
 }
 
-static void unlink_entry(gf_lru *c, uint64_t s, uint32_t x)
+static void unlink_entry(gf_lru *c, setchunk *k, unsigned s, uint32_t x)
 {
     entry *e = &c->e[x];
     if (e->prev != NIL)
         c->e[e->prev].next = e->next;
     else
-        c->head[s] = e->next;
+        k->head[s] = e->next;
     if (e->next != NIL)
         c->e[e->next].prev = e->prev;
     else
-        c->tail[s] = e->prev;
+        k->tail[s] = e->prev;
 }
 
-static void push_front(gf_lru *c, uint64_t s, uint32_t x)
+static void push_front(gf_lru *c, setchunk *k, unsigned s, uint32_t x)
 {
     entry *e = &c->e[x];
     e->prev = NIL;
-    e->next = c->head[s];
-    if (c->head[s] != NIL)
-        c->e[c->head[s]].prev = x;
-    c->head[s] = x;
-    if (c->tail[s] == NIL)
-        c->tail[s] = x;
+    e->next = k->head[s];
+    if (k->head[s] != NIL)
+        c->e[k->head[s]].prev = x;
+    k->head[s] = x;
+    if (k->tail[s] == NIL)
+        k->tail[s] = x;
+}
+
+/* Room for one more entry, the hash at most half full after it. 0: no memory. */
+static int grow(gf_lru *c)
+{
+    if (c->nent == c->ecap) {
+        size_t cap = c->ecap * 2;
+        entry *e = realloc(c->e, cap * sizeof *e);
+        if (!e)
+            return 0;
+        c->e = e;
+        c->ecap = cap;
+    }
+    if (2 * (c->nent + 1) > c->hcap) {
+        size_t cap = c->hcap * 2;
+        uint32_t *h = malloc(cap * sizeof *h);
+        if (!h)
+            return 0;
+        memset(h, 0xFF, cap * sizeof *h);
+        free(c->hash);
+        c->hash = h;
+        c->hcap = cap;
+        for (size_t x = 0; x < c->nent; x++) /* every entry holds a line */
+            c->hash[hfind(c, c->e[x].line)] = (uint32_t)x;
+    }
+    return 1;
 }
 
 void gf_lru_access(gf_lru *c, uint64_t line, unsigned smask, const uint32_t bytes[4], gf_lru_op op,
@@ -177,7 +231,14 @@ void gf_lru_access(gf_lru *c, uint64_t line, unsigned smask, const uint32_t byte
 {
     memset(res, 0, sizeof *res);
     smask &= 0xFu;
-    uint64_t s = gf_lru_set_of(c, line);
+    uint64_t set = gf_lru_set_of(c, line);
+    setchunk *ch = c->failed ? NULL : chunk_of(c, set);
+    if (!ch) { /* out of memory: counted as a miss, and the counters marked (failed) */
+        c->failed = 1;
+        res->fetch_mask = op == GF_LRU_READ ? smask : 0;
+        return;
+    }
+    unsigned s = (unsigned)(set % CHUNK);
     size_t hi = hfind(c, line);
     uint32_t x = c->hash[hi];
     int wb = c->cfg.write_back && op != GF_LRU_READ;
@@ -194,19 +255,25 @@ void gf_lru_access(gf_lru *c, uint64_t line, unsigned smask, const uint32_t byte
                     res->hit_mask |= 1u << k;
             return; /* data updated in place; LRU order untouched */
         }
-        unlink_entry(c, s, x);
-        push_front(c, s, x);
+        unlink_entry(c, ch, s, x);
+        push_front(c, ch, s, x);
     } else {
-        if (c->nused[s] < c->ways) {
-            x = (uint32_t)(s * c->ways + c->nused[s]);
-            c->nused[s]++;
+        if (ch->nused[s] < c->ways) {
+            if (!grow(c)) {
+                c->failed = 1;
+                res->fetch_mask = op == GF_LRU_READ ? smask : 0;
+                return;
+            }
+            x = (uint32_t)c->nent++;
+            ch->nused[s]++;
+            hi = hfind(c, line); /* (the hash may have grown) */
         } else {
-            x = c->tail[s];
+            x = ch->tail[s];
             entry *v = &c->e[x];
             unsigned d = gf_popcount4(v->dirty);
             res->writebacks = d;
             c->dirty -= d;
-            unlink_entry(c, s, x);
+            unlink_entry(c, ch, s, x);
             hdelete(c, hfind(c, v->line));
             hi = hfind(c, line);
         }
@@ -215,7 +282,7 @@ void gf_lru_access(gf_lru *c, uint64_t line, unsigned smask, const uint32_t byte
         e->line = line;
         e->used = 1;
         c->hash[hi] = x;
-        push_front(c, s, x);
+        push_front(c, ch, s, x);
     }
 
     entry *e = &c->e[x];

@@ -58,6 +58,9 @@ void gf_lru_free(gf_lru *c); /* NULL-safe */
  * mask written to sector s (writes only; NULL = whole sectors). */
 void gf_lru_access(gf_lru *c, uint64_t line, unsigned smask, const uint32_t bytes[4], gf_lru_op op,
                    gf_lru_result *res);
+/* 1 when memory ran out as the oracle grew (it grows with the lines touched, not with
+ * its capacity): its results since are not exact. */
+int gf_lru_failed(const gf_lru *c);
 /* Sectors currently dirty. */
 uint64_t gf_lru_dirty_sectors(const gf_lru *c);
 /* Set index the configured function gives a line (exposed for tests). */

@@ -6,6 +6,7 @@
 #include "timing/profile.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -359,6 +360,12 @@ gf_status gf_profile_save(const gf_profile *p, const char *path, gf_error *err)
                             p->n, plen, (unsigned long long)GF_PROFILE_MAX_PAYLOAD,
                             (unsigned long long)((GF_PROFILE_MAX_PAYLOAD - 24 - sizeof(gf_gpu)) /
                                                  sizeof(kentry)));
+    for (size_t i = 0; i < p->n; i++)
+        if (p->k[i].id < 0) /* the loader refuses it (check_kernel) */
+            return gf_error_set(err, GF_ERR_INVALID, path, 0,
+                                "kernel %zu (%s) has no kernel id (its trace has no '-kernel "
+                                "id' line): a profile names each kernel by its id",
+                                i + 1, p->k[i].name);
     unsigned char *payload = malloc(plen);
     if (!payload)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
@@ -393,9 +400,10 @@ gf_status gf_profile_save(const gf_profile *p, const char *path, gf_error *err)
     }
     FILE *fp = gf_outfile_stream(f);
     if (fwrite(head, 1, sizeof head, fp) != sizeof head || fwrite(z, 1, zlen, fp) != zlen) {
+        int e = errno;
         free(z);
         gf_outfile_abort(f);
-        return gf_error_set(err, GF_ERR_IO, path, 0, "write failed");
+        return gf_error_set(err, GF_ERR_IO, path, 0, "write failed: %s", strerror(e));
     }
     free(z);
     return gf_outfile_commit(f, err);
@@ -675,6 +683,12 @@ static gf_status check_kernel(const gf_kernel_summary *k, const gf_gpu *g, const
         return gf_error_set(err, GF_ERR_PARSE, path, 0,
                             "corrupt profile: kernel %zu: name not terminated within %zu bytes",
                             i, sizeof k->name);
+    /* a trace's '-kernel id' (0 .. LONG_MAX, accelsim.c) or a PPT-GPU kernel's number */
+    if (k->id < 0)
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "corrupt profile: kernel %zu: kernel id %ld out of range (expected "
+                            "0..%ld, the trace's '-kernel id')",
+                            i, k->id, LONG_MAX);
     gf_status st = check_ksim(&k->ks, g, path, i, err);
     if (st != GF_OK)
         return st;
@@ -746,6 +760,10 @@ static gf_status read_fixed(inflater *r, uint64_t plen, const char *path, gf_pro
                             "(record sizes differ): profile the trace again");
     uint64_t n = get_u64(sizes + 16);
     uint64_t room = (plen - 24 - sizeof(gf_gpu)) / sizeof(kentry);
+    if (n == 0 && room == 0) /* 'gpuforecast profile' never writes one (a trace has a kernel) */
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "corrupt profile: it holds no kernel (expected at least one, as "
+                            "'gpuforecast profile' writes)");
     if (n != room || 24 + sizeof(gf_gpu) + n * sizeof(kentry) != plen)
         return gf_error_set(err, GF_ERR_PARSE, path, 0,
                             "corrupt profile: kernel count %llu does not fit the payload "
@@ -842,6 +860,18 @@ gf_status gf_profile_load(const char *path, gf_profile **out, gf_error *err)
         if (s == INF_OK)
             s = inflate_finish(r);
     }
+    /* the zlib stream must end the file: bytes after it are not the profile's (two files
+     * joined, or something appended) */
+    uint64_t trailing = 0;
+    if (finish && s == INF_OK) {
+        trailing = r->z.avail_in;
+        while (!r->eof) {
+            size_t got = fread(r->in, 1, sizeof r->in, f);
+            trailing += got;
+            if (got == 0)
+                r->eof = 1;
+        }
+    }
     inflateEnd(&r->z);
     fclose(f);
     if (finish && s != INF_OK)
@@ -849,6 +879,12 @@ gf_status gf_profile_load(const char *path, gf_profile **out, gf_error *err)
     else if (finish && (uint32_t)r->crc != crc)
         st = gf_error_set(err, GF_ERR_PARSE, path, 0,
                           "corrupt or truncated profile (checksum mismatch)");
+    else if (trailing)
+        st = gf_error_set(err, GF_ERR_PARSE, path, 0,
+                          "corrupt profile: %llu byte%s after the end of its compressed data "
+                          "(expected the file to end there: something appended, or two files "
+                          "joined?)",
+                          (unsigned long long)trailing, trailing == 1 ? "" : "s");
     else if (pst != GF_OK) {
         st = pst;
         if (err)

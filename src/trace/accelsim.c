@@ -225,6 +225,56 @@ static int plausible_or_suspect(gf_kernel_info *k, int bit, const char *v, uint6
     return 0;
 }
 
+/* The header keys this reader knows (header_line). */
+static const char *const known_keys[] = {
+    "kernel name",   "kernel id",      "grid dim",        "block dim",
+    "shmem",         "nregs",          "binary version",  "cuda stream id",
+    "shmem base_addr", "local mem base_addr", "nvbit version", "accelsim tracer version",
+    "enable lineinfo"};
+
+/* Edit distance (insertions, deletions, substitutions, adjacent swaps; letters compared
+ * without case) of two short keys, capped at 3. */
+static unsigned key_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40)
+        return 3;
+    unsigned d[41][41];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = (unsigned)i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = (unsigned)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            unsigned c = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+            unsigned v = d[i - 1][j - 1] + c;
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m] < 3 ? d[n][m] : 3;
+}
+
+/* A known key that an unknown one is a misspelling of (one edit away, two for keys of 8
+ * letters or more), else NULL. Newer tracers' keys are accepted; a key this close to a
+ * known one is a typo that would otherwise leave the known key unset. */
+static const char *misspelt_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof known_keys / sizeof known_keys[0]; i++) {
+        unsigned d = key_distance(key, known_keys[i]);
+        if (d == 0 && strcmp(key, known_keys[i]) == 0)
+            return NULL; /* a known key kept as it is ('enable lineinfo') */
+        if (d <= (strlen(known_keys[i]) >= 8 ? 2u : 1u))
+            return known_keys[i];
+    }
+    return NULL;
+}
+
 static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
 {
     const char *path = gf_stream_path(r->s);
@@ -250,6 +300,7 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
     if (strcmp(key, "kernel name") == 0) {
         /* Longer names (deep templates) are cut at 511 bytes; the id stays unique. */
         snprintf(k->name, sizeof k->name, "%s", val);
+        r->has_name = 1;
     } else if (strcmp(key, "kernel id") == 0) {
         bad = value_udec(val, (uint64_t)LONG_MAX, &u);
         k->id = (long)u;
@@ -262,6 +313,7 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
                                 why);
     } else if (strcmp(key, "block dim") == 0) {
         bad = parse_dim3(val, k->block);
+        r->has_block_dim = !bad;
     } else if (strcmp(key, "shmem") == 0) {
         bad = plausible_or_suspect(k, GF_HDR_SHMEM, val, 0, GF_SHMEM_PLAUSIBLE_MAX, &u);
         k->shmem = (unsigned long)u;
@@ -301,6 +353,16 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
             bad = value_udec(val, 1, &u);
             r->lineinfo = !bad && u == 1;
         }
+        const char *meant = misspelt_key(key);
+        if (meant)
+            return gf_error_set(err, GF_ERR_PARSE, path, ln,
+                                "unknown header key '-%s': expected '-%s' (a misspelling "
+                                "would leave it unset)",
+                                snip(key), meant);
+        if (strcmp(key, "enable lineinfo") != 0 && r->unknown_keys++ == 0) {
+            snprintf(r->unknown_key, sizeof r->unknown_key, "%s", key);
+            r->unknown_line = ln;
+        }
         /* Unknown keys are kept (first 32), never fatal: newer tracers add keys. */
         if (!bad && k->nextra < sizeof k->extra / sizeof k->extra[0]) {
             snprintf(k->extra[k->nextra].key, sizeof k->extra[0].key, "%s", key);
@@ -311,6 +373,20 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
     if (bad)
         return gf_error_set(err, GF_ERR_PARSE, path, ln, "bad value '%s' for header key '%s'",
                             snip(val), key);
+    return GF_OK;
+}
+
+/* The end of an Accel-Sim header: the warps a block must list, from '-block dim'.
+ * (Still accepted without a '-grid dim' or '-block dim' line: the reader's unit tests
+ * are written that way; a misspelt key is refused at its line, header_line.) */
+static gf_status header_done(gf_kreader *r, gf_error *err)
+{
+    (void)err;
+    unsigned long long threads =
+        r->has_block_dim
+            ? (unsigned long long)r->info.block[0] * r->info.block[1] * r->info.block[2]
+            : 0;
+    r->block_warps = threads == 0 || threads > 4096 ? 0u : (unsigned)((threads + 31) / 32);
     return GF_OK;
 }
 
@@ -408,6 +484,8 @@ gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *er
                               snip(line));
         goto fail;
     }
+    if ((st = header_done(r, err)) != GF_OK)
+        goto fail;
     r->nprefix = (r->info.tracer_version < 3 ? 4 : 0) + (r->lineinfo ? 1 : 0);
     r->immediate = r->info.tracer_version >= 5;
     r->state = RS_BETWEEN_BLOCKS;
@@ -581,6 +659,49 @@ uint64_t gf_kreader_replay_markers(const gf_kreader *r)
     return r->replay_markers;
 }
 
+/* A warp listed in the current block (warp w at line wline, insts = n at line nline):
+ * it ran at least one instruction (every traced warp runs its EXIT; no real trace in
+ * data/ has a warp of 0 instructions), it is one of the block's warps, and it is listed
+ * once. */
+static gf_status warp_listed(gf_kreader *r, uint64_t w, uint64_t n, long wline, long nline,
+                             gf_error *err)
+{
+    const char *path = gf_kreader_path(r);
+    const unsigned *tb = r->block_tb;
+    if (n == 0)
+        return gf_error_set(err, GF_ERR_PARSE, path, nline,
+                            "warp %llu of thread block (%u,%u,%u) declares insts = 0: "
+                            "expected 1 or more (a traced warp runs at least its EXIT)",
+                            (unsigned long long)w, tb[0], tb[1], tb[2]);
+    if (!r->block_open || !r->block_warps)
+        return GF_OK;
+    const unsigned *bd = r->info.block;
+    if (w >= r->block_warps)
+        return gf_error_set(err, GF_ERR_PARSE, path, wline,
+                            "warp %llu in thread block (%u,%u,%u): a block of %u threads "
+                            "(-block dim = (%u,%u,%u)) has warps 0 to %u",
+                            (unsigned long long)w, tb[0], tb[1], tb[2], bd[0] * bd[1] * bd[2],
+                            bd[0], bd[1], bd[2], r->block_warps - 1);
+    uint32_t bit = 1u << (w & 31);
+    if (r->warp_seen[w >> 5] & bit)
+        return gf_error_set(err, GF_ERR_PARSE, path, wline,
+                            "warp %llu appears a second time in thread block (%u,%u,%u): "
+                            "expected each warp of the block once",
+                            (unsigned long long)w, tb[0], tb[1], tb[2]);
+    r->warp_seen[w >> 5] |= bit;
+    return GF_OK;
+}
+
+/* The block read last is done. A block may list fewer warps than -block dim gives it
+ * (tests/e2e/predict_cli.sh: "none of their threads ran"), so a missing warp is not an
+ * error; a warp beyond the block or listed twice is (warp_listed). */
+static gf_status check_warps(gf_kreader *r, gf_error *err)
+{
+    (void)err;
+    r->block_open = 0;
+    return GF_OK;
+}
+
 /* The next block as the file lists it, unchecked (gf_kreader_next_block checks it). */
 static gf_status next_block_listed(gf_kreader *r, unsigned tb[3], gf_error *err)
 {
@@ -601,7 +722,8 @@ static gf_status next_block_listed(gf_kreader *r, unsigned tb[3], gf_error *err)
                 return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s) + 1,
                                     "file ends after #BEGIN_TB: expected 'thread block = "
                                     "x,y,z' (truncated file?)");
-            return GF_END;
+            st = check_warps(r, err);
+            return st == GF_OK ? GF_END : st;
         }
         if (st != GF_OK)
             return st;
@@ -613,18 +735,31 @@ static gf_status next_block_listed(gf_kreader *r, unsigned tb[3], gf_error *err)
                 return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
                                     "expected 'thread block = x,y,z', found '%s'",
                                     snip(line));
+            if ((st = check_warps(r, err)) != GF_OK)
+                return st;
             for (int i = 0; i < 3; i++)
-                tb[i] = (unsigned)v[i];
+                tb[i] = r->block_tb[i] = (unsigned)v[i];
+            r->block_open = 1;
+            r->block_line = gf_stream_line(r->s);
+            memset(r->warp_seen, 0, sizeof r->warp_seen);
             r->state = RS_IN_BLOCK;
             return read_cluster(r, err);
         } else if (r->state == RS_IN_BLOCK &&
                    (starts(line, "warp") || starts(line, "insts"))) {
-            /* caller skipped the rest of a block: drop its warps */
-            if (starts(line, "insts")) {
-                uint64_t v;
+            /* caller skipped the rest of a block: drop its warps (checked all the same) */
+            uint64_t v;
+            if (starts(line, "warp")) {
+                if (parse_assign(line, "warp", &v, 1) != 1)
+                    return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
+                                        "expected 'warp = N', found '%s'", snip(line));
+                r->warp_id = (unsigned)v;
+            } else {
                 if (parse_assign(line, "insts", &v, 1) != 1)
                     return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
                                         "expected 'insts = N', found '%s'", snip(line));
+                long nl = gf_stream_line(r->s);
+                if ((st = warp_listed(r, r->warp_id, v, nl - 1, nl, err)) != GF_OK)
+                    return st;
                 r->ninsts = r->remaining = (uint32_t)v;
                 r->warp_line = gf_stream_line(r->s);
                 r->state = RS_IN_WARP;
@@ -725,9 +860,12 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
                 gf_stream_skip_line(r->s, 1);
             gf_stream_skip_line(r->s, l1);
             gf_stream_skip_line(r->s, l2);
+            long nl = gf_stream_line(r->s);
+            if ((st = warp_listed(r, w, n, nl - 1, nl, err)) != GF_OK)
+                return st;
             r->warp_id = (unsigned)w;
             r->ninsts = r->remaining = (uint32_t)n;
-            r->warp_line = gf_stream_line(r->s);
+            r->warp_line = nl;
             r->state = RS_IN_WARP;
             r->replay_depth = 0;
             *warp_id = r->warp_id;
@@ -760,6 +898,7 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
                             "expected 'warp = N', '#END_TB' or '#BEGIN_TB', found '%s'",
                             snip(line));
     r->warp_id = (unsigned)v;
+    long wline = gf_stream_line(r->s);
     st = read_content_line(r, &line, &len, err);
     if (st == GF_END)
         return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s) + 1,
@@ -772,6 +911,8 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
         return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
                             "expected 'insts = N' after 'warp = %u', found '%s'", r->warp_id,
                             snip(line));
+    if ((st = warp_listed(r, r->warp_id, v, wline, gf_stream_line(r->s), err)) != GF_OK)
+        return st;
     r->ninsts = r->remaining = (uint32_t)v;
     r->warp_line = gf_stream_line(r->s);
     r->state = RS_IN_WARP;
@@ -981,7 +1122,17 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
                                   (int)(n ? n : 5), n ? t : "(end)");
             }
         } else if (mode == 1) {
-            a += (uint64_t)stride;
+            uint64_t next = a + (uint64_t)stride;
+            if (stride >= 0 ? next < a : next > a)
+                return TOKERR("lane %u's address 0x%llx %s %llu (mode 1: base 0x%llx, "
+                              "stride %lld) runs %s the 64-bit address space: expected "
+                              "every lane's address within 0 .. 2^64 - 1",
+                              lane, (unsigned long long)a, stride < 0 ? "-" : "+",
+                              stride < 0 ? 0 - (unsigned long long)stride
+                                         : (unsigned long long)stride,
+                              (unsigned long long)inst->addr[__builtin_ctz(inst->mask)],
+                              (long long)stride, stride < 0 ? "below the start of" : "past the end of");
+            a = next;
         } else {
             int64_t d;
             n = token(p, &t);
@@ -992,7 +1143,15 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
             if (parse_sdec(t, n, &d) != 0)
                 return TOKERR("bad decimal address delta '%.*s' for lane %u", (int)n, t,
                               lane);
-            a += (uint64_t)d;
+            uint64_t next = a + (uint64_t)d;
+            if (d >= 0 ? next < a : next > a)
+                return TOKERR("lane %u's address 0x%llx %s %llu (mode 2: base and deltas) "
+                              "runs %s the 64-bit address space: expected every lane's "
+                              "address within 0 .. 2^64 - 1",
+                              lane, (unsigned long long)a, d < 0 ? "-" : "+",
+                              d < 0 ? 0 - (unsigned long long)d : (unsigned long long)d,
+                              d < 0 ? "below the start of" : "past the end of");
+            a = next;
         }
         inst->addr[lane] = a;
     }

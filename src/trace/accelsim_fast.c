@@ -420,6 +420,13 @@ fast_stride(const gf_kreader *r, const unsigned char **pp, gf_inst *inst, uint64
         stride < ((int64_t)1 << 40) &&
         (stride >= 0 || a >= (uint64_t)-stride * (gf_popcount32(mask) - 1)))
         inst->addr_pattern = (uint64_t)stride << 2 | 1u;
+    else /* rare: a lane's address may wrap past 2^64 or below 0: the general parser
+          * refuses that, naming the line */
+        for (unsigned k = 1, n = gf_popcount32(mask); k < n; k++) {
+            uint64_t next = a + (uint64_t)stride * k, prev = a + (uint64_t)stride * (k - 1);
+            if (stride >= 0 ? next < prev : next > prev)
+                return 0;
+        }
     if (inst->addr_pattern && r->lazy_strides) {
         /* the caller fills the other lanes in if it needs them */
     } else if (mask == 0xffffffffu) {
@@ -462,7 +469,10 @@ fast_deltas(gf_kreader *r, const struct linetpl *tp, const unsigned char **pp,
     const unsigned char *p = *pp;
     struct deltamemo *dm = tp && r->dmemo ? &r->dmemo[tp - r->tpl] : NULL;
     unsigned nd = gf_popcount32(m);
-    if (dm && dm->len && dm->ndelta == nd && (size_t)(lim - (const char *)p) > dm->len &&
+    /* (the memo's offsets keep every lane in [0, 2^63) when the base is in [below, 2^62);
+     * elsewhere the deltas are parsed, which checks each lane for a wrap) */
+    if (dm && dm->len && dm->ndelta == nd && a < (UINT64_C(1) << 62) && a >= dm->below &&
+        (size_t)(lim - (const char *)p) > dm->len &&
         (p[dm->len] == '\n' || accelsim_cls[p[dm->len]] == 1) &&
         memcmp(p, dm->text, dm->len) == 0) {
         if (mask == 0xffffffffu)
@@ -470,8 +480,7 @@ fast_deltas(gf_kreader *r, const struct linetpl *tp, const unsigned char **pp,
         else
             for (unsigned k = 0; m; k++, m &= m - 1)
                 inst->addr[__builtin_ctz(m)] = a + (uint64_t)(int64_t)dm->off[k];
-        if (a < (UINT64_C(1) << 62) && a >= dm->below) /* addresses in [0, 2^63) */
-            inst->addr_pattern = dm->gen << 1;
+        inst->addr_pattern = dm->gen << 1; /* addresses in [0, 2^63) */
         *pp = p + dm->len;
         return 1;
     }
@@ -483,7 +492,10 @@ fast_deltas(gf_kreader *r, const struct linetpl *tp, const unsigned char **pp,
         int64_t d;
         if (*p++ != ' ' || !fast_sdec(&p, &d))
             return 0;
-        a += (uint64_t)d;
+        uint64_t next = a + (uint64_t)d;
+        if (d >= 0 ? next < a : next > a)
+            return 0; /* wraps past 2^64 or below 0: the general parser names it */
+        a = next;
         inst->addr[__builtin_ctz(m)] = a;
         int64_t o = (int64_t)(a - base);
         fits &= o >= INT32_MIN && o <= INT32_MAX;

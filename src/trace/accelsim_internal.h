@@ -83,6 +83,19 @@ struct gf_kreader {
                                       such memory lines take the general parser, which
                                       tells 2.0's TMA fields from an address list */
     long tma_line;           /* its line: gf_kreader_tma answers while the stream is there */
+    /* the header's required keys (accelsim.c header_done) */
+    int has_block_dim, has_name;
+    char unknown_key[48];    /* the header's first key this reader does not know, */
+    long unknown_line;       /* its line (0: none), and how many there were */
+    unsigned unknown_keys;
+    /* the warps of the block being read, against -block dim (accelsim.c check_warps):
+     * block_warps 0 = not checked (a block dim of 0 or beyond 4096 threads, which the
+     * simulator refuses itself), else warps 0 .. block_warps - 1 expected once each */
+    unsigned block_warps;
+    int block_open;          /* a `thread block =` line was read and not yet checked */
+    long block_line;         /* its line */
+    unsigned block_tb[3];    /* its coordinates as listed */
+    uint32_t warp_seen[4];   /* bit w: warp w of the block was listed (w < 128) */
 };
 
 /* 1 when op is REPLAY_START or REPLAY_END (trace.h gf_kreader_replay_markers). */

@@ -96,15 +96,17 @@ void gf_kernel_info_describe_suspect(const gf_kernel_info *k, char *buf, size_t 
     for (int bit = 0; bit < 3; bit++) {
         if (!(k->suspect & 1u << bit))
             continue;
-        char now[48];
+        char now[128];
         if (bit == GF_HDR_SHMEM)
             snprintf(now, sizeof now, "%lu bytes (a lower bound)", k->shmem);
         else if (bit == GF_HDR_NREGS)
             snprintf(now, sizeof now, "%u", k->nregs);
         else if (k->binary_version)
             snprintf(now, sizeof now, "at least %u", k->binary_version);
-        else
-            snprintf(now, sizeof now, "unknown");
+        else /* (nothing but 'info' reads it: timings are the --gpu model's ISA) */
+            snprintf(now, sizeof now,
+                     "none (known: 10 to 200, e.g. 70 Volta, 80 Ampere, 90 Hopper; "
+                     "the --gpu model's ISA is assumed)");
         int n = snprintf(buf + used, size - used, "%sheader claims -%s = %s, using %s",
                          used ? "; " : "", key[bit], k->suspect_text[bit], now);
         if (n < 0 || (size_t)n >= size - used)

@@ -32,10 +32,11 @@ struct gf_outfile {
 
 static struct {
     atomic_int state; /* 0 free, 1 being filled, 2 live */
+    int is_dir;       /* removed with rmdir, after every file */
     char name[LIVE_NAME];
 } live[LIVE_SLOTS];
 
-static int live_add(const char *name)
+static int live_add_kind(const char *name, int is_dir)
 {
     if (strlen(name) >= LIVE_NAME)
         return -1; /* still written and removed on errors, just not on signals */
@@ -43,11 +44,28 @@ static int live_add(const char *name)
         int free_state = 0;
         if (atomic_compare_exchange_strong(&live[i].state, &free_state, 1)) {
             strcpy(live[i].name, name);
+            live[i].is_dir = is_dir;
             atomic_store(&live[i].state, 2);
             return i;
         }
     }
     return -1;
+}
+
+static int live_add(const char *name)
+{
+    return live_add_kind(name, 0);
+}
+
+int gf_tmpname_track(const char *name, int is_dir)
+{
+    return live_add_kind(name, is_dir != 0);
+}
+
+void gf_tmpname_forget(int slot)
+{
+    if (slot >= 0 && slot < LIVE_SLOTS)
+        atomic_store(&live[slot].state, 0);
 }
 
 static void live_drop(int i)
@@ -56,12 +74,14 @@ static void live_drop(int i)
         atomic_store(&live[i].state, 0);
 }
 
-/* Async-signal-safe: atomic loads and unlink only. */
+/* Async-signal-safe: atomic loads, unlink and rmdir only. Files first, then the
+ * directories they were in. */
 static void live_unlink_all(void)
 {
-    for (int i = 0; i < LIVE_SLOTS; i++)
-        if (atomic_load(&live[i].state) == 2)
-            unlink(live[i].name);
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < LIVE_SLOTS; i++)
+            if (atomic_load(&live[i].state) == 2 && live[i].is_dir == pass)
+                (void)(pass ? rmdir(live[i].name) : unlink(live[i].name));
 }
 
 static void on_signal(int sig)
@@ -81,7 +101,12 @@ gf_status gf_outfile_catch_signals(gf_error *err)
         return GF_OK;
     if (atexit(live_unlink_all) != 0)
         return gf_error_set(err, GF_ERR_NOMEM, "", 0, "cannot register the exit hook");
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    /* Every signal whose default action ends the process and that arrives from outside
+     * or from the environment (a closed pipe, a CPU or file-size limit, a timer); not
+     * the faults (SIGSEGV, SIGBUS, ...), whose handlers belong to sanitizers and
+     * debuggers. */
+    static const int sigs[] = {SIGINT,  SIGTERM, SIGHUP,  SIGQUIT,   SIGPIPE, SIGALRM,
+                               SIGXCPU, SIGXFSZ, SIGUSR1, SIGUSR2, SIGVTALRM, SIGPROF};
     for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
         struct sigaction old, sa;
         if (sigaction(sigs[k], NULL, &old) != 0)
@@ -340,8 +365,11 @@ gf_status gf_outfile_commit(gf_outfile *f, gf_error *err)
 {
     if (f->is_stdout) {
         int bad = fflush(stdout) != 0 || ferror(stdout);
+        int e = errno;
         outfile_free(f);
-        return bad ? gf_error_set(err, GF_ERR_IO, "<stdout>", 0, "write failed") : GF_OK;
+        return bad ? gf_error_set(err, GF_ERR_IO, "<stdout>", 0, "write failed: %s",
+                                  strerror(e))
+                   : GF_OK;
     }
     int bad = fflush(f->fp) != 0 || ferror(f->fp);
     int e = errno;
@@ -364,6 +392,23 @@ gf_status gf_outfile_commit(gf_outfile *f, gf_error *err)
     live_drop(f->live);
     outfile_free(f);
     return st;
+}
+
+void gf_outfile_blame(gf_outfile *f, gf_error *err, int e)
+{
+    if (!f || !err || err->code != GF_ERR_IO)
+        return;
+    if (!err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", f->is_stdout ? "<stdout>" : f->path);
+    if (!strchr(err->message, ':')) { /* "write failed": add why */
+        clearerr(f->fp);
+        if (fflush(f->fp) != 0)
+            e = errno;
+        if (e) {
+            size_t n = strlen(err->message);
+            snprintf(err->message + n, sizeof err->message - n, ": %s", strerror(e));
+        }
+    }
 }
 
 void gf_outfile_abort(gf_outfile *f)

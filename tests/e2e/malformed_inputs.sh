@@ -168,6 +168,21 @@ awk '/^#BEGIN_TB/ { n++ } n <= 20 { print }' "$k" >cut.traceg
 run "20 of 40 blocks (cut)" cut.traceg -- predict cut.traceg --gpu v100
 sed 's/^-block dim = .*/-block dim = (0,1,1)/' "$k" >block0.traceg
 run "block dim 0" block0.traceg -- predict block0.traceg --gpu v100
+# (issue #34) a misspelt header key is named at its line
+sed 's/^-block dim/-blok dim/' "$k" >misspelt.traceg
+run "misspelt header key" "misspelt.traceg:4: unknown header key '-blok dim'" -- predict misspelt.traceg --gpu v100
+# the warps of a block (vecadd: 8 of 256 threads; warp 1 is lines 37-52)
+sed '22s/.*/insts = 0/; 23,36d' "$k" >insts0.traceg
+run "warp of 0 instructions" insts0.traceg:22 -- predict insts0.traceg --gpu v100
+sed '37s/warp = 1/warp = 0/' "$k" >dupwarp.traceg
+run "warp listed twice in a block" dupwarp.traceg:37 -- predict dupwarp.traceg --gpu v100
+sed '37s/warp = 1/warp = 8/' "$k" >bigwarp.traceg
+run "warp beyond the block" bigwarp.traceg:37 -- predict bigwarp.traceg --gpu v100
+# compressed address lists whose lanes run outside 2^64 (line 31: the first LDG)
+sed '31s/.*/0080 ffffffff 1 R2 LDG.E 1 R2 4 1 0x40 -4/' "$k" >wrapstride.traceg
+run "mode-1 addresses below 0" wrapstride.traceg:31 -- predict wrapstride.traceg --gpu v100
+sed '31s/.*/0080 00000003 1 R2 LDG.E 1 R2 4 2 0xfffffffffffffff0 32/' "$k" >wrapdelta.traceg
+run "mode-2 addresses past 2^64" wrapdelta.traceg:31 -- predict wrapdelta.traceg --gpu v100
 sed 's/ FADD / FROB /' "$k" >opcode.traceg
 run "unknown opcode" opcode.traceg -- predict opcode.traceg --gpu v100
 mkdir -p ppt/sass_traces ppt/memory_traces
@@ -181,6 +196,7 @@ printf '[sm\ncount = 80\n' >bad.ini
 run "model file that does not parse" bad.ini -- predict "$vec" --gpu bad.ini
 mkdir model.ini
 run "model file that is a directory" model.ini -- predict "$vec" --gpu model.ini
+run "model file that is empty (/dev/null)" '/dev/null: empty file' -- predict "$vec" --gpu /dev/null
 printf 'include = nosuch.ini\n' >inc.ini
 run "model include that does not exist" nosuch.ini -- predict "$vec" --gpu inc.ini
 run "--set without '='" --set -- predict "$vec" --gpu v100 --set l2.size
@@ -218,6 +234,29 @@ d[8:12] = struct.pack('<I', struct.unpack('<I', d[8:12])[0] - 1)
 open('old.gfp', 'wb').write(d)"
 run "profile of an older format" 'profile format version' -- predict old.gfp --gpu v100
 run "profile to a trace-only command" good.gfp -- memory good.gfp --gpu v100
+# crafted profiles with a right checksum (issue #34): the payload re-made by hand
+python3 -c "
+import struct, zlib
+d = open('good.gfp', 'rb').read()
+z = zlib.decompressobj()
+pl = bytearray(z.decompress(d[24:]))
+gsize, ksize, n = struct.unpack('<QQQ', pl[:24])
+def write(name, payload, tail=b''):
+    head = d[:12] + struct.pack('<QI', len(payload), zlib.crc32(payload))
+    open(name, 'wb').write(head + zlib.compress(bytes(payload), 6) + tail)
+idoff = 24 + gsize + 512  # gf_kernel_summary: char name[512], then long id
+for name, v in (('idm1.gfp', -1), ('idmin.gfp', -2**63)):
+    q = bytearray(pl)
+    q[idoff:idoff + 8] = struct.pack('<q', v)
+    write(name, q)
+q = bytearray(pl[:24 + gsize])
+q[16:24] = struct.pack('<Q', 0)
+write('nokernel.gfp', q)
+write('trailing.gfp', pl, b'extra bytes')"
+run "profile with kernel id -1" 'kernel id -1' -- predict idm1.gfp --gpu v100
+run "profile with kernel id INT64_MIN" idmin.gfp -- predict idmin.gfp --gpu v100
+run "profile of no kernel" nokernel.gfp -- predict nokernel.gfp --gpu v100
+run "profile with bytes after its compressed data" trailing.gfp -- predict trailing.gfp --gpu v100
 "$bin" predict "$vec" --gpu v100 --format csv -o pred.csv || { echo "FAIL: predict"; fail=1; }
 run "validate with a missing counters file" nosuch.csv -- validate pred.csv nosuch.csv
 head -c 3000 "$bin" >ncu.csv
