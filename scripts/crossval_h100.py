@@ -37,6 +37,20 @@ import validate_h100 as val  # noqa: E402
 CYCLES = "gpc__cycles_elapsed.max"
 
 
+
+def write_replacing(path, text):
+    """Writes text to path whole or not at all: a temporary file beside it, then a
+    rename. A device or FIFO (-o /dev/null, /dev/stdout) is written in place: renaming over
+    it as root replaced /dev/null with a regular file (2026-11-29)."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
 def models_with_interval(tmp, models, opcode, interval):
     """A copy of the models folder whose isa/hopper.csv gives opcode that issue interval."""
     out = os.path.join(tmp, "models-%s-%s" % (opcode, interval))
@@ -252,10 +266,7 @@ def write_doc(args, rows, fig, full, elapsed, repo):
         for r in fails:
             w("- %s: %s" % (r["case"], r["error"]))
         w("")
-    tmp = args.output + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(L))
-    os.replace(tmp, args.output)
+    write_replacing(args.output, "\n".join(L))
 
 
 if __name__ == "__main__":

@@ -35,6 +35,20 @@ import tempfile
 CLASSES = ("plain", "complex")
 
 
+
+def write_replacing(path, text):
+    """Writes text to path whole or not at all: a temporary file beside it, then a
+    rename. A device or FIFO (-o /dev/null, /dev/stdout) is written in place: renaming over
+    it as root replaced /dev/null with a regular file (2026-11-29)."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
 def t_pdf(x, nu):
     c = math.exp(math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2)) / math.sqrt(nu * math.pi)
     return c * (1 + x * x / nu) ** (-(nu + 1) / 2)
@@ -134,10 +148,7 @@ def write_ini(path, sections):
         out.append("basis = %s\n" % d["basis"])
         out.append("level = %.2f\nn = %d\nlow = %.4f\nhigh = %.4f\n\n" %
                    (d["level"], d["n"], d["low"], d["high"]))
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.writelines(out[:-1] if out[-1] == "\n" else out)
-    os.replace(tmp, path)
+    write_replacing(path, "".join(out[:-1] if out[-1] == "\n" else out))
 
 
 def main():

@@ -125,6 +125,20 @@ class CaseError(Exception):
     pass
 
 
+
+def write_replacing(path, text):
+    """Writes text to path whole or not at all: a temporary file beside it, then a
+    rename. A device or FIFO (-o /dev/null, /dev/stdout) is written in place: renaming over
+    it as root replaced /dev/null with a regular file (2026-11-29)."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "w") as f:
+            f.write(text)
+        return
+    tmp = path + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
 def num(s):
     s = (s or "").strip().replace(",", "")
     if s in ("", "n/a", "N/A", "nan"):
@@ -738,10 +752,7 @@ def write_doc(path, args, cases, fig, meta):
         w("")
         L += notes
     w("")
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("\n".join(L))
-    os.replace(tmp, path)
+    write_replacing(path, "\n".join(L))
 
 
 # ---------------------------------------------------------------- main
