@@ -22,6 +22,8 @@ import concurrent.futures
 import datetime
 import json
 import os
+
+from gf_write import write_replacing  # scripts/gf_write.py
 import shutil
 import statistics
 import subprocess
@@ -37,19 +39,6 @@ import validate_h100 as val  # noqa: E402
 CYCLES = "gpc__cycles_elapsed.max"
 
 
-
-def write_replacing(path, text):
-    """Writes text to path whole or not at all: a temporary file beside it, then a
-    rename. A device or FIFO (-o /dev/null, /dev/stdout) is written in place: renaming over
-    it as root replaced /dev/null with a regular file (2026-11-29)."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "w") as f:
-            f.write(text)
-        return
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 def models_with_interval(tmp, models, opcode, interval):
     """A copy of the models folder whose isa/hopper.csv gives opcode that issue interval."""

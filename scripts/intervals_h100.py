@@ -27,6 +27,8 @@ import argparse
 import json
 import math
 import os
+
+from gf_write import write_replacing  # scripts/gf_write.py
 import statistics
 import subprocess
 import sys
@@ -35,19 +37,6 @@ import tempfile
 CLASSES = ("plain", "complex")
 
 
-
-def write_replacing(path, text):
-    """Writes text to path whole or not at all: a temporary file beside it, then a
-    rename. A device or FIFO (-o /dev/null, /dev/stdout) is written in place: renaming over
-    it as root replaced /dev/null with a regular file (2026-11-29)."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "w") as f:
-            f.write(text)
-        return
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 def t_pdf(x, nu):
     c = math.exp(math.lgamma((nu + 1) / 2) - math.lgamma(nu / 2)) / math.sqrt(nu * math.pi)

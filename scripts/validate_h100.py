@@ -36,6 +36,8 @@ import io
 import json
 import math
 import os
+
+from gf_write import write_replacing  # scripts/gf_write.py
 import shlex
 import statistics
 import subprocess
@@ -125,19 +127,6 @@ class CaseError(Exception):
     pass
 
 
-
-def write_replacing(path, text):
-    """Writes text to path whole or not at all: a temporary file beside it, then a
-    rename. A device or FIFO (-o /dev/null, /dev/stdout) is written in place: renaming over
-    it as root replaced /dev/null with a regular file (2026-11-29)."""
-    if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "w") as f:
-            f.write(text)
-        return
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
 
 def num(s):
     s = (s or "").strip().replace(",", "")

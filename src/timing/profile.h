@@ -27,7 +27,7 @@
 #include "report/counters.h"
 #include "timing/predict.h"
 
-#define GF_PROFILE_VERSION 4u
+#define GF_PROFILE_VERSION 5u
 
 /* Ceilings the loader holds a file to before it allocates (a profile is read from
  * wherever the user got it): the inflated payload (about 3,700 kernels; save refuses
