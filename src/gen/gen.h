@@ -1,7 +1,7 @@
 /*
  * Synthetic trace generator: writes Accel-Sim tracer-v4 traces (kernelslist.g +
  * kernel-1.traceg, optionally gzip) of parameterised kernels whose behaviour is known,
- * so the rest of gpuforecast can be tested against exact answers (MODEL.md §6 step 1).
+ * so the rest of gpuforecast can be tested against exact answers (docs/validation.md, exact answers).
  *
  * The layout of the written files is the one of tests/tools/gentrace.py (itself
  * the Accel-Sim NVBit tracer v4 format, see the refdata microgpusim traces): a `-key = value`

@@ -19,7 +19,7 @@
 #define GF_L2_HASH_COUNT 2u /* l2.hash: linear, xor (gpu/model.c) */
 
 typedef enum gf_coalesce_mode {
-    GF_COALESCE_SECTOR = 0, /* Volta+: 8-thread groups, 32 B sectors (MODEL.md §2) */
+    GF_COALESCE_SECTOR = 0, /* Volta+: 8-thread groups, 32 B sectors (docs/model.md, Memory) */
     GF_COALESCE_FERMI = 1   /* 128 B lines per 32 threads; one line = 4 sector accesses */
 } gf_coalesce_mode;
 
@@ -75,9 +75,9 @@ typedef struct gf_gpu {
     uint64_t l1_size_fixed;        /* non-unified L1 size (Pascal), 0 when unified */
     gf_cache_model l2;             /* l2.size = whole GPU; l2.mshrs, bytes_per_cycle per slice */
     unsigned l2_slices;
-    unsigned l2_hash;              /* 0 = linear interleave, 1 = XOR hash (MODEL.md §3);
+    unsigned l2_hash;              /* 0 = linear interleave, 1 = XOR hash (docs/model.md, Memory);
                                       GF_L2_HASH_COUNT values */
-    int l2_write_back;             /* added: 1 = write-back write-allocate (MODEL.md §3), 0 = write-through */
+    int l2_write_back;             /* added: 1 = write-back write-allocate (docs/model.md, Memory), 0 = write-through */
     double noc_bytes_per_cycle;    /* whole GPU, core clock */
 
     /* DRAM */
@@ -101,7 +101,7 @@ typedef struct gf_gpu {
     double l2_atomic_sectors_per_cycle;
     /* 1: the profiler counts every L2 write and atomic sector as a lookup hit (H100
      * Nsight: write-validate, sector-masked); 0: a write hits only where its line was
-     * present (Volta, seeds/accelsim-volta-memory-system.txt Fig. 5). Counters only. */
+     * present (Volta, Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling" Fig. 5). Counters only. */
     int l2_writes_hit;
     /* Slice input cycles a partially written sector takes (absent = 1, a full one's):
      * H100 merges it into the stored sector in two passes (see h100.ini) */

@@ -394,7 +394,7 @@ static void apply_modifiers(const char *base, const char *full, gf_isa_entry *e)
             else if (strcmp(t, "CG") == 0 && e->dir == GF_DIR_LOAD)
                 e->bypass_l1 = 1;
             /* LDGSTS.E.BYPASS: copy to shared memory through L2 only
-             * (seeds/pptgpu-ampere-shared-local-memory.txt) */
+             * (Abdelkhalik et al., "Modeling and Characterizing Shared and Local Memories of the Ampere GPUs") */
             else if (strcmp(t, "BYPASS") == 0)
                 e->bypass_l1 = 1;
             /* .STRONG.GPU / .STRONG.SYS: coherent at GPU/system scope, so L1 (not coherent)

@@ -31,7 +31,7 @@ typedef enum gf_mem_space {
     GF_SPACE_SHARED,
     GF_SPACE_CONST,
     GF_SPACE_TEXTURE,
-    GF_SPACE_GENERIC,   /* LD/ST: local or global decided by address (MODEL.md §1) */
+    GF_SPACE_GENERIC,   /* LD/ST: local or global decided by address (docs/model.md, Pipeline) */
     GF_SPACE_ATOMIC,    /* global atomics and reductions (ATOM, ATOMG, RED) */
     GF_SPACE_SHARED_ATOMIC,
     GF_SPACE_LDGSTS,    /* global -> shared copy through L1 */

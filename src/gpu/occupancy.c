@@ -1,7 +1,7 @@
 /*
- * Occupancy (MODEL.md §4): resident blocks per SM, following the CUDA occupancy
+ * Occupancy (docs/model.md, Issue model and Queueing): resident blocks per SM, following the CUDA occupancy
  * calculator's rules (CUDA toolkit include/cuda_occupancy.h, cudaOccMaxActiveBlocksPer
- * Multiprocessor) plus the adaptive shared-memory carveout of MODEL.md §3:
+ * Multiprocessor) plus the adaptive shared-memory carveout of docs/model.md, Memory:
  * - warps: ceil(threads / 32) per block; max_warps_per_sm / that.
  * - registers: regs*32 per warp rounded up to reg_alloc_unit (256); registers are split
  *   evenly over the sub-partitions (sub-cores) and a warp lives in one, so the SM holds
@@ -9,7 +9,7 @@
  *   check rounds the block's warps up to warp_alloc_unit (regsAssumedPerCTA).
  * - shared memory: bytes + reserved_per_block (1 KiB on sm_80+, CUDA guide 8.x) rounded up
  *   to shmem_alloc_unit; the driver picks the smallest carveout that does not cut the
- *   occupancy the other limits allow (seeds/accelsim-volta-memory-system.txt, adaptive
+ *   occupancy the other limits allow (Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling", adaptive
  *   carveout). L1 = unified size - carveout (or the fixed L1 on Pascal).
  */
 #include "gpu/occupancy.h"

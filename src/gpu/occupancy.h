@@ -1,6 +1,6 @@
 /*
- * Occupancy (MODEL.md §4): resident blocks per SM from threads, warps, registers
- * (per-warp allocation granularity), shared memory (adaptive carveout, MODEL.md §3)
+ * Occupancy (docs/model.md, Issue model and Queueing): resident blocks per SM from threads, warps, registers
+ * (per-warp allocation granularity), shared memory (adaptive carveout, docs/model.md, Memory)
  * and the per-SM block limit.
  */
 #ifndef GF_GPU_OCCUPANCY_H

@@ -1,7 +1,7 @@
 /*
  * Histogram -> hits. Binomial set-conflict model: Smith's/Agarwal's classic
- * derivation as used for GPUs by PPT-GPU (seeds/pptgpu-ampere-shared-local-memory.txt)
- * with the exact binomial CDF from GSL instead of a normal approximation (MODEL.md §3).
+ * derivation as used for GPUs by PPT-GPU (Abdelkhalik et al., "Modeling and Characterizing Shared and Local Memories of the Ampere GPUs")
+ * with the exact binomial CDF from GSL instead of a normal approximation (docs/model.md, Memory).
  */
 #include "memory/cachemodel.h"
 

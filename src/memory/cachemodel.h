@@ -1,5 +1,5 @@
 /*
- * Cache models: reuse-distance histogram -> expected hits (MODEL.md §3).
+ * Cache models: reuse-distance histogram -> expected hits (docs/model.md, Memory).
  *
  * Fully associative (ways == 0, or lines/ways <= 1 set): an access with distance D hits
  * iff D < lines — exact for exact bins and for buckets entirely on one side of `lines`;

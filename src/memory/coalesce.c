@@ -1,7 +1,7 @@
 /*
  * Coalescer and shared-memory banks. Assumptions and sources:
  * - Volta+ L1/L2 request granularity is a 32 B sector of a 128 B line
- *   (seeds/accelsim-volta-memory-system.txt §III-A, Fig. 3-4).
+ *   (Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling" §III-A, Fig. 3-4).
  * - Fermi-style what-if: 128 B lines, one line = 4 sector accesses (same paper, §IV-A,
  *   "the consistent band ... at y = 4x").
  * - Shared memory: 32 banks of 4 B; broadcast of one word is free; 64- and 128-bit

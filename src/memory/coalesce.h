@@ -1,5 +1,5 @@
 /*
- * Coalescer and shared-memory bank model (MODEL.md §2).
+ * Coalescer and shared-memory bank model (docs/model.md, Memory).
  *
  * gf_coalesce turns one warp memory instruction (up to 32 lane addresses) into the
  * 32 B sectors it touches. gf_shmem_wavefronts turns a shared-memory instruction into
@@ -43,7 +43,7 @@ typedef struct gf_coalesced {
  * GF_COALESCE_SECTOR (Volta and later): the result is the set of distinct 32 B sectors
  * the active lanes touch; a lane whose bytes straddle a sector or line boundary
  * contributes both. The hardware coalesces groups of 8 threads
- * (seeds/accelsim-volta-memory-system.txt §III-A); that grouping decides how many cycles
+ * (Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling" §III-A); that grouping decides how many cycles
  * the L1 takes, not which sectors are requested, so the sector list is the union.
  * Stride micro-benchmark (Fig. 3-4): (32/s)*ceil(s/8) sectors per warp.
  *

@@ -1,6 +1,6 @@
 /*
  * Memory hierarchy driver. Assumptions (sources):
- * - 128 B lines, 32 B sectors at L1 and L2 (seeds/accelsim-volta-memory-system.txt
+ * - 128 B lines, 32 B sectors at L1 and L2 (Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling"
  *   §III-A: "eviction granularity ... 128B ... 32B sectors").
  * - L1 write policy by generation: compute capability >= 70 write-through with lazy
  *   write-allocate (refdata accel-sim/configs/SM7_QV100/gpgpusim.config dl1
@@ -209,7 +209,7 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     if (!gpu->l2_write_back)
         return gf_error_set(err, GF_ERR_UNSUPPORTED, "", 0,
                             "GPU model %s: l2.write_policy = writethrough is not modelled (the "
-                            "L2 is write-back with lazy fetch-on-read, MODEL.md §3)", gpu->name);
+                            "L2 is write-back with lazy fetch-on-read, docs/model.md, Memory)", gpu->name);
     unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
     if (slices > 4096)
         return gf_error_set(err, GF_ERR_INVALID, "", 0, "GPU model %s: %u L2 slices, expected 1..4096",

@@ -1,5 +1,5 @@
 /*
- * The GPU memory system, access by access (MODEL.md §2-§3): per-SM L1s, an L2 split
+ * The GPU memory system, access by access (docs/model.md, Memory): per-SM L1s, an L2 split
  * into slices by an address hash, DRAM traffic, shared-memory counts. The driver
  * (timing/) calls gf_hier_access for every coalesced global/local warp access in issue
  * order and gets the instruction's outcome back; gf_hier_end_kernel fills the memory
@@ -26,7 +26,7 @@
  * write-through no-allocate; refdata gpgpusim.config dl1 strings, see lru.h) and are
  * written through to L2; atomics go to L2. LOCAL addresses are made unique per warp
  * (warp_uid) before caching. L2 is write-back with lazy fetch-on-read; MemcpyHtoD
- * warms it (seeds/accelsim-volta-memory-system.txt §II).
+ * warms it (Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling" §II).
  *
  * Dirty sectors at kernel end: NOT counted as DRAM writes of the kernel. The L2
  * persists across kernels and writes data back only when it evicts a line; the refdata

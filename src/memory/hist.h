@@ -1,5 +1,5 @@
 /*
- * Reuse-distance histograms (MODEL.md §3): exact counts for distances below 1024,
+ * Reuse-distance histograms (docs/model.md, Memory): exact counts for distances below 1024,
  * log2 octaves above, each octave [2^k, 2^(k+1)) split into 16 equal sub-buckets (so a
  * capacity with at most 5 significant bits, e.g. 1536 or 3072 lines, falls on a bucket
  * edge and a fully associative evaluation stays exact), and a cold (infinite) count.

@@ -1,9 +1,9 @@
 /*
- * The oracle: an exact sectored set-associative LRU cache simulator (MODEL.md §3).
+ * The oracle: an exact sectored set-associative LRU cache simulator (docs/model.md, Memory).
  * 128 B lines of four 32 B sectors; per-sector fetched bit, written-byte mask and dirty
  * bit; the real set index (linear or XOR-folded); write policies of the papers:
  *
- * - GF_LRU_WRITE_ALLOCATE ("lazy fetch-on-read", seeds/accelsim-volta-memory-system.txt
+ * - GF_LRU_WRITE_ALLOCATE ("lazy fetch-on-read", Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling"
  *   §III-B, Fig. 5): a write allocates the line and records its bytes without reading
  *   DRAM; a read of a sector that is neither fetched nor fully written fetches it (and
  *   merges); a fully written sector is never fetched. Used for L2 with write_back = 1,

@@ -2,7 +2,7 @@
  * Reuse-distance engine: hash (key -> last time) + a counting tree over times.
  * Olken-style counting of distinct keys between two accesses, with the balanced tree
  * replaced by an indexed count tree (a Fenwick tree generalised to fan-out 8 over
- * 256-time blocks) on a renumbered time axis (MODEL.md §3).
+ * 256-time blocks) on a renumbered time axis (docs/model.md, Memory).
  *
  * Memory: tiles of 16 keys, each a 72 B hash slot (112 B with payloads: 16-bit tags
  * and a group index; groups of 16 payloads are allocated densely in the order tiles

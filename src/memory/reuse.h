@@ -1,5 +1,5 @@
 /*
- * Reuse-distance engine (MODEL.md §3): for each access to a key (a line number), the
+ * Reuse-distance engine (docs/model.md, Memory): for each access to a key (a line number), the
  * number of distinct keys accessed since the previous access to the same key, in
  * O(log M) time (M = distinct keys) and O(M) memory.
  *

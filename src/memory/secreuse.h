@@ -1,5 +1,5 @@
 /*
- * Sector-aware reuse distances for a sectored cache (MODEL.md §3, issue #4).
+ * Sector-aware reuse distances for a sectored cache (docs/model.md, Memory, issue #4).
  *
  * Distances are tracked on line tags (gf_reuse). Each line keeps, per sector s,
  *   m_s: the largest line distance seen at accesses of the line since s was last

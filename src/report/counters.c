@@ -1,5 +1,5 @@
 /*
- * The counter table (MODEL.md §5) and the arithmetic every report shares: unit
+ * The counter table (docs/architecture.md, counters) and the arithmetic every report shares: unit
  * conversion, application totals, derived values.
  *
  * Sources of the names: Nsight Compute names as printed by `ncu --csv --page raw`
@@ -484,7 +484,7 @@ void gf_report_totals(const gf_report *r, gf_kernel_row *out)
 void gf_report_derive(gf_kernel_row *row)
 {
     double *v = row->v;
-    /* DRAM sectors are 32 bytes (MODEL.md §3; ncu dram__read_bytes = 32 x
+    /* DRAM sectors are 32 bytes (docs/model.md, Memory; ncu dram__read_bytes = 32 x
      * dram__read_sectors in refdata/microgpusim/profile-tests: 7552 = 32 x 236). */
     if (isnan(v[GF_C_DRAM_BYTES_READ]) && !isnan(v[GF_C_DRAM_SECTORS_READ]))
         v[GF_C_DRAM_BYTES_READ] = 32.0 * v[GF_C_DRAM_SECTORS_READ];

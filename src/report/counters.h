@@ -1,5 +1,5 @@
 /*
- * The one counter table every command reports from (MODEL.md §5). Each counter has a
+ * The one counter table every command reports from (docs/architecture.md, counters). Each counter has a
  * Nsight Compute-style name, a unit, its nvprof alias (when one exists), a one-line
  * meaning, and whether gpuforecast predicts it (model output) or counts it exactly
  * from the trace. A result row is a plain array of doubles indexed by gf_counter_id;

@@ -251,8 +251,9 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     for (unsigned i = 0; i < gpu->num_sms; i++)
         s->sms[i].now = t0;
     /* Epochs no longer than the L2 latency: an instruction's L2 outcome, resolved at the
-     * end of its epoch, can never be needed inside it (seeds/parallel-gpu-simulation-
-     * workgroup.txt: SMs interact only through the memory system). 64 cycles or less
+     * end of its epoch, can never be needed inside it (Lee and Ro, "Parallel GPU
+     * Architecture Simulation Framework Exploiting Work Allocation Unit Parallelism": SMs
+     * interact only through the memory system). 64 cycles or less
      * keeps the delay of blocks handed out at epoch ends small. */
     s->epoch = s->lat_l2 < 64 ? (s->lat_l2 ? s->lat_l2 : 1) : 64;
     if ((st = ksim_run_epochs(s, t0, err)) != GF_OK)

@@ -1,5 +1,5 @@
 /*
- * One kernel through the per-SM issue model (MODEL.md §4).
+ * One kernel through the per-SM issue model (docs/model.md, Issue model and Queueing).
  *
  * Blocks are read from the trace one at a time and handed to the next SM with a free
  * slot, as the hardware block scheduler does; only resident blocks are held in memory

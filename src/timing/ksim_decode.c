@@ -368,7 +368,7 @@ static int in_window(uint64_t a, int has_base, uint64_t base)
 
 /* Generic LD/ST: shared or local when the address falls in the window the trace header
  * gives, or when it is a small address (local addresses look like 0xFFFC44 —
- * pptgpu-ampere-shared-local-memory.txt); global otherwise (MODEL.md §1). */
+ * pptgpu-ampere-shared-local-memory.txt); global otherwise (docs/model.md, Pipeline). */
 static gf_mem_space resolve_generic(const sim *s, uint64_t a)
 {
     if (in_window(a, s->ki->has_shmem_base, s->ki->shmem_base))

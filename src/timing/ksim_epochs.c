@@ -65,7 +65,7 @@ static unsigned level_latency(const sim *s, gf_level lv)
     return s->lat_l2;
 }
 
-/* Row-buffer locality of the DRAM stream (MODEL.md §4: DRAM efficiency depends on it).
+/* Row-buffer locality of the DRAM stream (docs/model.md, Issue model and Queueing: DRAM efficiency depends on it).
  * Address map: 256 B chunks interleave across channels, then banks, then rows of
  * dram_row_bytes per bank — the usual linear map; the real one hashes channel bits
  * (multi2sim-gpu-memory-subsystem.txt §4), which this does not model. The hierarchy

@@ -1,6 +1,6 @@
 /*
  * The predictor: joins the trace, the GPU model, the memory hierarchy, the issue model
- * and the queueing model into one report row per kernel (MODEL.md §4–§5).
+ * and the queueing model into one report row per kernel (docs/model.md, Issue model and Queueing).
  *
  * Kernels run in trace order, one after another, whatever their CUDA stream: the trace
  * does not say which launches overlapped, so concurrent kernels are not modelled (their

@@ -1,5 +1,5 @@
 /*
- * Queueing and bandwidth (MODEL.md §4): turns the issue model's unloaded time into
+ * Queueing and bandwidth (docs/model.md, Issue model and Queueing): turns the issue model's unloaded time into
  * predicted cycles by solving the fixed point time <-> utilisation <-> latency.
  *
  *   T = max( T0 + S * Q(T),                          latency path, S exposed misses

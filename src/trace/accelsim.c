@@ -1,5 +1,5 @@
 /*
- * Accel-Sim NVBit kernel trace reader (gf_kreader_*, trace.h), MODEL.md §1.
+ * Accel-Sim NVBit kernel trace reader (gf_kreader_*, trace.h), docs/model.md, Pipeline.
  *
  * Format facts this reader relies on, checked against the refdata traces
  * (microgpusim/{vectoradd,matrixmul} tracer v4, accel-sim-hbf-lud pre-v3):

@@ -1,5 +1,5 @@
 /*
- * PPT-GPU trace reader (MODEL.md §1, issue #7): the second input format, read through the
+ * PPT-GPU trace reader (docs/model.md, Pipeline, issue #7): the second input format, read through the
  * same gf_trace_* / gf_kreader_* calls as an Accel-Sim trace (trace.h), which dispatch
  * here. Callers normally never call these functions directly.
  *

@@ -1,5 +1,5 @@
 /*
- * Streaming reader of Accel-Sim NVBit traces (MODEL.md §1).
+ * Streaming reader of Accel-Sim NVBit traces (docs/model.md, Pipeline).
  *
  * A trace is a list of commands (MemcpyHtoD or a kernel) read from a kernelslist.g,
  * a directory holding one, or a single kernel-N.traceg. Each kernel is then read as

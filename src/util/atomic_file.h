@@ -1,7 +1,7 @@
 /*
  * Output files written atomically: data goes to a temporary file beside the target,
  * which is renamed over it only on success, so an error never leaves a half-written
- * file (DESIGN.md "Errors"). A NULL or "-" path writes to stdout instead.
+ * file (docs/architecture.md, errors). A NULL or "-" path writes to stdout instead.
  *
  * What -o may not destroy (issue #22):
  * - a symlink is written through: the file it finally names is replaced (or created,

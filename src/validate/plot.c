@@ -1,6 +1,6 @@
 /*
  * Correlation scatter plots in the manner of the correlation figures of
- * seeds/accelsim-volta-memory-system.txt: one point per kernel, hardware on x,
+ * Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling": one point per kernel, hardware on x,
  * prediction on y, the y = x line, the error and Pearson r in the title; and per kernel
  * its warp stall stack, predicted beside measured (docs/stalls.md). Drawn with
  * PLplot's cairo devices (pngcairo, svgcairo); built only with GF_WITH_PLOTS.

@@ -1,6 +1,6 @@
 /*
  * Prediction vs hardware: kernel matching, per-kernel errors and per-counter
- * statistics (MODEL.md §6), written as table / CSV / JSON.
+ * statistics (docs/validation.md), written as table / CSV / JSON.
  *
  * Pairing (pairing.h; docs/validation.md "Pairing"): launches pair by order within one
  * full kernel name (demangled, namespaces, template arguments and parameters compared,

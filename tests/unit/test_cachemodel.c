@@ -74,7 +74,7 @@ static void torture_cachemodel_hit_probs_table(void **state)
     assert_int_equal(gf_cachemodel_hit_probs(1024, 0, 1e-9, p, 100), 0); /* fully assoc */
 }
 
-/* MODEL.md §3: PPT-GPU's normal approximation with |A-1-mu| drifts to 50 % hits for long
+/* docs/model.md, Memory: PPT-GPU's normal approximation with |A-1-mu| drifts to 50 % hits for long
  * distances. The binomial/Poisson model must fall to zero. */
 static void torture_cachemodel_long_distances_do_not_hit(void **state)
 {

@@ -1,4 +1,4 @@
-/* torture tests for memory/coalesce.c: the sector coalescer (MODEL.md §2). */
+/* torture tests for memory/coalesce.c: the sector coalescer (docs/model.md, Memory). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 
 #include "memory/coalesce.h"
 
-/* Stride micro-benchmark of seeds/accelsim-volta-memory-system.txt Fig. 3-4: with
+/* Stride micro-benchmark of Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling" Fig. 3-4: with
  * 4-byte elements, groups of s consecutive threads share a 128 B line. */
 static void stride_addrs(unsigned s, uint64_t base, uint64_t a[32])
 {

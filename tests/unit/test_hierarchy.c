@@ -124,7 +124,7 @@ static void torture_hier_stride_benchmark(void **state)
     }
 }
 
-/* seeds/accelsim-volta-memory-system.txt Fig. 5 (gentrace.py l2write): one thread,
+/* Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling" Fig. 5 (gentrace.py l2write): one thread,
  * loads bypass L1. C[0]=A[0]; C[1]=A[0]; C[0]=C[0]+A[0]; A[0]=C[0]+C[1]. */
 /* dram.fetch_bytes: an L2 read miss brings its aligned group of sectors in (H100: 64 B,
  * refdata h100-gfbench stride16/stride32/pchase_dram read 2x the missed sectors), so a

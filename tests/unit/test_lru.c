@@ -70,7 +70,7 @@ static void torture_lru_set_index(void **state)
     assert_null(l);
 }
 
-/* seeds/accelsim-volta-memory-system.txt Fig. 5 at the L2 (loads bypass L1):
+/* Khairy et al., "Exploring Modern GPU Memory System Design Challenges through Accurate Modeling" Fig. 5 at the L2 (loads bypass L1):
  * C[0]=A[0]; C[1]=A[0]; C[0]=C[0]+A[0]; A[0]=C[0]+C[1]  ->  2 DRAM read sectors. */
 static void torture_lru_l2_write_policy_fig5(void **state)
 {

@@ -1,4 +1,4 @@
-/* Oracle agreement (MODEL.md §3, validation ladder step 2): the reuse-distance path vs
+/* Oracle agreement (docs/model.md, Memory, validation ladder step 2): the reuse-distance path vs
  * the exact sectored LRU simulator on the same streams. Fully associative: exact
  * equality. Set associative: the binomial model's error, printed as a table (recorded
  * in docs/validation-memory.md) and bounded. */

@@ -1,5 +1,5 @@
 /* torture tests for src/timing: the issue model and the predictor on generated
- * kernels whose answer is known (MODEL.md §6 step 1, issue #5 "Must show"). */
+ * kernels whose answer is known (docs/validation.md, exact answers, issue #5 "Must show"). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
