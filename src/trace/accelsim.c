@@ -659,20 +659,16 @@ uint64_t gf_kreader_replay_markers(const gf_kreader *r)
     return r->replay_markers;
 }
 
-/* A warp listed in the current block (warp w at line wline, insts = n at line nline):
- * it ran at least one instruction (every traced warp runs its EXIT; no real trace in
- * data/ has a warp of 0 instructions), it is one of the block's warps, and it is listed
- * once. */
-static gf_status warp_listed(gf_kreader *r, uint64_t w, uint64_t n, long wline, long nline,
+/* A warp listed in the current block (warp w at line wline):
+ * it is one of the block's warps and it is listed once. A warp of `insts = 0` is valid:
+ * Accel-Sim's post-traces-processing writes every warp 0 .. ceil(threads/32) - 1 of a
+ * traced block and prints `insts = 0` (with a warning of its own) for one that recorded
+ * nothing; it is a warp that ran nothing. */
+static gf_status warp_listed(gf_kreader *r, uint64_t w, long wline,
                              gf_error *err)
 {
     const char *path = gf_kreader_path(r);
     const unsigned *tb = r->block_tb;
-    if (n == 0)
-        return gf_error_set(err, GF_ERR_PARSE, path, nline,
-                            "warp %llu of thread block (%u,%u,%u) declares insts = 0: "
-                            "expected 1 or more (a traced warp runs at least its EXIT)",
-                            (unsigned long long)w, tb[0], tb[1], tb[2]);
     if (!r->block_open || !r->block_warps)
         return GF_OK;
     const unsigned *bd = r->info.block;
@@ -758,7 +754,7 @@ static gf_status next_block_listed(gf_kreader *r, unsigned tb[3], gf_error *err)
                     return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
                                         "expected 'insts = N', found '%s'", snip(line));
                 long nl = gf_stream_line(r->s);
-                if ((st = warp_listed(r, r->warp_id, v, nl - 1, nl, err)) != GF_OK)
+                if ((st = warp_listed(r, r->warp_id, nl - 1, err)) != GF_OK)
                     return st;
                 r->ninsts = r->remaining = (uint32_t)v;
                 r->warp_line = gf_stream_line(r->s);
@@ -861,7 +857,7 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
             gf_stream_skip_line(r->s, l1);
             gf_stream_skip_line(r->s, l2);
             long nl = gf_stream_line(r->s);
-            if ((st = warp_listed(r, w, n, nl - 1, nl, err)) != GF_OK)
+            if ((st = warp_listed(r, w, nl - 1, err)) != GF_OK)
                 return st;
             r->warp_id = (unsigned)w;
             r->ninsts = r->remaining = (uint32_t)n;
@@ -911,7 +907,7 @@ gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninst
         return gf_error_set(err, GF_ERR_PARSE, path, gf_stream_line(r->s),
                             "expected 'insts = N' after 'warp = %u', found '%s'", r->warp_id,
                             snip(line));
-    if ((st = warp_listed(r, r->warp_id, v, wline, gf_stream_line(r->s), err)) != GF_OK)
+    if ((st = warp_listed(r, r->warp_id, wline, err)) != GF_OK)
         return st;
     r->ninsts = r->remaining = (uint32_t)v;
     r->warp_line = gf_stream_line(r->s);
