@@ -6,6 +6,7 @@
 #include "memory/cachemodel.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,20 +68,42 @@ size_t gf_cachemodel_hit_probs(uint64_t lines, unsigned ways, double min_p, doub
  * (distance, lines, ways) in every configuration that shares an l2.size (1,000
  * configurations, 10 sizes: bench/README.md 2026-11-29), and each GSL binomial CDF costs
  * thousands of instructions. Exact: a slot holds the double the function returned for
- * exactly those arguments; a collision only evicts. 16,384 slots of 32 bytes (512 KiB) per thread:
- * a sweep's histograms hold thousands of distinct (distance, lines) pairs. */
+ * exactly those arguments; a collision only evicts. 16,384 slots of 32 bytes (512 KiB),
+ * allocated on a thread's first call and freed at its exit (a pthread key, as secreuse.c's
+ * memo: static thread-local storage would come out of every thread's stack, in a
+ * library); without memory the probability is computed each time. */
+#define HIT_PROB_SLOTS 16384u
+
 typedef struct {
     uint64_t d, lines;
     unsigned ways, valid;
     double p;
 } hit_prob_slot;
 
-static _Thread_local hit_prob_slot hit_prob_memo[16384];
+static pthread_key_t hit_prob_key;
+static int hit_prob_key_ok;
+static pthread_once_t hit_prob_once = PTHREAD_ONCE_INIT;
+
+static void hit_prob_key_init(void)
+{
+    hit_prob_key_ok = pthread_key_create(&hit_prob_key, free) == 0;
+}
 
 static double hit_prob_remembered(uint64_t d, uint64_t lines, unsigned ways)
 {
+    pthread_once(&hit_prob_once, hit_prob_key_init);
+    hit_prob_slot *memo = hit_prob_key_ok ? pthread_getspecific(hit_prob_key) : NULL;
+    if (!memo && hit_prob_key_ok) {
+        memo = calloc(HIT_PROB_SLOTS, sizeof *memo);
+        if (memo && pthread_setspecific(hit_prob_key, memo) != 0) {
+            free(memo);
+            memo = NULL;
+        }
+    }
+    if (!memo)
+        return gf_cachemodel_hit_prob(d, lines, ways);
     uint64_t h = d * UINT64_C(0x9E3779B97F4A7C15) ^ lines * UINT64_C(0xC2B2AE3D27D4EB4F) ^ ways;
-    hit_prob_slot *s = &hit_prob_memo[h >> 50];
+    hit_prob_slot *s = &memo[h >> 50]; /* the top 14 bits: 0 .. HIT_PROB_SLOTS - 1 */
     if (s->valid && s->d == d && s->lines == lines && s->ways == ways)
         return s->p;
     double p = gf_cachemodel_hit_prob(d, lines, ways);
