@@ -223,14 +223,12 @@ static void torture_shared_atomics_serialise(void **state)
     assert_int_equal(k.ks.max_lsu_cycles_sm, 34);
 }
 
-/* launch.store_drain: a block's slot waits for its stores' acknowledgement, an L2
- * latency after they leave the SM (Nsight's "drain" stall). One SM holds 32 blocks; the
- * 33rd starts in the first freed slot: an L2 latency later with the drain. */
 /* The stall bookkeeping (issue 35, docs/stalls.md) charges every warp-cycle between a
  * warp's placement and its exit to one reason: a chain of dependent FFMAs waits only on
  * fixed latencies (wait, latency - 1 cycles per link on H100: models/isa/hopper.csv FFMA
  * 4); a load's consumer waits on long_scoreboard; two warps that can always issue on one
- * sub-core take turns (not_selected); and none of it moves the predicted time. */
+ * sub-core take turns (not_selected). (That the bookkeeping moves no predicted time is
+ * checked end to end: scripts/compare-builds.sh with the stall columns cut, s20-stalls.) */
 static void torture_stalls_charge_each_cycle_once(void **state)
 {
     (void)state;
@@ -296,6 +294,9 @@ static void torture_stalls_charge_each_cycle_once(void **state)
     assert_string_equal(gf_counter_stall_reason(GF_C_IPC, name, sizeof name), "");
 }
 
+/* launch.store_drain: a block's slot waits for its stores' acknowledgement, an L2
+ * latency after they leave the SM (Nsight's "drain" stall). One SM holds 32 blocks; the
+ * 33rd starts in the first freed slot: an L2 latency later with the drain. */
 static void torture_store_drain_holds_the_slot(void **state)
 {
     (void)state;
