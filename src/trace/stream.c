@@ -32,6 +32,7 @@
 #include "trace/tracez.h"
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/fdio.h"
 
 #define IN_BUFSIZE (256u * 1024u)
 
@@ -67,24 +68,6 @@ static gf_compression detect(const unsigned char *p, size_t n)
     if (n >= 6 && memcmp(p, XZ_MAGIC, 6) == 0)
         return GF_COMPRESSION_XZ;
     return GF_COMPRESSION_NONE;
-}
-
-/* read() until n bytes or end of file; returns bytes read or -1 (errno set). */
-static ssize_t read_full(int fd, void *dst, size_t n)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, (char *)dst + got, n - got);
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
 }
 
 /* A compressed stream that fails: where it failed in the decompressed data, counting the
@@ -151,7 +134,7 @@ const char *gf_stream_printable(const char *s, size_t len, size_t max, char *buf
 static gf_status fill_in(gf_stream *s, gf_error *err, const unsigned char **next,
                          size_t *avail)
 {
-    ssize_t r = read_full(s->fd, s->in, IN_BUFSIZE);
+    ssize_t r = gf_fd_read_full(s->fd, s->in, IN_BUFSIZE, -1);
     if (r < 0)
         return gf_error_set(err, GF_ERR_IO, s->path, s->line + 1, "read failed: %s",
                             strerror(errno));
@@ -283,7 +266,7 @@ static gf_status fill(gf_stream *s, gf_error *err)
         st = gf_tracez_read(s->tz, s->buf + s->end, space, &got, &s->eof, err);
         s->end += got;
     } else {
-        ssize_t r = read_full(s->fd, s->buf + s->end, space);
+        ssize_t r = gf_fd_read_full(s->fd, s->buf + s->end, space, -1);
         if (r < 0) {
             st = gf_error_set(err, GF_ERR_IO, s->path, s->line + 1, "read failed: %s",
                               strerror(errno));
@@ -331,7 +314,7 @@ gf_status gf_stream_open(const char *path, gf_stream **out, gf_error *err)
     }
     /* Read the first chunk straight into the line buffer: for a plain file (the common,
      * fast case) it is already where it belongs. */
-    ssize_t r = read_full(s->fd, s->buf, s->cap - 1);
+    ssize_t r = gf_fd_read_full(s->fd, s->buf, s->cap - 1, -1);
     if (r < 0) {
         gf_status st = gf_error_set(err, GF_ERR_IO, path, 0, "read failed: %s",
                                     strerror(errno));
@@ -503,7 +486,7 @@ gf_status gf_stream_detect(const char *path, gf_compression *out, gf_error *err)
         close(fd);
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
     }
-    ssize_t r = read_full(fd, m, GF_TRACEZ_HEADER_MAX);
+    ssize_t r = gf_fd_read_full(fd, m, GF_TRACEZ_HEADER_MAX, -1);
     close(fd);
     if (r < 0) {
         free(m);

@@ -32,6 +32,7 @@
 
 #include "util/alloc.h"
 #include "util/error.h"
+#include "util/fdio.h"
 
 #define RBUF (64u * 1024u)
 /* Bytes of a block's index record before its warps: 11 u32. */
@@ -97,30 +98,13 @@ static const char *where(const gf_tracez *z, char *buf, size_t size)
     return buf;
 }
 
-static ssize_t pread_full(int fd, void *dst, size_t n, uint64_t off)
-{
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = pread(fd, (char *)dst + got, n - got, (off_t)(off + got));
-        if (r < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        if (r == 0)
-            break;
-        got += (size_t)r;
-    }
-    return (ssize_t)got;
-}
-
 /* Makes buf hold pos onwards (at least one byte when pos < end). */
 static gf_status pr_fill(gf_tracez *z, preader *r, gf_error *err)
 {
     uint64_t want = r->end - r->pos;
     if (want > RBUF)
         want = RBUF;
-    ssize_t got = pread_full(r->fd, r->buf, (size_t)want, r->pos);
+    ssize_t got = gf_fd_read_full(r->fd, r->buf, (size_t)want, (int64_t)r->pos);
     if (got < 0)
         return gf_error_set(err, GF_ERR_IO, z->path, 0, "read failed: %s", strerror(errno));
     if ((uint64_t)got < want)
@@ -235,7 +219,7 @@ static gf_status open_checked(gf_tracez *z, gf_error *err)
     z->header = malloc(cap + 1);
     if (!z->header)
         return gf_error_set(err, GF_ERR_NOMEM, z->path, 0, "out of memory");
-    ssize_t got = pread_full(z->fd, z->header, cap, 0);
+    ssize_t got = gf_fd_read_full(z->fd, z->header, cap, 0);
     if (got < 0)
         return gf_error_set(err, GF_ERR_IO, z->path, 0, "read failed: %s", strerror(errno));
     char *nul = memchr(z->header, 0, (size_t)got);
@@ -295,7 +279,7 @@ static gf_status open_checked(gf_tracez *z, gf_error *err)
         unsigned char *d = malloc(z->dict_size);
         if (!d)
             return gf_error_set(err, GF_ERR_NOMEM, z->path, 0, "out of memory");
-        got = pread_full(z->fd, d, z->dict_size, comp_at + 8);
+        got = gf_fd_read_full(z->fd, d, z->dict_size, (int64_t)(comp_at + 8));
         if (got != (ssize_t)z->dict_size) {
             free(d);
             return gf_error_set(err, GF_ERR_IO, z->path, 0, "cannot read the dictionary");
