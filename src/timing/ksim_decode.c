@@ -769,8 +769,10 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     re->nslots = (uint16_t)w->nslots;
     re->nnew = (uint8_t)(w->nslots - before);
     const uint16_t *lists[3] = {in->dst, in->src, s->ag_regs};
-    unsigned counts[3] = {in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
-                          in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC, s->ag_nregs};
+    /* (an MMA's trace registers were not numbered: async_note_slow) */
+    unsigned counts[3] = {s->ag_drop ? 0 : in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
+                          s->ag_drop ? 0 : in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC,
+                          s->ag_nregs};
     for (unsigned l = 0; l < 3; l++)
         for (unsigned i = 0; i < counts[l]; i++) {
             uint16_t r = lists[l][i];
@@ -951,9 +953,71 @@ static enum ag_class async_class(sim *s, uint16_t opcode)
             c = AG_COMMIT;
         else if (n && strncmp(n, "DEPBAR.LE", 9) == 0)
             c = AG_WAIT;
+        else if (n && (strncmp(n, "HGMMA", 5) == 0 || strncmp(n, "QGMMA", 5) == 0 ||
+                       strncmp(n, "IGMMA", 5) == 0 || strncmp(n, "BGMMA", 5) == 0))
+            c = AG_MMA;
+        else if (n && strcmp(n, "WARPGROUP.ARRIVE") == 0)
+            c = AG_MMA_FENCE;
+        else if (n && (strncmp(n, "WARPGROUP.DEPBAR", 16) == 0 ||
+                       strncmp(n, "WARPGROUP.WAIT", 14) == 0))
+            c = AG_MMA_WAIT;
         s->ag_class[opcode] = (uint8_t)c;
     }
     return (enum ag_class)s->ag_class[opcode];
+}
+
+/* Warpgroup MMAs (Hopper wgmma, sm_90): HGMMA (FP16/BF16/TF32), QGMMA (FP8), IGMMA
+ * (INT8), BGMMA (binary) run asynchronously on the tensor cores (PTX ISA 8.x,
+ * "Asynchronous Warpgroup Level Matrix Multiply-Accumulate": wgmma.fence,
+ * wgmma.mma_async, wgmma.commit_group, wgmma.wait_group N). In SASS the fence is
+ * WARPGROUP.ARRIVE, the commit rides on a group's last MMA and the wait is
+ * WARPGROUP.DEPBAR.LE gsb0, N (WARPGROUP.WAIT: all). Successive MMAs accumulating into
+ * the same registers are chained inside the tensor pipe, so an MMA's traced registers
+ * (accumulator in and out) leave the scoreboard (ag_drop): each MMA writes a pseudo
+ * register of its group instead (as LDGSTS do above) and waits only for the tensor
+ * pipe's issue interval (the unit's own occupancy, per shape: gpu/isa.c gmma_shape);
+ * the wait reads the pseudo registers of every group older than its latest N, so the
+ * warp stalls there until their last MMA's latency has run out. A group closes at the next fence or wait after its MMAs
+ * (what cuBLAS's and CUTLASS's sm90 main loops do: fence, MMAs, commit, wait). N is
+ * tracer v5's immediate (0, wait for all, in older traces). Approximated: more than
+ * WG_MEMBERS MMAs in a group share the last pseudo register, more than WG_GROUPS groups
+ * in flight reuse the oldest group's; an MMA that reads registers a non-MMA instruction
+ * wrote (register-sourced A operand, wgmma's .RS form) no longer waits for them. Checked
+ * on refdata h100-gfbench cublas_hgemm1024 (docs/model.md, "Warp-specialised kernels"). */
+static void mma_note(sim *s, enum ag_class c, const gf_inst *in)
+{
+    if (c == AG_MMA) {
+        unsigned g = s->wg_open % WG_GROUPS, j = s->wg_members[g];
+        if (j < WG_MEMBERS)
+            s->wg_members[g] = (uint8_t)(j + 1);
+        else
+            j = WG_MEMBERS - 1;
+        s->ag_regs[s->ag_nregs++] = (uint16_t)(WG_REG_BASE + g * WG_MEMBERS + j);
+        s->ag_dst = 1;
+        s->ag_drop = 1;
+        return;
+    }
+    /* a fence or a wait closes the open group, if it has MMAs */
+    if (s->wg_members[s->wg_open % WG_GROUPS]) {
+        s->wg_open++;
+        s->wg_members[s->wg_open % WG_GROUPS] = 0;
+    }
+    if (c != AG_MMA_WAIT)
+        return;
+    const char *n = gf_opcode_name(in->opcode);
+    uint32_t keep = n && strncmp(n, "WARPGROUP.DEPBAR", 16) == 0 && in->imm > 0
+                        ? (uint32_t)in->imm : 0;
+    uint32_t upto = s->wg_open > keep ? s->wg_open - keep : 0; /* groups < upto */
+    uint32_t from = s->wg_waited;
+    if (upto > WG_GROUPS && from < upto - WG_GROUPS)
+        from = upto - WG_GROUPS;
+    for (uint32_t q = from; q < upto; q++) {
+        unsigned g = q % WG_GROUPS;
+        for (unsigned j = 0; j < s->wg_members[g]; j++)
+            s->ag_regs[s->ag_nregs++] = (uint16_t)(WG_REG_BASE + g * WG_MEMBERS + j);
+    }
+    if (upto > s->wg_waited)
+        s->wg_waited = upto;
 }
 
 static void async_note_slow(sim *s, const gf_inst *in)
@@ -961,7 +1025,12 @@ static void async_note_slow(sim *s, const gf_inst *in)
     enum ag_class c = async_class(s, in->opcode);
     s->ag_nregs = 0;
     s->ag_dst = 0;
+    s->ag_drop = 0;
     s->ag_changes = c != AG_NONE;
+    if (c >= AG_MMA) {
+        mma_note(s, c, in);
+        return;
+    }
     if (c == AG_COPY) {
         unsigned g = s->ag_open % AG_GROUPS, j = s->ag_members[g];
         if (j < AG_MEMBERS)
@@ -994,7 +1063,7 @@ static void async_note_slow(sim *s, const gf_inst *in)
 static inline void async_note(sim *s, const gf_inst *in)
 {
     if (in->opcode < GF_OPCODE_MAX && s->ag_class[in->opcode] == AG_NONE) {
-        s->ag_nregs = s->ag_dst = s->ag_changes = 0;
+        s->ag_nregs = s->ag_dst = s->ag_changes = s->ag_drop = 0;
         return;
     }
     async_note_slow(s, in);
@@ -1074,15 +1143,15 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     if ((st = warp_reserve(w, s, err)) != GF_OK)
         return st;
     unsigned before = w->nslots;
-    uint16_t regs[GF_MAX_DST + GF_MAX_SRC + AG_GROUPS * AG_MEMBERS];
+    uint16_t regs[GF_MAX_DST + GF_MAX_SRC + AG_MAX_REGS];
     unsigned nr = 0;
-    for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
+    for (unsigned i = 0; !s->ag_drop && i < in->ndst && i < GF_MAX_DST; i++)
         if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->dst[i]);
     for (unsigned i = 0; s->ag_dst && i < s->ag_nregs; i++)
         regs[nr++] = reg_slot(s, w, s->ag_regs[i]);
     si.ndst = (uint8_t)nr;
-    for (unsigned i = 0; i < in->nsrc && i < GF_MAX_SRC; i++)
+    for (unsigned i = 0; !s->ag_drop && i < in->nsrc && i < GF_MAX_SRC; i++)
         if (in->src[i] != GF_REG_ZERO && in->src[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->src[i]);
     for (unsigned i = 0; !s->ag_dst && i < s->ag_nregs; i++)
@@ -1132,6 +1201,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         s->rp_record = 0;
         s->ag_open = s->ag_waited = 0;
         memset(s->ag_members, 0, sizeof s->ag_members);
+        s->wg_open = s->wg_waited = 0;
+        memset(s->wg_members, 0, sizeof s->wg_members);
         gf_spin_warp(&s->spin);
         if (++s->stamp == 0) { /* wrapped: forget every old stamp */
             memset(s->regstamp, 0, sizeof s->regstamp);

@@ -339,8 +339,21 @@ typedef struct replay_ent replay_ent;
 #define AG_GROUPS 4u
 #define AG_MEMBERS 8u
 #define AG_REG_BASE GF_REG_COUNT
-#define KSIM_REG_COUNT (GF_REG_COUNT + AG_GROUPS * AG_MEMBERS)
-enum ag_class { AG_UNSEEN = 0, AG_NONE, AG_COPY, AG_COMMIT, AG_WAIT };
+/* Warpgroup MMA groups (Hopper wgmma, ksim_decode.c async_note): likewise, a warp's
+ * HGMMA/QGMMA/IGMMA/BGMMA of its last WG_GROUPS groups, up to WG_MEMBERS a group. */
+#define WG_GROUPS 4u
+#define WG_MEMBERS 8u
+#define WG_REG_BASE (AG_REG_BASE + AG_GROUPS * AG_MEMBERS)
+#define KSIM_REG_COUNT (GF_REG_COUNT + AG_GROUPS * AG_MEMBERS + WG_GROUPS * WG_MEMBERS)
+/* (the most pseudo registers one instruction names: a wait on every group) */
+#define AG_MAX_REGS (AG_GROUPS * AG_MEMBERS > WG_GROUPS * WG_MEMBERS ? AG_GROUPS * AG_MEMBERS \
+                                                                       : WG_GROUPS * WG_MEMBERS)
+enum ag_class {
+    AG_UNSEEN = 0, AG_NONE, AG_COPY, AG_COMMIT, AG_WAIT,
+    AG_MMA,       /* wgmma.mma_async: HGMMA, QGMMA, IGMMA, BGMMA */
+    AG_MMA_FENCE, /* WARPGROUP.ARRIVE (wgmma.fence): closes the open MMA group */
+    AG_MMA_WAIT   /* WARPGROUP.DEPBAR.LE N / WARPGROUP.WAIT (wgmma.wait_group N / 0) */
+};
 
 typedef struct sim {
     const gf_gpu *gpu;
@@ -389,8 +402,13 @@ typedef struct sim {
      * writes (ag_dst) or reads. ag_class caches each opcode's role (enum ag_class). */
     uint32_t ag_open, ag_waited;
     uint8_t ag_members[AG_GROUPS];
-    uint16_t ag_regs[AG_GROUPS * AG_MEMBERS];
-    uint8_t ag_nregs, ag_dst, ag_changes;
+    /* ... and the same for its warpgroup MMA groups (wg_*); ag_drop: the current
+     * instruction is an MMA whose trace registers (its accumulators) leave the
+     * scoreboard, their dependence being the tensor pipe's own (async_note_slow). */
+    uint32_t wg_open, wg_waited;
+    uint8_t wg_members[WG_GROUPS];
+    uint16_t ag_regs[AG_MAX_REGS];
+    uint8_t ag_nregs, ag_dst, ag_changes, ag_drop;
     uint8_t ag_class[GF_OPCODE_MAX];
     /* Opcodes already looked up in this kernel (the ISA table's own cache takes a lock
      * per call); entries point into the ISA table, which outlives the kernel. */

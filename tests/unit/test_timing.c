@@ -587,6 +587,50 @@ static void torture_depbar_waits_for_async_copies(void **state)
     (void)assert_replay_changes_nothing(gen(&p, "ldgsts-replay"), &g);
 }
 
+/* One warp of a warpgroup alone: WARPGROUP.ARRIVE, n warpgroup MMAs of shape 64xNx16 all
+ * accumulating into R24, WARPGROUP.DEPBAR.LE gsb0, `keep`, then a chain of 50 dependent
+ * IADD3s (tracer v5 lines carry the immediate). */
+static double wgmma_cycles(unsigned n, unsigned width, int keep)
+{
+    const char *d;
+    char tag[48];
+    snprintf(tag, sizeof tag, "wgmma%u_%u_%d", n, width, keep);
+    FILE *f = hand_trace_v(tag, &d, "wgmma", 1, 32, 4096, 168, 90, 5); /* (one warp of the
+                                                                       * warpgroup suffices) */
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n"
+               "0000 ffffffff 0 WARPGROUP.ARRIVE 0 0 0\n", n + 53);
+    unsigned pc = 0x10;
+    for (unsigned i = 0; i < n; i++, pc += 0x10)
+        fprintf(f, "%04x ffffffff 1 R24 HGMMA.64x%ux16.F32 1 R24 0 0\n", pc, width);
+    fprintf(f, "%04x ffffffff 0 WARPGROUP.DEPBAR.LE 0 0 %d\n", pc, keep);
+    pc += 0x10;
+    for (unsigned i = 0; i < 50; i++, pc += 0x10)
+        fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", pc);
+    fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n#END_TB\n", pc);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r.v[GF_C_GPC_CYCLES_ELAPSED];
+}
+
+/* Warpgroup MMAs are asynchronous (ksim_decode.c mma_note): MMAs accumulating into the
+ * same registers follow each other at the tensor pipe's interval (N / 2 cycles a warp for
+ * 64xNx16: 32 for N = 64, 128 for N = 256), not at their latency (128 for N = 64), and
+ * the warp waits for them only at WARPGROUP.DEPBAR / WAIT. */
+static void torture_wgmma_is_asynchronous(void **state)
+{
+    (void)state;
+    double one = wgmma_cycles(1, 64, 0), eight = wgmma_cycles(8, 64, 0);
+    /* 7 more MMAs: 7 x 32 cycles of the pipe (synchronous, 7 x 128 = 896) */
+    assert_true(eight - one > 7 * 32 - 8 && eight - one < 7 * 32 + 8);
+    double one_w = wgmma_cycles(1, 256, 0), eight_w = wgmma_cycles(8, 256, 0);
+    assert_true(eight_w - one_w > 7 * 128 - 8 && eight_w - one_w < 7 * 128 + 8);
+    /* DEPBAR.LE 1 leaves the latest group in flight: the IADD3 chain overlaps it */
+    double waits = wgmma_cycles(8, 64, 0), runs_on = wgmma_cycles(8, 64, 1);
+    assert_true(waits - runs_on > 100.0);
+}
+
 /* One decision per access (memory/hierarchy.c l1_assoc_table): the L1 hits that time the
  * kernel and send its misses to L2 agree with the hits its counters report, which take
  * the set-associative model. Worst case: a pointer chase swept twice over a footprint
@@ -882,6 +926,7 @@ int main(void)
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
+        cmocka_unit_test(torture_wgmma_is_asynchronous),
         cmocka_unit_test(torture_timing_and_counters_agree_on_l1_hits),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
         cmocka_unit_test(torture_quick_scans_predict_the_same),
