@@ -73,6 +73,7 @@ void gf_spin_warp(gf_spin *f)
     f->n = f->refeed_pos = f->nrefeed = 0;
     f->capturing = f->cur_dropped = f->at_end = 0;
     f->direct = 1;
+    f->have_last = 0;
 }
 
 /* The same lanes polling the same addresses. (Not by addr_pattern: the general and the
@@ -128,7 +129,7 @@ static void give_up(gf_spin *f, const gf_inst *x)
     f->capturing = 0;
 }
 
-gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+static gf_status spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
 {
     if (!f->enabled) {
         f->direct = 1;
@@ -193,6 +194,40 @@ gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
         gf_inst tmp = *x; /* (x may point into refeed, which give_up rewrites) */
         give_up(f, &tmp);
         f->direct = 0;
+        return GF_OK;
+    }
+}
+
+/* Tracer v5 writes a TMA instruction with two memory operands (UTMALDG [shared
+ * destination], [tensor map]; UTMASTG likewise) as two lines with the same pc, one
+ * address each: refdata h100-gfbench cublas_hgemm1024 has 12,288 UTMALDG and 8,192
+ * UTMASTG lines where Nsight counts 6,144 and 4,096 executed
+ * (smsp__inst_executed_op_tma_ld / _st). A warp cannot run one pc twice in a row
+ * unless it branches to itself, which a copy does not, so the second line is the same
+ * instruction: it is dropped (counted in twin_lines), the first (the shared address)
+ * kept. Only bulk-copy opcodes (UTMA*, UBLK*): elsewhere two equal pcs in a row are a
+ * trace to read as written. */
+static int tma_twin(const gf_spin *f, const gf_inst *in)
+{
+    if (!f->have_last || in->pc != f->last_pc || in->opcode != f->last_opcode)
+        return 0;
+    const char *n = gf_opcode_name(in->opcode);
+    return n && (starts(n, "UTMA") || starts(n, "UBLK"));
+}
+
+gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+{
+    for (;;) {
+        gf_status st = spin_next(f, r, out, err);
+        if (st != GF_OK)
+            return st;
+        if (tma_twin(f, out)) {
+            f->twin_lines++;
+            continue;
+        }
+        f->have_last = 1;
+        f->last_pc = out->pc;
+        f->last_opcode = out->opcode;
         return GF_OK;
     }
 }

@@ -55,6 +55,12 @@ typedef struct gf_spin {
     uint64_t spin_insts;                   /* instructions dropped, over all warps */
     uint64_t spin_loops;                   /* wait loops that had iterations dropped */
     int cur_dropped;                       /* the open wait has dropped an iteration */
+    /* The last instruction returned in this warp (tma_twin in spin.c), and the second
+     * lines of two-line TMA instructions dropped, over all warps. */
+    int have_last;
+    uint64_t last_pc;
+    uint16_t last_opcode;
+    uint64_t twin_lines;
     /* Optional: called with every instruction the reader returns, dropped or not (for a
      * summary of the trace as it is, `gpuforecast info`). */
     void (*seen)(void *ctx, const gf_inst *in);
@@ -66,7 +72,8 @@ typedef struct gf_spin {
 void gf_spin_init(gf_spin *f, int on);
 /* Forgets the open loop: call at the start of every warp. */
 void gf_spin_warp(gf_spin *f);
-/* The warp's next instruction after collapse: GF_OK, GF_END at the end of the warp's
+/* The warp's next instruction after collapse (and after merging tracer v5's two-line
+ * TMA instructions into one, spin.c tma_twin; even when collapse is off): GF_OK, GF_END at the end of the warp's
  * lines, or the reader's error. */
 gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err);
 /* 1 when nothing is buffered: the reader's next line is the warp's next instruction. */

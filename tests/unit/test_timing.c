@@ -631,6 +631,29 @@ static void torture_wgmma_is_asynchronous(void **state)
     assert_true(waits - runs_on > 100.0);
 }
 
+/* Tracer v5 writes a TMA copy (two memory operands) as two lines with one pc; it is one
+ * executed instruction (trace/spin.c tma_twin; refdata h100-gfbench cublas_hgemm1024:
+ * 12,288 UTMALDG lines, 6,144 executed). Two equal pcs in a row of any other opcode are
+ * read as written. */
+static void torture_tma_twin_lines_are_one_instruction(void **state)
+{
+    (void)state;
+    const char *d;
+    FILE *f = hand_trace_v("tmatwin", &d, "tmatwin", 1, 32, 4096, 32, 90, 5);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 6\n"
+               "0000 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x400 0 0\n"
+               "0000 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x7f00162c02c0 0 0\n"
+               "0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x2400 0 0\n"
+               "0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x7f00162c02c0 0 0\n"
+               "0020 ffffffff 1 R8 IADD3 2 R8 R9 0 0\n"
+               "0020 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    assert_true(r.v[GF_C_INST_EXECUTED] == 4.0); /* 2 copies, the IADD3, the EXIT */
+}
+
 /* One decision per access (memory/hierarchy.c l1_assoc_table): the L1 hits that time the
  * kernel and send its misses to L2 agree with the hits its counters report, which take
  * the set-associative model. Worst case: a pointer chase swept twice over a footprint
@@ -927,6 +950,7 @@ int main(void)
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
+        cmocka_unit_test(torture_tma_twin_lines_are_one_instruction),
         cmocka_unit_test(torture_timing_and_counters_agree_on_l1_hits),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
         cmocka_unit_test(torture_quick_scans_predict_the_same),
