@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "gpuforecast/gpuforecast.h"
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "timing/predict.h"
 #include "util/error.h"
 

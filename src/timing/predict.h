@@ -14,7 +14,7 @@
 
 #include "gpu/gpu.h"
 #include "memory/hierarchy.h"
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "timing/kernel_sim.h"
 #include "timing/queueing.h"
 

@@ -24,7 +24,7 @@
 #define GF_TIMING_PROFILE_H
 
 #include "gpu/gpu.h"
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "timing/predict.h"
 
 #define GF_PROFILE_VERSION 5u
