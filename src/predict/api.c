@@ -7,7 +7,7 @@
 
 #include "gpuforecast/gpuforecast.h"
 #include "counters/counters.h"
-#include "timing/predict.h"
+#include "predict/predict.h"
 #include "util/error.h"
 
 struct gf_result {

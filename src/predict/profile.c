@@ -3,7 +3,7 @@
  * versioned), check against a model, evaluate (cheap; sweeps call it thousands of
  * times). See profile.h for what a profile depends on.
  */
-#include "timing/profile.h"
+#include "predict/profile.h"
 
 #include <errno.h>
 #include <limits.h>
