@@ -1,4 +1,4 @@
-/* torture tests for src/predict/profile.c's loader against crafted files (issue #22
+/* torture tests for src/predict/profile_file.c's loader against crafted files (issue #22
  * finding 2): a saved profile comes from wherever the user got it, so its lengths,
  * stored GPU model and kernel records are checked before anything is allocated from
  * them or predicted with them. Each file here has a valid CRC-32 where the finding's
