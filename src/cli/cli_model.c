@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "predict/profile.h"
 #include "report/report.h"
 #include "trace/trace.h"
-#include "timing/profile.h"
 #include "util/atomic_file.h"
 #include "util/error.h"
 

@@ -8,7 +8,7 @@
 
 #include "cli/cli.h"
 #include "gpu/gpu.h"
-#include "timing/predict.h"
+#include "predict/predict.h"
 #include "util/error.h"
 
 typedef struct gf_model_args {

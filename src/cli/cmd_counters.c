@@ -1,4 +1,4 @@
-/* gpuforecast counters: the counter table every report uses (report/counters.h). */
+/* gpuforecast counters: the counter table every report uses (counters/counters.h). */
 #include <stdio.h>
 #include <string.h>
 

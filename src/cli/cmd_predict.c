@@ -1,11 +1,11 @@
-/* gpuforecast predict: the main command (timing/predict.h). */
+/* gpuforecast predict: the main command (predict/predict.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli_model.h"
+#include "predict/profile.h"
 #include "report/interval.h"
-#include "timing/profile.h"
 
 static const char help[] =
     "usage: gpuforecast predict TRACE|PROFILE --gpu NAME [options]\n"

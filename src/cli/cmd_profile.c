@@ -1,8 +1,8 @@
-/* gpuforecast profile: save what evaluation needs (timing/profile.h). */
+/* gpuforecast profile: save what evaluation needs (predict/profile.h). */
 #include <stdio.h>
 
 #include "cli/cli_model.h"
-#include "timing/profile.h"
+#include "predict/profile.h"
 
 static const char help[] =
     "usage: gpuforecast profile TRACE --gpu NAME -o FILE.gfp [options]\n"

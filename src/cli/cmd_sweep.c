@@ -1,11 +1,11 @@
-/* gpuforecast sweep: design-space sweeps over a profile (timing/sweep.h). */
+/* gpuforecast sweep: design-space sweeps over a profile (predict/sweep.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli_model.h"
-#include "timing/sweep.h"
+#include "predict/sweep.h"
 #include "util/atomic_file.h"
 
 static const char help[] =

@@ -20,11 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters/counters.h"
 #include "memory/cachemodel.h"
-/* counters.h and gpu/isa.h both define GF_UNIT_COUNT; rename counters.h's locally. */
-#define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
-#include "report/counters.h"
-#undef GF_UNIT_COUNT
 #include "memory/lru.h"
 #include "memory/reuse.h"
 #include "memory/secreuse.h"

@@ -49,9 +49,6 @@
 #include "memory/coalesce.h"
 #include "memory/hist.h"
 
-/* report/counters.h is not included here: its gf_counter_unit enumerator GF_UNIT_COUNT
- * collides with gf_unit's in gpu/isa.h (reported to the lead). */
-
 typedef struct gf_hier gf_hier;
 
 typedef enum gf_level { GF_LEVEL_L1 = 0, GF_LEVEL_L2 = 1, GF_LEVEL_DRAM = 2 } gf_level;
@@ -237,7 +234,7 @@ void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_acc
 void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *hits,
                      unsigned *dram, unsigned *far);
 /* Ends the kernel and writes its memory counters into v, an array of GF_C_COUNT
- * values indexed by gf_counter_id (report/counters.h); other ids are untouched. If a
+ * values indexed by gf_counter_id (counters/counters.h); other ids are untouched. If a
  * tracker ran out of memory during the kernel, the counters are NAN. In REUSE mode this
  * walks every L2 line seen so far (dirty lines evicted by now): O(distinct L2 lines). */
 void gf_hier_end_kernel(gf_hier *h, double *v);

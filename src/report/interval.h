@@ -18,7 +18,7 @@
 #ifndef GF_REPORT_INTERVAL_H
 #define GF_REPORT_INTERVAL_H
 
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "util/error.h"
 
 #define GF_INTERVAL_CLASSES 2 /* plain, complex */

@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "gpuforecast/gpuforecast.h"
-#include "report/counters.h"
+#include "counters/counters.h"
 
 /* The CLI maps its gf_format onto this (same order). */
 typedef enum gf_report_format {

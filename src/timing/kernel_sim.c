@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "timing/ksim_internal.h"
 #include "util/alloc.h"
 #include "util/error.h"

@@ -131,7 +131,7 @@ typedef struct gf_ksim_result {
  * caller calls gf_hier_end_kernel afterwards for the memory counters. */
 /* Nsight's smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio of each
  * reason (warp-cycles stalled per warp instruction issued; selected is 1) into
- * v[GF_C_STALL_*] (report/counters.h), NAN when nothing issued. `scale` is the predicted
+ * v[GF_C_STALL_*] (counters/counters.h), NAN when nothing issued. `scale` is the predicted
  * time over the issue model's (the queueing model's stretch, timing/queueing.h): the
  * warp-cycles it adds are charged to the memory waits (long_scoreboard and drain, in
  * their proportion; long_scoreboard alone when neither occurred). */

@@ -22,7 +22,7 @@
 #define GF_VALIDATE_HARDWARE_H
 
 #include "gpuforecast/gpuforecast.h"
-#include "report/counters.h"
+#include "counters/counters.h"
 
 typedef enum gf_hw_format {
     GF_HW_AUTO = 0,

@@ -28,7 +28,7 @@
 #define GF_VALIDATE_PAIRING_H
 
 #include "gpuforecast/gpuforecast.h"
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "validate/hardware.h"
 
 typedef struct gf_validate_options {

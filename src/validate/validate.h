@@ -34,7 +34,7 @@
 #include <stdio.h>
 
 #include "gpuforecast/gpuforecast.h"
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "report/report.h"
 #include "validate/hardware.h"
 #include "validate/pairing.h"

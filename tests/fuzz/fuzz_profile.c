@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the saved-profile loader (src/timing/profile.c). The first
+ * libFuzzer harness for the saved-profile loader (src/predict/profile_file.c). The first
  * input byte picks what the rest is:
  *   even: a whole .gfp file as it is (header, lengths, zlib stream, checksum);
  *   odd:  patches to the payload of a genuine profile ($GF_FUZZ_PROFILE, default
@@ -22,7 +22,7 @@
 
 #include <zlib.h>
 
-#include "timing/profile.h"
+#include "predict/profile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

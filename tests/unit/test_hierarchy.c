@@ -10,12 +10,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "counters/counters.h"
 #include "memory/hierarchy.h"
 #include "memory/secreuse.h"
-/* counters.h and gpu/isa.h both define GF_UNIT_COUNT (shared headers): rename one */
-#define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
-#include "report/counters.h"
-#undef GF_UNIT_COUNT
 
 /* A Volta-like model (TITAN V numbers: 80 SMs, 4.5 MB L2 in 24 slices... scaled down to
  * keep tests fast; the geometry, not the size, matters here). */

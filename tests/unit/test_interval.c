@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "report/interval.h"
 #include "testutil.h"
 #include "util/error.h"

@@ -19,7 +19,7 @@
 #include "memory/lru.h"
 #include "memory/secreuse.h"
 #define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
-#include "report/counters.h"
+#include "counters/counters.h"
 #undef GF_UNIT_COUNT
 
 static uint64_t rng;

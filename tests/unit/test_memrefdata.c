@@ -19,7 +19,7 @@
 #include "memory/hierarchy.h"
 #include "testutil.h"
 #define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
-#include "report/counters.h"
+#include "counters/counters.h"
 #undef GF_UNIT_COUNT
 
 /* GTX 1080 memory geometry: refdata microgpusim/accelsim-gtx1080/HEAD/gpgpusim.config

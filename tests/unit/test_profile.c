@@ -1,4 +1,4 @@
-/* torture tests for src/timing/profile.c's loader against crafted files (issue #22
+/* torture tests for src/predict/profile_file.c's loader against crafted files (issue #22
  * finding 2): a saved profile comes from wherever the user got it, so its lengths,
  * stored GPU model and kernel records are checked before anything is allocated from
  * them or predicted with them. Each file here has a valid CRC-32 where the finding's
@@ -18,8 +18,8 @@
 #include <zlib.h>
 
 #include "testutil.h"
-#include "timing/predict.h"
-#include "timing/profile.h"
+#include "predict/predict.h"
+#include "predict/profile.h"
 
 #define HEAD 24 /* magic, version, payload length, CRC-32 */
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "report/report.h"
 #include "testutil.h"
 #include "util/error.h"

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "testutil.h"
-#include "timing/predict.h"
+#include "predict/predict.h"
 
 static gf_gpu load_gpu(const char *name) { return gf_test_load_gpu(name); }
 

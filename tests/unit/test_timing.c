@@ -1,4 +1,4 @@
-/* torture tests for src/timing: the issue model and the predictor on generated
+/* torture tests for src/timing and src/predict: the issue model and the predictor on generated
  * kernels whose answer is known (docs/validation.md, exact answers, issue #5 "Must show"). */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,8 +14,8 @@
 
 #include "memory/coalesce.h"
 #include "testutil.h"
-#include "timing/predict.h"
-#include "timing/profile.h"
+#include "predict/predict.h"
+#include "predict/profile.h"
 #include "gen/gen.h"
 
 static gf_gpu load_gpu(const char *name) { return gf_test_load_gpu(name); }

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "report/counters.h"
+#include "counters/counters.h"
 #include "testutil.h"
 #include "util/error.h"
 #include "validate/hardware.h"

@@ -6,7 +6,7 @@
 #include <stddef.h>
 
 #include "gpu/gpu.h"
-#include "timing/predict.h"
+#include "predict/predict.h"
 
 /* Writes len bytes to a fresh file under the test temp dir; returns its path
  * (static buffer rotated among 8 slots). */

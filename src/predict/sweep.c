@@ -1,4 +1,4 @@
-#include "timing/sweep.h"
+#include "predict/sweep.h"
 
 #include <pthread.h>
 #include <stdlib.h>

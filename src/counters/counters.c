@@ -13,7 +13,7 @@
  * elapsed_cycles_sm -> sm__cycles_elapsed.sum, inst_executed -> smsp__inst_executed.sum).
  * Checked against the real files in refdata/microgpusim/ (nvprof.log and the ncu CSV).
  */
-#include "report/counters.h"
+#include "counters/counters.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "gpuforecast/gpuforecast.h"
-#include "report/counters.h"
-#include "timing/predict.h"
+#include "counters/counters.h"
+#include "predict/predict.h"
 #include "util/error.h"
 
 struct gf_result {

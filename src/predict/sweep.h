@@ -5,12 +5,12 @@
  *
  * Prefix: gf_sweep_.
  */
-#ifndef GF_TIMING_SWEEP_H
-#define GF_TIMING_SWEEP_H
+#ifndef GF_PREDICT_SWEEP_H
+#define GF_PREDICT_SWEEP_H
 
 #include <stdio.h>
 
-#include "timing/profile.h"
+#include "predict/profile.h"
 
 #define GF_SWEEP_MAX_AXES 16
 

@@ -9,12 +9,12 @@
  *
  * Prefix: gf_predict_.
  */
-#ifndef GF_TIMING_PREDICT_H
-#define GF_TIMING_PREDICT_H
+#ifndef GF_PREDICT_PREDICT_H
+#define GF_PREDICT_PREDICT_H
 
+#include "counters/counters.h"
 #include "gpu/gpu.h"
 #include "memory/hierarchy.h"
-#include "report/counters.h"
 #include "timing/kernel_sim.h"
 #include "timing/queueing.h"
 
@@ -30,7 +30,7 @@ typedef struct gf_predict_options {
 } gf_predict_options;
 
 /* Everything needed to re-evaluate one kernel for other model parameters without the
- * trace (see timing/profile.c). Plain data. */
+ * trace (see predict/profile.c). Plain data. */
 typedef struct gf_kernel_summary {
     char name[512];
     long id;

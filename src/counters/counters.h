@@ -7,8 +7,8 @@
  *
  * Prefix: gf_counter_, gf_report_.
  */
-#ifndef GF_REPORT_COUNTERS_H
-#define GF_REPORT_COUNTERS_H
+#ifndef GF_COUNTERS_COUNTERS_H
+#define GF_COUNTERS_COUNTERS_H
 
 #include <stdint.h>
 #include <stdio.h>

@@ -20,12 +20,12 @@
  *
  * Prefix: gf_profile_.
  */
-#ifndef GF_TIMING_PROFILE_H
-#define GF_TIMING_PROFILE_H
+#ifndef GF_PREDICT_PROFILE_H
+#define GF_PREDICT_PROFILE_H
 
+#include "counters/counters.h"
 #include "gpu/gpu.h"
-#include "report/counters.h"
-#include "timing/predict.h"
+#include "predict/predict.h"
 
 #define GF_PROFILE_VERSION 5u
 

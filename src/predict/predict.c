@@ -1,4 +1,4 @@
-#include "timing/predict.h"
+#include "predict/predict.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,0 +1,316 @@
+/*
+ * Saved profiles: build (run the expensive part once), check against a model, evaluate
+ * (cheap; sweeps call it thousands of times). The file format is profile_file.c. See
+ * profile.h for what a profile depends on.
+ */
+#include "predict/profile.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory/cachemodel.h"
+#include "predict/profile_internal.h"
+
+#include "util/error.h"
+
+/* ------------------------------------------------------------------ dependencies */
+
+/* Model fields a profile depends on (profile.h). Each is compared as raw bytes. */
+typedef struct dep_field {
+    const char *key;
+    size_t offset, size;
+} dep_field;
+
+#define DEP(key, field) {key, offsetof(gf_gpu, field), sizeof(((gf_gpu *)0)->field)}
+static const dep_field deps[] = {
+    DEP("gpu.arch", arch),
+    DEP("gpu.isa", isa),
+    DEP("gpu.compute_capability", compute_capability),
+    DEP("sm.count", num_sms),
+    DEP("sm.subcores", subcores_per_sm),
+    DEP("sm.fp32_lanes", fp32_lanes),
+    DEP("sm.int32_lanes", int32_lanes),
+    DEP("sm.fp64_lanes", fp64_lanes),
+    DEP("sm.sfu_lanes", sfu_lanes),
+    DEP("sm.tensor_units", tensor_units),
+    DEP("sm.lsu_lanes", lsu_lanes),
+    DEP("sm.max_threads", max_threads_per_sm),
+    DEP("sm.max_warps", max_warps_per_sm),
+    DEP("sm.max_blocks", max_blocks_per_sm),
+    DEP("sm.max_threads_per_block", max_threads_per_block),
+    DEP("sm.registers", regs_per_sm),
+    DEP("sm.max_regs_per_thread", max_regs_per_thread),
+    DEP("shmem.reserved_per_block", shmem_reserved_per_block),
+    DEP("sm.reg_alloc_unit", reg_alloc_unit),
+    DEP("sm.warp_alloc_unit", warp_alloc_unit),
+    DEP("shmem.unified_size", unified_l1_shmem),
+    DEP("shmem.per_sm", shmem_per_sm),
+    DEP("shmem.per_block", shmem_per_block),
+    DEP("shmem.alloc_unit", shmem_alloc_unit),
+    DEP("shmem.carveouts", carveouts),
+    DEP("shmem.banks", shmem_banks),
+    DEP("shmem.latency", shmem_latency),
+    DEP("sm.warp_scheduler", warp_scheduler),
+    DEP("l1.coalescer", coalescer),
+    DEP("l1.line", l1.line),
+    DEP("l1.sector", l1.sector),
+    DEP("l1.ways", l1.ways),
+    DEP("l1.latency", l1.latency),
+    DEP("l1.bytes_per_cycle", l1.bytes_per_cycle),
+    DEP("l1.caches_global", l1_caches_global),
+    DEP("l1.size", l1_size_fixed),
+    DEP("l2.line", l2.line),
+    DEP("l2.sector", l2.sector),
+    DEP("l2.latency", l2.latency),
+    DEP("l2.slices", l2_slices),
+    DEP("l2.hash", l2_hash),
+    DEP("dram.latency", dram_latency),
+    DEP("dram.latency_ns", dram_latency_ns),
+    DEP("l2.latency_ns", l2_latency_ns),
+    DEP("l2.far_latency_ns", l2_far_latency_ns),
+    DEP("dram.fetch_bytes", dram_fetch_bytes),
+    DEP("l2.slice_interleave", l2_slice_interleave),
+    DEP("l2.writes_hit", l2_writes_hit),
+    DEP("l2.partitions", l2_partitions), /* far reads are recorded only with 2 (hierarchy.c) */
+    DEP("launch.block_cycles", block_launch_cycles),
+    DEP("launch.store_drain", store_drain),
+    DEP("l1.data_banks", l1_data_banks),
+};
+
+gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err)
+{
+    for (size_t i = 0; i < sizeof deps / sizeof deps[0]; i++) {
+        const char *a = (const char *)&p->gpu + deps[i].offset;
+        const char *b = (const char *)gpu + deps[i].offset;
+        if (memcmp(a, b, deps[i].size) != 0) {
+            char va[128] = "?", vb[128] = "?";
+            for (size_t k = 0; k < gf_gpu_key_count(); k++)
+                if (strcmp(gf_gpu_key_name(k), deps[i].key) == 0) {
+                    gf_gpu_key_format(gpu, k, va, sizeof va);
+                    gf_gpu_key_format(&p->gpu, k, vb, sizeof vb);
+                }
+            return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                                "the profile was made with %s = %s, the model has %s: profile "
+                                "the trace again for this model",
+                                deps[i].key, vb, va);
+        }
+    }
+    /* Latencies given partly in ns become cycles at the SM clock when the issue model
+     * runs, so the clock matters once they are (h100.ini); and the atomic units' model
+     * being on or off changes the atomic passes the profile counted. */
+    if (gf_gpu_l2_latency(&p->gpu) != gf_gpu_l2_latency(gpu) ||
+        gf_gpu_dram_latency(&p->gpu) != gf_gpu_dram_latency(gpu) ||
+        gf_gpu_l2_far_extra(&p->gpu) != gf_gpu_l2_far_extra(gpu))
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "the profile was made with L2 / DRAM / far-L2 latencies of %u / %u "
+                            "/ %u cycles, the model has %u / %u / %u (clock.core with "
+                            "l2.latency_ns, dram.latency_ns or l2.far_latency_ns): profile the "
+                            "trace again for this model",
+                            gf_gpu_l2_latency(&p->gpu), gf_gpu_dram_latency(&p->gpu),
+                            gf_gpu_l2_far_extra(&p->gpu), gf_gpu_l2_latency(gpu),
+                            gf_gpu_dram_latency(gpu), gf_gpu_l2_far_extra(gpu));
+    if ((p->gpu.l2_atomic_sectors_per_cycle > 0) != (gpu->l2_atomic_sectors_per_cycle > 0))
+        return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                            "the profile was made with l2.atomic_sectors_per_cycle %s, the "
+                            "model %s: profile the trace again for this model",
+                            p->gpu.l2_atomic_sectors_per_cycle > 0 ? "set" : "unset",
+                            gpu->l2_atomic_sectors_per_cycle > 0 ? "sets it" : "does not");
+    /* A profile of a large trace whose reuse trackers forgot far lines holds exact
+     * distances for L2 slices up to gf_hier_profile_max_l2_lines (4x the profiled L2):
+     * beyond, it would undercount hits (memory/hierarchy.h, "Bounded memory"). */
+    unsigned slices = gpu->l2_slices ? gpu->l2_slices : 1;
+    uint64_t line = gpu->l2.line ? gpu->l2.line : GF_LINE_BYTES;
+    uint64_t lines = gf_gpu_l2_lines_per_slice(gpu);
+    for (size_t i = 0; i < p->n; i++) {
+        uint64_t most = gf_hier_profile_max_l2_lines(&p->k[i].hp);
+        if (lines > most)
+            return gf_error_set(err, GF_ERR_INVALID, "", 0,
+                                "l2.size = %llu bytes: kernel %zu's profile holds reuse "
+                                "distances for L2 slices of up to %llu lines (%llu bytes in "
+                                "all; 4x the profiled L2, as the trace was long enough to be "
+                                "profiled in bounded memory): profile the trace again with "
+                                "this l2.size, or sweep sizes up to that",
+                                (unsigned long long)gpu->l2.size, i + 1,
+                                (unsigned long long)most,
+                                (unsigned long long)(most * line * slices));
+    }
+    return GF_OK;
+}
+
+/* ------------------------------------------------------------------ build */
+
+gf_status gf_profile_build(const char *trace, const gf_gpu *gpu, const gf_predict_options *opt,
+                           gf_profile **out, gf_error *err)
+{
+    gf_profile *p = calloc(1, sizeof *p);
+    if (!p)
+        return gf_error_set(err, GF_ERR_NOMEM, trace, 0, "out of memory");
+    p->gpu = *gpu;
+    gf_report rep;
+    gf_report_init(&rep);
+    gf_kernel_summary *sums = NULL;
+    size_t n = 0;
+    gf_status st = gf_predict_trace(trace, gpu, opt, &rep, &sums, &n, err);
+    gf_report_free(&rep);
+    if (st != GF_OK) {
+        free(p);
+        return st;
+    }
+    p->k = sums;
+    p->n = n;
+    *out = p;
+    return GF_OK;
+}
+
+void gf_profile_free(gf_profile *p)
+{
+    if (!p)
+        return;
+    free(p->k);
+    free(p);
+}
+
+size_t gf_profile_kernel_count(const gf_profile *p)
+{
+    return p->n;
+}
+
+const gf_gpu *gf_profile_gpu(const gf_profile *p)
+{
+    return &p->gpu;
+}
+
+/* ------------------------------------------------------------------ evaluate */
+
+static unsigned ways_of(const gf_cache_model *c)
+{
+    return c->ways;
+}
+
+/* A what-if far from the profiled model can move a time past what a uint64_t holds:
+ * saturate rather than convert out of range (undefined behaviour). */
+static uint64_t saturate_u64(double v)
+{
+    if (!(v > 0))
+        return 0;
+    return v < 0x1p63 ? (uint64_t)v : (uint64_t)1 << 63;
+}
+
+/* DRAM write-backs a cache of `lines` per slice and `ways` would make, from the dirty
+ * histograms (gf_hier_kernel_profile.l2_wb, l2_wb_end): a dirty line met again at
+ * distance d was evicted in between iff d >= lines (the per-access decisions are fully
+ * associative); one still dirty at the kernel's end counts as the profiled run counted
+ * it, with its set's chance of eviction or past the capacity. Approximation: a line's
+ * dirty sectors are the profiled capacity's (at a smaller L2 a line written back early
+ * and met again clean counts again at the end; at a larger one a line the profiled L2
+ * wrote back is not followed further). Exact for data written and not met again. */
+static double writebacks_at(const gf_hier_kernel_profile *hp, uint64_t lines, unsigned ways)
+{
+    double wb = (double)gf_hist_total(&hp->l2_wb) - gf_cachemodel_hits(&hp->l2_wb, lines, 0);
+    unsigned end_ways = hp->wb_final ? ways : 0;
+    return wb + (double)gf_hist_total(&hp->l2_wb_end) -
+           gf_cachemodel_hits(&hp->l2_wb_end, lines, end_ways);
+}
+
+/* L2 size or associativity differ from the profiled model: re-derive L2 hits and DRAM
+ * reads from the histograms (memory/hierarchy.h gf_hier_rates_for), keeping what the
+ * cache model cannot see (MemcpyHtoD warming, partial-sector fetches) as an offset,
+ * the DRAM write-backs likewise (writebacks_at), and move the issue model's time by the
+ * change in mean miss latency times its measured exposure (crit stall cycles / mean
+ * miss latency); the write-backs' DRAM time follows in the queueing model. */
+static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu *gpu)
+{
+    if (base->l2.size == gpu->l2.size && base->l2.ways == gpu->l2.ways)
+        return;
+    const gf_hier_kernel_profile *hp = &k->hp;
+    uint64_t lines = gf_gpu_l2_lines_per_slice(gpu);
+    gf_hier_rates was, now;
+    gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, hp->l2_lines, hp->l2_ways, &was);
+    gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, lines, ways_of(&gpu->l2), &now);
+    double *m = k->mem;
+    double d_dram = now.dram_read_sectors - was.dram_read_sectors;
+    if (!isnan(m[GF_C_DRAM_SECTORS_READ])) {
+        m[GF_C_DRAM_SECTORS_READ] = fmax(0, m[GF_C_DRAM_SECTORS_READ] + d_dram);
+        m[GF_C_DRAM_BYTES_READ] = 32.0 * m[GF_C_DRAM_SECTORS_READ];
+    }
+    if (!isnan(m[GF_C_DRAM_SECTORS_WRITE])) {
+        double d_wb = writebacks_at(hp, lines, ways_of(&gpu->l2)) -
+                      writebacks_at(hp, hp->l2_lines, hp->l2_ways);
+        m[GF_C_DRAM_SECTORS_WRITE] = fmax(0, m[GF_C_DRAM_SECTORS_WRITE] + d_wb);
+        m[GF_C_DRAM_BYTES_WRITE] = 32.0 * m[GF_C_DRAM_SECTORS_WRITE];
+    }
+    double dr = now.l2_hits[GF_HIER_L2_READ] - was.l2_hits[GF_HIER_L2_READ];
+    /* with l2.writes_hit writes and atomics are lookup hits whatever the size */
+    double dw = gpu->l2_writes_hit ? 0 : now.l2_hits[GF_HIER_L2_WRITE] - was.l2_hits[GF_HIER_L2_WRITE];
+    double da = gpu->l2_writes_hit ? 0 : now.l2_hits[GF_HIER_L2_ATOM] - was.l2_hits[GF_HIER_L2_ATOM];
+    double reads = m[GF_C_L2_READ_SECTORS], writes = m[GF_C_L2_WRITE_SECTORS];
+    double atoms = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];
+    double all = reads + writes + atoms;
+    /* All hits (reads, writes and atomics) as the profiled model counted them, moved by
+     * the cache model's change for each class. */
+    double all_hits = all > 0 && !isnan(m[GF_C_L2_SECTOR_HIT_RATE])
+                          ? m[GF_C_L2_SECTOR_HIT_RATE] / 100.0 * all + dr + dw + da
+                          : NAN;
+    if (!isnan(m[GF_C_L2_READ_SECTOR_HITS]))
+        m[GF_C_L2_READ_SECTOR_HITS] = fmax(0, m[GF_C_L2_READ_SECTOR_HITS] + dr);
+    if (!isnan(m[GF_C_L2_WRITE_SECTOR_HITS]))
+        m[GF_C_L2_WRITE_SECTOR_HITS] = fmax(0, m[GF_C_L2_WRITE_SECTOR_HITS] + dw);
+    if (reads > 0)
+        m[GF_C_L2_READ_HIT_RATE] = 100.0 * m[GF_C_L2_READ_SECTOR_HITS] / reads;
+    if (all > 0 && !isnan(all_hits))
+        m[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * fmin(all, fmax(0, all_hits)) / all;
+    gf_ksim_result *ks = &k->ks;
+    double past_l1 = (double)ks->l2_sectors;
+    if (past_l1 > 0 && ks->mean_miss_latency > 0) {
+        double d_lat = d_dram / past_l1 * gf_gpu_dram_latency(gpu);
+        double exposed = (double)ks->crit_mem_stall_cycles / ks->mean_miss_latency;
+        double t = (double)ks->sm_cycles_max + exposed * d_lat;
+        double scale = ks->sm_cycles_max ? fmax(t, 1) / (double)ks->sm_cycles_max : 1;
+        ks->sm_cycles_max = saturate_u64(fmax(t, 1));
+        ks->sm_cycles_avg *= scale;
+        ks->warp_cycles_resident *= scale;
+        ks->crit_mem_stall_cycles = saturate_u64((double)ks->crit_mem_stall_cycles + exposed * d_lat);
+        ks->mean_miss_latency = fmax(1, ks->mean_miss_latency + d_lat);
+        /* DRAM reads are loads: their latency moves by d_lat over the load share */
+        double ld = ks->max_l1_miss_sectors_sm
+                        ? (double)ks->max_l1_load_miss_sectors_sm / (double)ks->max_l1_miss_sectors_sm
+                        : 1;
+        ks->mean_load_miss_latency = fmax(1, ks->mean_load_miss_latency + (ld > 0 ? d_lat / ld : 0));
+    }
+}
+
+gf_status gf_profile_evaluate(const gf_profile *p, const gf_gpu *gpu, gf_report *out,
+                              gf_error *err)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        gf_kernel_summary *k = malloc(sizeof *k);
+        if (!k)
+            return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+        *k = p->k[i];
+        reevaluate_l2(k, &p->gpu, gpu);
+        gf_kernel_row *row = gf_report_add(out, k->name, k->id, gpu->name);
+        gf_status st = row ? gf_predict_evaluate(gpu, k, row, NULL, err)
+                           : gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
+        free(k);
+        if (st != GF_OK)
+            return st;
+    }
+    return GF_OK;
+}
+
+gf_status gf_profile_predict(const char *path, const gf_gpu *gpu, gf_report *out, gf_error *err)
+{
+    gf_profile *p;
+    gf_status st = gf_profile_load(path, &p, err);
+    if (st != GF_OK)
+        return st;
+    st = gf_profile_check(p, gpu, err);
+    if (st == GF_OK)
+        st = gf_profile_evaluate(p, gpu, out, err);
+    if (st != GF_OK && err && !err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", path);
+    gf_profile_free(p);
+    return st;
+}
