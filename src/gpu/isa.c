@@ -425,6 +425,12 @@ static void apply_modifiers(const char *base, const char *full, gf_isa_entry *e)
     for (size_t i = 0; i < sizeof bulk / sizeof *bulk; i++)
         if (strcmp(base, bulk[i]) == 0)
             e->is_bulk_copy = 1;
+    /* They move data between L2 and shared memory through the TMA unit and allocate
+     * nothing in L1 (NVIDIA H100 Tensor Core GPU Architecture whitepaper, "Tensor Memory
+     * Accelerator"; refdata h100-gfbench cublas_hgemm1024: l1tex__t_sectors_pipe_lsu 0,
+     * l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld 50 MB): past L1, as .BYPASS. */
+    if (e->is_bulk_copy)
+        e->bypass_l1 = 1;
     gmma_shape(base, tok, nt, e);
 }
 
