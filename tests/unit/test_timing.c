@@ -629,6 +629,13 @@ static void torture_wgmma_is_asynchronous(void **state)
     /* DEPBAR.LE 1 leaves the latest group in flight: the IADD3 chain overlaps it */
     double waits = wgmma_cycles(8, 64, 0), runs_on = wgmma_cycles(8, 64, 1);
     assert_true(waits - runs_on > 100.0);
+    /* The groups are decoding's per-warp state: the same decoded in full, replayed,
+     * spilled, on 3 threads (a warp-specialised kernel: producer, two consumer groups). */
+    gf_gen_params p;
+    gf_gen_params_init(&p, GF_GEN_WARPSPEC);
+    p.grid[0] = 4;
+    gf_gpu g = load_gpu("h100");
+    (void)assert_replay_changes_nothing(gen(&p, "warpspec-replay"), &g);
 }
 
 /* Tracer v5 writes a TMA copy (two memory operands) as two lines with one pc; it is one
