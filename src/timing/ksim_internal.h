@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "memory/coalesce.h"
 #include "timing/kernel_sim.h"
 #include "timing/spill.h"
 #include "trace/opcode.h"
@@ -324,7 +325,8 @@ typedef struct pend {
     uint16_t dst[GF_MAX_DST]; /* its destination register slots */
 } pend;
 
-/* Decoding's memos and replay list (defined in ksim_decode.c, where they are described). */
+/* Decoding's memos (defined in ksim_addr.c) and replay list (ksim_decode.c), where they are
+ * described. */
 typedef struct shmem_memo shmem_memo;
 typedef struct shpat_memo shpat_memo;
 typedef struct coal_memo coal_memo;
@@ -487,6 +489,16 @@ static inline void wake_lower(ssm *sm, const swarp *w)
 
 /* ksim_decode.c */
 gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err);
+/* ksim_addr.c: a memory instruction's addresses, through decoding's memos. */
+gf_mem_space ksim_resolve_generic(const sim *s, uint64_t a);
+uint32_t ksim_shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsigned width);
+void ksim_mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
+                      gf_coalesced *c);
+int ksim_atomic_passes(sim *s, const gf_inst *in, const gf_coalesced *c, uint8_t *passes);
+static inline unsigned ksim_first_lane(uint32_t mask)
+{
+    return (unsigned)__builtin_ctz(mask);
+}
 gf_status ksim_warp_unshare(sim *s, swarp *w, gf_error *err);
 
 /* ksim_block.c */
