@@ -15,8 +15,10 @@
  * Files (each opens with its job, invariants and what it may touch):
  *   ksim_internal.h  the private types (shape, swarp, sblock, ssm, pend, sim) and their
  *                    invariants; helpers more than one file needs
- *   ksim_decode.c    trace lines -> warps' shape-id streams and pools; decoding replay
- *   ksim_block.c     spare blocks, spilling windows and reading them back, ksim_read_block
+ *   ksim_decode.c    trace lines -> warps' shape-id streams and pools; decoding replay;
+ *                    ksim_read_block
+ *   ksim_addr.c      a memory instruction's addresses through decoding's memos
+ *   ksim_block.c     spare blocks, warp id arrays, spilling windows and reading them back
  *   ksim_issue.c     the per-SM scheduler and issue (the hot loop)
  *   ksim_epochs.c    epochs: outcomes resolved, blocks retired and refilled, thread pool
  *   kernel_sim.c     this driver: set-up, the first wave, summaries, freeing

@@ -1,8 +1,9 @@
 /*
- * Thread blocks' buffers: the spare blocks whose buffers are reused, spilling the
- * windows of long warps to the spill file (spill.h) and reading them back, and reading
- * the next block of the trace (ksim_read_block: a spare block filled by
- * ksim_produce_block, ksim_decode.c).
+ * Thread blocks' buffers: the spare blocks whose buffers are reused (ksim_take_spare,
+ * which ksim_read_block in ksim_decode.c fills with the next block of the trace), a
+ * warp's own id array (ksim_warp_reserve_slow, ksim_warp_unshare), and spilling the
+ * windows of long warps to the spill file (spill.h) and reading them back. Calls
+ * nothing in ksim_decode.c (which calls it): no cycle between the two files.
  *
  * Invariants: a spilled warp holds one window (SPILL_WINDOW instructions) at a time,
  * at offset win0 in its instructions and pool0 in its whole pool; its windows' places
@@ -69,7 +70,7 @@ static swarp *warps_alloc(size_t n)
 
 /* A block to fill: a spare one (its buffers are reused) or a new one; NULL when out of
  * memory. */
-static sblock *take_spare(sim *s)
+sblock *ksim_take_spare(sim *s)
 {
     sblock *b = s->spare;
     if (b) {
@@ -218,43 +219,35 @@ int ksim_warp_load_window(swarp *w)
     return 0;
 }
 
-/* ---------------------------------------------------------------- reading blocks */
-
-/* The next thread block of the kernel, ready to place; *out = NULL at the end. */
-gf_status ksim_read_block(sim *s, sblock **out, gf_error *err)
+/* Room in w's own array (w not shared) for `more` more instructions' shape ids. */
+gf_status ksim_warp_reserve_slow(swarp *w, const sim *s, uint32_t more, gf_error *err)
 {
-    *out = NULL;
-    if (s->trace_done)
-        return GF_OK;
-    sblock *b = take_spare(s);
-    if (!b)
+    void *p = w->own;
+    size_t cap = w->cap;
+    if (gf_grow(&p, &cap, (size_t)w->n + more, sizeof(uint32_t)) != 0)
         return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
                             "out of memory holding a thread block");
-    gf_status st = ksim_produce_block(s, b, err);
-    if (st != GF_OK) {
-        ksim_put_spare(s, b);
-        s->trace_done = 1;
-        return st == GF_END ? GF_OK : st;
-    }
-    b->held = ksim_block_bytes(b);
-    s->held += b->held;
-    for (unsigned i = 0; i < b->nwarps; i++) {
-        swarp *w = &b->warps[i];
-        w->block = b;
-        w->pc = 0;
-        w->pcur = 0;
-        w->shapes = s->shape_chunk;
-        w->uid = s->next_uid++;
-        if (w->state == W_RUN)
-            b->live++;
-    }
-    s->res->blocks++;
-    s->res->warps += b->listed;
-    s->res->warp_insts += b->warp_insts;
-    s->res->thread_insts += b->thread_insts;
-    if (s->opt->progress)
-        s->opt->progress(s->opt->progress_ctx, s->ki->name, s->res->blocks,
-                         (uint64_t)s->ki->grid[0] * s->ki->grid[1] * s->ki->grid[2]);
-    *out = b;
+    w->ids = w->own = p;
+    w->cap = (uint32_t)cap;
+    return GF_OK;
+}
+
+/* Shared id streams. Warps of a kernel mostly run the same instructions, so their id
+ * streams are mostly one stream: a warp starts out reading its ids from the kernel's
+ * shared stream (sim.rp_ids) and stores none of its own while each id it appends is the
+ * one already there (or extends the stream at its end). At its first different id it
+ * copies its ids so far to its own array and goes on there (ksim_warp_unshare), as it does
+ * before it spills. So a kernel whose warps agree holds one id stream instead of one a
+ * warp (less to hold and spill), and every warp's issue reads the same hot ids. */
+gf_status ksim_warp_unshare(sim *s, swarp *w, gf_error *err)
+{
+    /* room for the run replay_run may be appending */
+    gf_status st = w->n + RUN_MAX + 1 > w->cap ? ksim_warp_reserve_slow(w, s, RUN_MAX + 1, err)
+                                               : GF_OK;
+    if (st != GF_OK)
+        return st;
+    memcpy(w->own, s->rp_ids, (size_t)w->n * sizeof(uint32_t));
+    w->ids = w->own;
+    w->shared = 0;
     return GF_OK;
 }

@@ -53,7 +53,6 @@
  * end before an entry whose line differed RUN_MISSES times (so that the rest usually
  * matches whole, at one memcmp); a kernel where hardly any try matches (per-warp text
  * such as pre-v3 prefixes) tries no more. */
-#define RUN_MAX 64u
 #define RUN_MISSES 8u
 struct rp_line {
     uint32_t toff;        /* its text in sim.rp_text ... */
@@ -94,45 +93,12 @@ static gf_status warp_reserve_pool(swarp *w, size_t extra, gf_error *err, const 
     return GF_OK;
 }
 
-/* Room in w's own array (w not shared) for `more` more instructions' shape ids. */
-static gf_status warp_reserve_slow(swarp *w, const sim *s, uint32_t more, gf_error *err)
-{
-    void *p = w->own;
-    size_t cap = w->cap;
-    if (gf_grow(&p, &cap, (size_t)w->n + more, sizeof(uint32_t)) != 0)
-        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
-                            "out of memory holding a thread block");
-    w->ids = w->own = p;
-    w->cap = (uint32_t)cap;
-    return GF_OK;
-}
-
 /* Room for one more id (a shared warp needs none: warp_put_id makes it if it must). */
 static inline gf_status warp_reserve(swarp *w, const sim *s, gf_error *err)
 {
     if (w->shared || w->n < w->cap)
         return GF_OK;
-    return warp_reserve_slow(w, s, 1, err);
-}
-
-/* Shared id streams. Warps of a kernel mostly run the same instructions, so their id
- * streams are mostly one stream: a warp starts out reading its ids from the kernel's
- * shared stream (sim.rp_ids) and stores none of its own while each id it appends is the
- * one already there (or extends the stream at its end). At its first different id it
- * copies its ids so far to its own array and goes on there (ksim_warp_unshare), as it does
- * before it spills. So a kernel whose warps agree holds one id stream instead of one a
- * warp (less to hold and spill), and every warp's issue reads the same hot ids. */
-gf_status ksim_warp_unshare(sim *s, swarp *w, gf_error *err)
-{
-    /* room for the run replay_run may be appending */
-    gf_status st = w->n + RUN_MAX + 1 > w->cap ? warp_reserve_slow(w, s, RUN_MAX + 1, err)
-                                               : GF_OK;
-    if (st != GF_OK)
-        return st;
-    memcpy(w->own, s->rp_ids, (size_t)w->n * sizeof(uint32_t));
-    w->ids = w->own;
-    w->shared = 0;
-    return GF_OK;
+    return ksim_warp_reserve_slow(w, s, 1, err);
 }
 
 /* Appends id to w's ids (w has room when not shared: warp_reserve). */
@@ -522,7 +488,7 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
         return 0;
     }
     s->run_hits++;
-    if (!w->shared && w->n + m > w->cap && (*st = warp_reserve_slow(w, s, m, err)) != GF_OK)
+    if (!w->shared && w->n + m > w->cap && (*st = ksim_warp_reserve_slow(w, s, m, err)) != GF_OK)
         return 1;
     for (uint32_t j = 0; j < m; j++)
         if ((*st = warp_put_id(s, w, rl[j].shape, err)) != GF_OK)
@@ -934,5 +900,46 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
     /* spilled windows are read back from when the block is placed */
     if (b->spill)
         return gf_spill_flush(b->spill, err);
+    return GF_OK;
+}
+
+/* ---------------------------------------------------------------- reading blocks */
+
+/* The next thread block of the kernel, ready to place; *out = NULL at the end. */
+gf_status ksim_read_block(sim *s, sblock **out, gf_error *err)
+{
+    *out = NULL;
+    if (s->trace_done)
+        return GF_OK;
+    sblock *b = ksim_take_spare(s);
+    if (!b)
+        return gf_error_set(err, GF_ERR_NOMEM, gf_kreader_path(s->r), gf_kreader_line(s->r),
+                            "out of memory holding a thread block");
+    gf_status st = ksim_produce_block(s, b, err);
+    if (st != GF_OK) {
+        ksim_put_spare(s, b);
+        s->trace_done = 1;
+        return st == GF_END ? GF_OK : st;
+    }
+    b->held = ksim_block_bytes(b);
+    s->held += b->held;
+    for (unsigned i = 0; i < b->nwarps; i++) {
+        swarp *w = &b->warps[i];
+        w->block = b;
+        w->pc = 0;
+        w->pcur = 0;
+        w->shapes = s->shape_chunk;
+        w->uid = s->next_uid++;
+        if (w->state == W_RUN)
+            b->live++;
+    }
+    s->res->blocks++;
+    s->res->warps += b->listed;
+    s->res->warp_insts += b->warp_insts;
+    s->res->thread_insts += b->thread_insts;
+    if (s->opt->progress)
+        s->opt->progress(s->opt->progress_ctx, s->ki->name, s->res->blocks,
+                         (uint64_t)s->ki->grid[0] * s->ki->grid[1] * s->ki->grid[2]);
+    *out = b;
     return GF_OK;
 }

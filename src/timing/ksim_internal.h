@@ -334,6 +334,9 @@ typedef struct rp_line rp_line;
 typedef struct replay_ent replay_ent;
 /* Entries of the replay list and ids of the shared id stream (sim.rp_ids), at most. */
 #define REPLAY_MAX 65536u
+/* Lines a run of replayed text appends at most (ksim_decode.c replay_run; ksim_block.c
+ * ksim_warp_unshare leaves room for one). */
+#define RUN_MAX 64u
 
 /* Asynchronous copy groups (ksim_decode.c async_note): a warp's LDGSTS of its last
  * AG_GROUPS groups each write their own pseudo register, up to AG_MEMBERS a group,
@@ -489,6 +492,7 @@ static inline void wake_lower(ssm *sm, const swarp *w)
 
 /* ksim_decode.c */
 gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err);
+gf_status ksim_read_block(sim *s, sblock **out, gf_error *err);
 /* ksim_addr.c: a memory instruction's addresses, through decoding's memos. */
 gf_mem_space ksim_resolve_generic(const sim *s, uint64_t a);
 uint32_t ksim_shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsigned width);
@@ -499,10 +503,12 @@ static inline unsigned ksim_first_lane(uint32_t mask)
 {
     return (unsigned)__builtin_ctz(mask);
 }
-gf_status ksim_warp_unshare(sim *s, swarp *w, gf_error *err);
 
 /* ksim_block.c */
 void ksim_block_reset(sblock *b);
+sblock *ksim_take_spare(sim *s);
+gf_status ksim_warp_reserve_slow(swarp *w, const sim *s, uint32_t more, gf_error *err);
+gf_status ksim_warp_unshare(sim *s, swarp *w, gf_error *err);
 void ksim_block_free(sblock *b);
 void ksim_put_spare(sim *s, sblock *b);
 size_t ksim_block_bytes(const sblock *b);
@@ -510,7 +516,6 @@ gf_status ksim_spill_flush_warp(sim *s, sblock *b, swarp *w, gf_error *err);
 gf_status ksim_spill_finish_warp(sim *s, sblock *b, swarp *w, gf_error *err);
 void ksim_block_release(sim *s, sblock *b);
 int ksim_warp_load_window(swarp *w);
-gf_status ksim_read_block(sim *s, sblock **out, gf_error *err);
 
 /* ksim_issue.c */
 void ksim_place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t);
