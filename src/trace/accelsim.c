@@ -376,12 +376,19 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
     return GF_OK;
 }
 
-/* The end of an Accel-Sim header: the warps a block must list, from '-block dim'.
- * (Still accepted without a '-grid dim' or '-block dim' line: the reader's unit tests
- * are written that way; a misspelt key is refused at its line, header_line.) */
-static gf_status header_done(gf_kreader *r, gf_error *err)
+/* The end of an Accel-Sim header (the first line after it is line `ln`): a '-grid dim'
+ * is required, since every block is checked against it (check_block, check_complete) and
+ * every Accel-Sim tracer writes it; without it a block at (77,3,2) of a 6-block launch
+ * would pass unseen. The warps a block must list come from '-block dim' (still optional:
+ * without it the block's warps are not checked). A misspelt key is refused at its line
+ * (header_line). */
+static gf_status header_done(gf_kreader *r, long ln, gf_error *err)
 {
-    (void)err;
+    if (!r->info.has_grid)
+        return gf_error_set(err, GF_ERR_PARSE, gf_stream_path(r->s), ln,
+                            "the kernel header ends without a '-grid dim = (x,y,z)' line: "
+                            "expected one before the first thread block (every Accel-Sim "
+                            "tracer writes it; the blocks are checked against it)");
     unsigned long long threads =
         r->has_block_dim
             ? (unsigned long long)r->info.block[0] * r->info.block[1] * r->info.block[2]
@@ -484,7 +491,8 @@ gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *er
                               snip(line));
         goto fail;
     }
-    if ((st = header_done(r, err)) != GF_OK)
+    if ((st = header_done(r, r->has_pushback ? gf_stream_line(r->s)
+                                             : gf_stream_line(r->s) + 1, err)) != GF_OK)
         goto fail;
     r->nprefix = (r->info.tracer_version < 3 ? 4 : 0) + (r->lineinfo ? 1 : 0);
     r->immediate = r->info.tracer_version >= 5;

@@ -168,6 +168,11 @@ awk '/^#BEGIN_TB/ { n++ } n <= 20 { print }' "$k" >cut.traceg
 run "20 of 40 blocks (cut)" cut.traceg -- predict cut.traceg --gpu v100
 sed 's/^-block dim = .*/-block dim = (0,1,1)/' "$k" >block0.traceg
 run "block dim 0" block0.traceg -- predict block0.traceg --gpu v100
+# (issue #34) a header without '-grid dim': refused where the header ends (line 16, the
+# first #BEGIN_TB), not read with every block unchecked
+sed '/^-grid dim/d' "$k" >nogrid.traceg
+run "no -grid dim line" "nogrid.traceg:16: the kernel header ends without a '-grid dim" \
+    -- predict nogrid.traceg --gpu v100
 # (issue #34) a misspelt header key is named at its line
 sed 's/^-block dim/-blok dim/' "$k" >misspelt.traceg
 run "misspelt header key" "misspelt.traceg:4: unknown header key '-blok dim'" -- predict misspelt.traceg --gpu v100
