@@ -696,14 +696,45 @@ static gf_status warp_listed(gf_kreader *r, uint64_t w, long wline,
     return GF_OK;
 }
 
-/* The block read last is done. A block may list fewer warps than -block dim gives it
- * (tests/e2e/predict_cli.sh: "none of their threads ran"), so a missing warp is not an
- * error; a warp beyond the block or listed twice is (warp_listed). */
+/* The block read last is done: it listed every one of its warps. Every version of
+ * Accel-Sim's post-traces-processing sizes a traced block's warp list from -block dim
+ * (ceil(threads / 32)) and writes each warp, `insts = 0` for one that recorded nothing
+ * (warp_listed), so a warp missing from a block is no tracer's output: a trace cut at a
+ * warp boundary or edited by hand. It is refused (docs/malformed-inputs.md), naming the
+ * block's line and the missing warp ids. */
 static gf_status check_warps(gf_kreader *r, gf_error *err)
 {
-    (void)err;
+    if (!r->block_open)
+        return GF_OK;
     r->block_open = 0;
-    return GF_OK;
+    if (!r->block_warps)
+        return GF_OK;
+    unsigned listed = 0, nmiss = 0;
+    char ids[96] = "";
+    size_t used = 0;
+    for (unsigned w = 0; w < r->block_warps; w++) {
+        if (r->warp_seen[w >> 5] & (1u << (w & 31))) {
+            listed++;
+            continue;
+        }
+        if (nmiss++ < 8 && used < sizeof ids) {
+            int n = snprintf(ids + used, sizeof ids - used, "%s%u", nmiss > 1 ? ", " : "", w);
+            used += n > 0 ? (size_t)n : 0;
+        } else if (nmiss == 9 && used < sizeof ids) {
+            snprintf(ids + used, sizeof ids - used, ", ...");
+            used = sizeof ids;
+        }
+    }
+    if (nmiss == 0)
+        return GF_OK;
+    const unsigned *tb = r->block_tb, *bd = r->info.block;
+    return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), r->block_line,
+                        "thread block (%u,%u,%u) lists %u of its %u warps (-block dim = "
+                        "(%u,%u,%u)): warp%s %s missing; expected each of warps 0 to %u once "
+                        "(Accel-Sim writes every warp of a traced block, 'insts = 0' for one "
+                        "that ran nothing: a trace cut or edited?)",
+                        tb[0], tb[1], tb[2], listed, r->block_warps, bd[0], bd[1], bd[2],
+                        nmiss > 1 ? "s" : "", ids, r->block_warps - 1);
 }
 
 /* The next block as the file lists it, unchecked (gf_kreader_next_block checks it). */

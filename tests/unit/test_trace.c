@@ -1120,6 +1120,75 @@ static void torture_blocks_checked_against_grid(void **state)
                  "expected one before the first thread block");
 }
 
+/* A block listing fewer warps than -block dim gives it: Accel-Sim's post-processing
+ * writes every warp of a traced block ('insts = 0' for one that ran nothing), so a
+ * missing warp is a cut or edited trace, refused at the block's line with the missing
+ * ids, whether the block is read, skipped unread, or the last of the file. */
+static const char *warps_trace(const char *block_dim, const char *const *b0,
+                               const char *const *b1)
+{
+    static char text[16384];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "-kernel name = k\n-grid dim = (2,1,1)\n-block dim = (%s)\n"
+                                "-accelsim tracer version = 4\n",
+                                block_dim);
+    const char *const *blocks[2] = {b0, b1};
+    for (int b = 0; b < 2; b++) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "#BEGIN_TB\nthread block = %d,0,0\n",
+                              b);
+        for (int i = 0; blocks[b][i]; i++)
+            n += (size_t)snprintf(text + n, sizeof text - n,
+                                  "warp = %s\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n",
+                                  blocks[b][i]);
+        n += (size_t)snprintf(text + n, sizeof text - n, "#END_TB\n");
+    }
+    assert_true(n < sizeof text);
+    return gf_test_write_file("warps.traceg", text, n);
+}
+
+static void torture_missing_warp_refused(void **state)
+{
+    (void)state;
+    static const char *const w4[] = {"0", "1", "2", "3", NULL};
+    static const char *const w3[] = {"0", "1", "2", NULL};   /* warp 3 missing */
+    static const char *const w02[] = {"0", "2", NULL};       /* warps 1 and 3 */
+    static const char *const w0[] = {"0", NULL};
+    gf_error e;
+    totals t;
+    assert_int_equal(read_all(warps_trace("128,1,1", w4, w4), &t, &e), GF_OK);
+    assert_int_equal(t.warps, 8);
+    /* the first block (line 6) misses warp 3: found when the next block begins */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(read_all(warps_trace("128,1,1", w3, w4), &t, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 6);
+    assert_non_null(strstr(e.message, "thread block (0,0,0) lists 3 of its 4 warps "
+                                      "(-block dim = (128,1,1)): warp 3 missing; expected "
+                                      "each of warps 0 to 3 once"));
+    /* the last block, at the end of the file */
+    assert_int_equal(read_all(warps_trace("128,1,1", w4, w02), &t, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 21);
+    assert_non_null(strstr(e.message, "thread block (1,0,0) lists 2 of its 4 warps"));
+    assert_non_null(strstr(e.message, "warps 1, 3 missing"));
+    /* many missing: the first eight named */
+    assert_int_equal(read_all(warps_trace("1024,1,1", w0, w0), &t, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "lists 1 of its 32 warps"));
+    assert_non_null(strstr(e.message, "warps 1, 2, 3, 4, 5, 6, 7, 8, ... missing"));
+    /* a block skipped unread is checked all the same */
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(warps_trace("128,1,1", w3, w4), &r, &e), GF_OK);
+    unsigned tb[3];
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 6);
+    assert_non_null(strstr(e.message, "warp 3 missing"));
+    gf_kreader_close(r);
+    /* a partial block dim (40 threads = 2 warps, the last one partial) */
+    static const char *const w01[] = {"0", "1", NULL};
+    assert_int_equal(read_all(warps_trace("40,1,1", w01, w01), &t, &e), GF_OK);
+    assert_int_equal(read_all(warps_trace("40,1,1", w01, w0), &t, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "lists 1 of its 2 warps"));
+}
+
 static void torture_missing_blocks(void **state)
 {
     (void)state;
@@ -1688,6 +1757,7 @@ int main(void)
         cmocka_unit_test(torture_error_garbage_lines),
         cmocka_unit_test(torture_blocks_checked_against_grid),
         cmocka_unit_test(torture_missing_blocks),
+        cmocka_unit_test(torture_missing_warp_refused),
         cmocka_unit_test(torture_tracer_and_binary_versions),
         cmocka_unit_test(torture_memcpy_wrapping_refused),
         cmocka_unit_test(torture_binary_and_directory_messages),
