@@ -1124,6 +1124,29 @@ static gf_status general_head(gf_kreader *r, const char **p, gf_inst *inst, cons
     return GF_OK;
 }
 
+/* A compressed address list's next lane: *a + step (mode 1: the stride from base; mode
+ * 2: a delta), which must stay within the 64-bit address space. */
+static gf_status lane_step(uint64_t *a, int64_t step, unsigned lane, int mode, uint64_t base,
+                           gf_error *err, const char *path, long ln)
+{
+    uint64_t next = *a + (uint64_t)step;
+    if (step >= 0 ? next >= *a : next < *a) {
+        *a = next;
+        return GF_OK;
+    }
+    char how[64];
+    if (mode == 1)
+        snprintf(how, sizeof how, "mode 1: base 0x%llx, stride %lld", (unsigned long long)base,
+                 (long long)step);
+    else
+        snprintf(how, sizeof how, "mode 2: base and deltas");
+    return TOKERR("lane %u's address 0x%llx %s %llu (%s) runs %s the 64-bit address space: "
+                  "expected every lane's address within 0 .. 2^64 - 1",
+                  lane, (unsigned long long)*a, step < 0 ? "-" : "+",
+                  step < 0 ? 0 - (unsigned long long)step : (unsigned long long)step, how,
+                  step < 0 ? "below the start of" : "past the end of");
+}
+
 /* The address mode and the addresses of the nact (> 0) active lanes into addr[]. */
 static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
                                    const char *path, long ln, gf_error *err)
@@ -1157,17 +1180,9 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
                                   (int)(n ? n : 5), n ? t : "(end)");
             }
         } else if (mode == 1) {
-            uint64_t next = a + (uint64_t)stride;
-            if (stride >= 0 ? next < a : next > a)
-                return TOKERR("lane %u's address 0x%llx %s %llu (mode 1: base 0x%llx, "
-                              "stride %lld) runs %s the 64-bit address space: expected "
-                              "every lane's address within 0 .. 2^64 - 1",
-                              lane, (unsigned long long)a, stride < 0 ? "-" : "+",
-                              stride < 0 ? 0 - (unsigned long long)stride
-                                         : (unsigned long long)stride,
-                              (unsigned long long)inst->addr[__builtin_ctz(inst->mask)],
-                              (long long)stride, stride < 0 ? "below the start of" : "past the end of");
-            a = next;
+            if (lane_step(&a, stride, lane, 1, inst->addr[__builtin_ctz(inst->mask)], err,
+                          path, ln) != GF_OK)
+                return GF_ERR_PARSE;
         } else {
             int64_t d;
             n = token(p, &t);
@@ -1178,15 +1193,8 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
             if (parse_sdec(t, n, &d) != 0)
                 return TOKERR("bad decimal address delta '%.*s' for lane %u", (int)n, t,
                               lane);
-            uint64_t next = a + (uint64_t)d;
-            if (d >= 0 ? next < a : next > a)
-                return TOKERR("lane %u's address 0x%llx %s %llu (mode 2: base and deltas) "
-                              "runs %s the 64-bit address space: expected every lane's "
-                              "address within 0 .. 2^64 - 1",
-                              lane, (unsigned long long)a, d < 0 ? "-" : "+",
-                              d < 0 ? 0 - (unsigned long long)d : (unsigned long long)d,
-                              d < 0 ? "below the start of" : "past the end of");
-            a = next;
+            if (lane_step(&a, d, lane, 2, 0, err, path, ln) != GF_OK)
+                return GF_ERR_PARSE;
         }
         inst->addr[lane] = a;
     }
