@@ -883,9 +883,16 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
     p->wb_final = h->final;
     uint64_t upto = 4 * h->l2_lines + 1;
     for (unsigned i = 0; i < h->nslices; i++) {
-        uint64_t wb = h->final ? (uint64_t)llround(gf_secreuse_flush_evicted_assoc_ages(
-                                     h->l2_rd[i], h->l2_ways, upto, &p->l2_wb_end))
-                               : gf_secreuse_flush_evicted_ages(h->l2_rd[i], upto, &p->l2_wb_end);
+        uint64_t wb = 0;
+        double wbf = 0;
+        int rc = h->final ? gf_secreuse_flush_evicted_assoc_ages(h->l2_rd[i], h->l2_ways, upto,
+                                                                 &p->l2_wb_end, &wbf)
+                          : gf_secreuse_flush_evicted_ages(h->l2_rd[i], upto, &p->l2_wb_end,
+                                                           &wb);
+        if (h->final)
+            wb = (uint64_t)llround(wbf);
+        if (rc != 0) /* the kernel-end walk had no memory: counters NAN, as any tracker's */
+            h->nomem = 1;
         if (h->mode == GF_HIER_REUSE) /* (EXACT: the oracle counted its own) */
             p->dec_dram_write += wb;
     }

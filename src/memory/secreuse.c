@@ -472,7 +472,8 @@ uint64_t gf_secreuse_flush_evicted(gf_secreuse *t)
 
 double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways)
 {
-    return gf_secreuse_flush_evicted_assoc_ages(t, ways, 0, NULL);
+    double wb;
+    return gf_secreuse_flush_evicted_assoc_ages(t, ways, 0, NULL, &wb) == 0 ? wb : NAN;
 }
 
 uint64_t gf_secreuse_dirty_resident(gf_secreuse *t)
@@ -647,22 +648,43 @@ static int walk_ages(gf_secreuse *t, uint64_t upto, ages_ctx *a)
     return 0;
 }
 
-uint64_t gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *h)
+/* A walk that could not allocate (walk_ages returns before changing anything): the
+ * state is still brought to gf_secreuse_flush_evicted's (lines past the capacity clean,
+ * forgotten write-backs consumed), so that a later kernel does not count this one's
+ * write-backs; the count and ages of this one are unknown (-1 to the caller). Counting
+ * them fully associatively instead would be a different number with the ages lost. */
+static int walk_failed(gf_secreuse *t)
 {
+    (void)gf_secreuse_flush_evicted(t);
+    return -1;
+}
+
+int gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *h, uint64_t *wb)
+{
+    *wb = 0;
     if (upto <= t->cap)
         upto = t->cap + 1;
     ages_ctx a = {t, h, 0, t->cap, 0, NULL};
     if (walk_ages(t, upto, &a) != 0)
-        return gf_secreuse_flush_evicted(t); /* (no memory: without the ages) */
-    return (uint64_t)a.n;
+        return walk_failed(t);
+    *wb = (uint64_t)a.n;
+    return 0;
 }
 
-double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t upto,
-                                            gf_hist *h)
+int gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t upto,
+                                         gf_hist *h, double *wb)
 {
-    if (ways == 0 || t->cap == 0 || t->cap / ways <= 1)
-        return h ? (double)gf_secreuse_flush_evicted_ages(t, upto, h)
-                 : (double)gf_secreuse_flush_evicted(t);
+    *wb = 0;
+    if (ways == 0 || t->cap == 0 || t->cap / ways <= 1) {
+        if (!h) {
+            *wb = (double)gf_secreuse_flush_evicted(t);
+            return 0;
+        }
+        uint64_t n;
+        int rc = gf_secreuse_flush_evicted_ages(t, upto, h, &n);
+        *wb = (double)n;
+        return rc;
+    }
     /* Past dhi a line's set has surely (chance > 1 - 1e-9) seen `ways` newer lines:
      * those count whole; below it each by its chance, from its exact distance (and
      * past upto for the ages, where a line counts whole either way). */
@@ -673,8 +695,9 @@ double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint6
         dhi = upto;
     ages_ctx a = {t, h, 0, t->cap, ways, memo_table(t->cap, ways, dhi)};
     if (walk_ages(t, dhi, &a) != 0)
-        return (double)gf_secreuse_flush_evicted(t); /* (no memory: fully associative) */
+        return walk_failed(t);
     /* (the walks cleaned the dirty lines past the capacity, as gf_secreuse_flush_evicted
      * would: no third walk) */
-    return a.n;
+    *wb = a.n;
+    return 0;
 }

@@ -101,7 +101,8 @@ uint64_t gf_secreuse_flush_evicted(gf_secreuse *t);
  * the chance that its set has evicted it by now, 1 - P[hit] at its distance (whole where
  * that chance is within 1e-9 of 1). The expected number. The state is
  * gf_secreuse_flush_evicted's (lines past the capacity left clean), as the per-access
- * decisions are the fully associative ones; ways 0 gives its count. */
+ * decisions are the fully associative ones; ways 0 gives its count. NAN when out of
+ * memory (gf_secreuse_flush_evicted_assoc_ages). */
 double gf_secreuse_flush_evicted_assoc(gf_secreuse *t, unsigned ways);
 /* Bounded memory (issue #22): the tracker forgets lines whose line distance has reached
  * `lines` (raised to capacity + 1 if not above the capacity; 0 = never, the default), so
@@ -125,10 +126,14 @@ uint64_t gf_secreuse_dirty_resident(gf_secreuse *t);
  * line's sectors to h at its distance, those at upto or beyond (and forgotten ones) as
  * cold: the kernel-end half of the what-if write-back estimate (profile.c), in the same
  * walks. Same counts and state as those (within 1e-9 a line for the binomial chance). */
-uint64_t gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *h);
+/* The count goes to *wb; 0 is returned, or -1 when the walk cannot allocate its list
+ * of the lines within upto (gf_reuse_foreach_near_if): *wb is then 0 and h is left
+ * without this kernel's ages (the caller treats it as a tracker out of memory), while the
+ * state is still gf_secreuse_flush_evicted's, so later kernels count right. */
+int gf_secreuse_flush_evicted_ages(gf_secreuse *t, uint64_t upto, gf_hist *h, uint64_t *wb);
 /* (h may be NULL here: gf_secreuse_flush_evicted_assoc is this without ages) */
-double gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t upto,
-                                            gf_hist *h);
+int gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t upto,
+                                         gf_hist *h, double *wb);
 /* Whether line states may live in the engine's 16-bit tags (the default, 1) or always
  * take a payload (0). Results are the same; tests compare the two. Call before the
  * first access. */

@@ -376,12 +376,19 @@ static gf_status header_line(gf_kreader *r, char *line, gf_error *err)
     return GF_OK;
 }
 
-/* The end of an Accel-Sim header: the warps a block must list, from '-block dim'.
- * (Still accepted without a '-grid dim' or '-block dim' line: the reader's unit tests
- * are written that way; a misspelt key is refused at its line, header_line.) */
-static gf_status header_done(gf_kreader *r, gf_error *err)
+/* The end of an Accel-Sim header (the first line after it is line `ln`): a '-grid dim'
+ * is required, since every block is checked against it (check_block, check_complete) and
+ * every Accel-Sim tracer writes it; without it a block at (77,3,2) of a 6-block launch
+ * would pass unseen. The warps a block must list come from '-block dim' (still optional:
+ * without it the block's warps are not checked). A misspelt key is refused at its line
+ * (header_line). */
+static gf_status header_done(gf_kreader *r, long ln, gf_error *err)
 {
-    (void)err;
+    if (!r->info.has_grid)
+        return gf_error_set(err, GF_ERR_PARSE, gf_stream_path(r->s), ln,
+                            "the kernel header ends without a '-grid dim = (x,y,z)' line: "
+                            "expected one before the first thread block (every Accel-Sim "
+                            "tracer writes it; the blocks are checked against it)");
     unsigned long long threads =
         r->has_block_dim
             ? (unsigned long long)r->info.block[0] * r->info.block[1] * r->info.block[2]
@@ -484,7 +491,8 @@ gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *er
                               snip(line));
         goto fail;
     }
-    if ((st = header_done(r, err)) != GF_OK)
+    if ((st = header_done(r, r->has_pushback ? gf_stream_line(r->s)
+                                             : gf_stream_line(r->s) + 1, err)) != GF_OK)
         goto fail;
     r->nprefix = (r->info.tracer_version < 3 ? 4 : 0) + (r->lineinfo ? 1 : 0);
     r->immediate = r->info.tracer_version >= 5;
@@ -688,14 +696,45 @@ static gf_status warp_listed(gf_kreader *r, uint64_t w, long wline,
     return GF_OK;
 }
 
-/* The block read last is done. A block may list fewer warps than -block dim gives it
- * (tests/e2e/predict_cli.sh: "none of their threads ran"), so a missing warp is not an
- * error; a warp beyond the block or listed twice is (warp_listed). */
+/* The block read last is done: it listed every one of its warps. Every version of
+ * Accel-Sim's post-traces-processing sizes a traced block's warp list from -block dim
+ * (ceil(threads / 32)) and writes each warp, `insts = 0` for one that recorded nothing
+ * (warp_listed), so a warp missing from a block is no tracer's output: a trace cut at a
+ * warp boundary or edited by hand. It is refused (docs/malformed-inputs.md), naming the
+ * block's line and the missing warp ids. */
 static gf_status check_warps(gf_kreader *r, gf_error *err)
 {
-    (void)err;
+    if (!r->block_open)
+        return GF_OK;
     r->block_open = 0;
-    return GF_OK;
+    if (!r->block_warps)
+        return GF_OK;
+    unsigned listed = 0, nmiss = 0;
+    char ids[96] = "";
+    size_t used = 0;
+    for (unsigned w = 0; w < r->block_warps; w++) {
+        if (r->warp_seen[w >> 5] & (1u << (w & 31))) {
+            listed++;
+            continue;
+        }
+        if (nmiss++ < 8 && used < sizeof ids) {
+            int n = snprintf(ids + used, sizeof ids - used, "%s%u", nmiss > 1 ? ", " : "", w);
+            used += n > 0 ? (size_t)n : 0;
+        } else if (nmiss == 9 && used < sizeof ids) {
+            snprintf(ids + used, sizeof ids - used, ", ...");
+            used = sizeof ids;
+        }
+    }
+    if (nmiss == 0)
+        return GF_OK;
+    const unsigned *tb = r->block_tb, *bd = r->info.block;
+    return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), r->block_line,
+                        "thread block (%u,%u,%u) lists %u of its %u warps (-block dim = "
+                        "(%u,%u,%u)): warp%s %s missing; expected each of warps 0 to %u once "
+                        "(Accel-Sim writes every warp of a traced block, 'insts = 0' for one "
+                        "that ran nothing: a trace cut or edited?)",
+                        tb[0], tb[1], tb[2], listed, r->block_warps, bd[0], bd[1], bd[2],
+                        nmiss > 1 ? "s" : "", ids, r->block_warps - 1);
 }
 
 /* The next block as the file lists it, unchecked (gf_kreader_next_block checks it). */
@@ -1085,6 +1124,29 @@ static gf_status general_head(gf_kreader *r, const char **p, gf_inst *inst, cons
     return GF_OK;
 }
 
+/* A compressed address list's next lane: *a + step (mode 1: the stride from base; mode
+ * 2: a delta), which must stay within the 64-bit address space. */
+static gf_status lane_step(uint64_t *a, int64_t step, unsigned lane, int mode, uint64_t base,
+                           gf_error *err, const char *path, long ln)
+{
+    uint64_t next = *a + (uint64_t)step;
+    if (step >= 0 ? next >= *a : next < *a) {
+        *a = next;
+        return GF_OK;
+    }
+    char how[64];
+    if (mode == 1)
+        snprintf(how, sizeof how, "mode 1: base 0x%llx, stride %lld", (unsigned long long)base,
+                 (long long)step);
+    else
+        snprintf(how, sizeof how, "mode 2: base and deltas");
+    return TOKERR("lane %u's address 0x%llx %s %llu (%s) runs %s the 64-bit address space: "
+                  "expected every lane's address within 0 .. 2^64 - 1",
+                  lane, (unsigned long long)*a, step < 0 ? "-" : "+",
+                  step < 0 ? 0 - (unsigned long long)step : (unsigned long long)step, how,
+                  step < 0 ? "below the start of" : "past the end of");
+}
+
 /* The address mode and the addresses of the nact (> 0) active lanes into addr[]. */
 static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
                                    const char *path, long ln, gf_error *err)
@@ -1118,17 +1180,9 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
                                   (int)(n ? n : 5), n ? t : "(end)");
             }
         } else if (mode == 1) {
-            uint64_t next = a + (uint64_t)stride;
-            if (stride >= 0 ? next < a : next > a)
-                return TOKERR("lane %u's address 0x%llx %s %llu (mode 1: base 0x%llx, "
-                              "stride %lld) runs %s the 64-bit address space: expected "
-                              "every lane's address within 0 .. 2^64 - 1",
-                              lane, (unsigned long long)a, stride < 0 ? "-" : "+",
-                              stride < 0 ? 0 - (unsigned long long)stride
-                                         : (unsigned long long)stride,
-                              (unsigned long long)inst->addr[__builtin_ctz(inst->mask)],
-                              (long long)stride, stride < 0 ? "below the start of" : "past the end of");
-            a = next;
+            if (lane_step(&a, stride, lane, 1, inst->addr[__builtin_ctz(inst->mask)], err,
+                          path, ln) != GF_OK)
+                return GF_ERR_PARSE;
         } else {
             int64_t d;
             n = token(p, &t);
@@ -1139,15 +1193,8 @@ static gf_status general_addresses(const char **p, gf_inst *inst, unsigned nact,
             if (parse_sdec(t, n, &d) != 0)
                 return TOKERR("bad decimal address delta '%.*s' for lane %u", (int)n, t,
                               lane);
-            uint64_t next = a + (uint64_t)d;
-            if (d >= 0 ? next < a : next > a)
-                return TOKERR("lane %u's address 0x%llx %s %llu (mode 2: base and deltas) "
-                              "runs %s the 64-bit address space: expected every lane's "
-                              "address within 0 .. 2^64 - 1",
-                              lane, (unsigned long long)a, d < 0 ? "-" : "+",
-                              d < 0 ? 0 - (unsigned long long)d : (unsigned long long)d,
-                              d < 0 ? "below the start of" : "past the end of");
-            a = next;
+            if (lane_step(&a, d, lane, 2, 0, err, path, ln) != GF_OK)
+                return GF_ERR_PARSE;
         }
         inst->addr[lane] = a;
     }

@@ -26,12 +26,14 @@ void gf_validate_plot_range(const double *x, const double *y, int n, double *lo,
                             int *logax)
 {
     double l = INFINITY, h = -INFINITY;
-    int positive = 1;
+    int positive = 1, nonneg = 1;
     for (int i = 0; i < n; i++) {
         l = fmin(l, fmin(x[i], y[i]));
         h = fmax(h, fmax(x[i], y[i]));
         if (x[i] <= 0 || y[i] <= 0)
             positive = 0;
+        if (x[i] < 0 || y[i] < 0)
+            nonneg = 0;
     }
     if (n == 0)
         l = h = 0;
@@ -46,6 +48,11 @@ void gf_validate_plot_range(const double *x, const double *y, int n, double *lo,
         double mid = (l + h) / 2;
         l = mid - span / 2;
         h = mid + span / 2;
+        if (nonneg && l < 0) { /* (a stall of 0 predicted and measured: 0 .. span, not
+                                  a half of negative ticks no counter can take) */
+            h -= l;
+            l = 0;
+        }
     }
     double pad = (h - l) * 0.08;
     l -= pad;
@@ -70,8 +77,20 @@ static void safe_name(const char *name, char *out, size_t n)
     out[j] = '\0';
 }
 
+/* The plot's title, two lines above the box: the counter's name (in smaller letters when
+ * long: Nsight's stall ratios run to 73 characters, which with the statistics ran off
+ * both sides of the page) and the statistics. */
+static void draw_title(const char *name, const char *stats)
+{
+    size_t len = strlen(name);
+    plschr(0, len > 64 ? 0.8 * 64 / (double)len : 0.8);
+    plmtex("t", 3.2, 0.5, 0.5, name);
+    plschr(0, 0.8);
+    plmtex("t", 1.6, 0.5, 0.5, stats);
+}
+
 static void draw(const char *device, const char *path, const double *x, const double *y,
-                 int n, int logax, double lo, double hi, const char *title,
+                 int n, int logax, double lo, double hi, const char *name, const char *stats,
                  const char *unit)
 {
     PLINT strm;
@@ -91,7 +110,8 @@ static void draw(const char *device, const char *path, const double *x, const do
     char xl[128], yl[128];
     snprintf(xl, sizeof xl, "hardware (%s)", unit);
     snprintf(yl, sizeof yl, "gpuforecast (%s)", unit);
-    pllab(xl, yl, title);
+    pllab(xl, yl, "");
+    draw_title(name, stats);
     PLFLT lx[2] = {l, h}, ly[2] = {l, h};
     plcol0(3);
     pllsty(2);
@@ -236,7 +256,7 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
             continue;
         int logax;
         gf_validate_plot_range(x, y, n, &lo, &hi, &logax);
-        char title[256], e1[32], e2[32];
+        char stats[128], e1[32], e2[32];
         if (isnan(s->error))
             snprintf(e1, sizeof e1, "n/a");
         else
@@ -246,12 +266,13 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
             snprintf(e2, sizeof e2, "n/a");
         else
             snprintf(e2, sizeof e2, "%.3f", s->correlation);
-        snprintf(title, sizeof title, "%s  %s %s  r %s  (%d kernel%s)", d->name,
+        snprintf(stats, sizeof stats, "%s %s  r %s  (%d kernel%s)",
                  d->is_rate ? "MAE" : "MAPE", e1, e2, n, n == 1 ? "" : "s");
         char base[200], path[1024];
         safe_name(d->name, base, sizeof base);
         snprintf(path, sizeof path, "%s/%s.png", dir, base);
-        draw("pngcairo", path, x, y, n, logax, lo, hi, title, gf_counter_unit_name(d->unit));
+        draw("pngcairo", path, x, y, n, logax, lo, hi, d->name, stats,
+             gf_counter_unit_name(d->unit));
         FILE *chk = fopen(path, "rb");
         if (!chk) {
             st = gf_error_set(err, GF_ERR_IO, path, 0, "PLplot did not write the plot");
@@ -259,7 +280,8 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
         }
         fclose(chk);
         snprintf(path, sizeof path, "%s/%s.svg", dir, base);
-        draw("svgcairo", path, x, y, n, logax, lo, hi, title, gf_counter_unit_name(d->unit));
+        draw("svgcairo", path, x, y, n, logax, lo, hi, d->name, stats,
+             gf_counter_unit_name(d->unit));
         if (nplots)
             (*nplots)++;
     }

@@ -168,6 +168,11 @@ awk '/^#BEGIN_TB/ { n++ } n <= 20 { print }' "$k" >cut.traceg
 run "20 of 40 blocks (cut)" cut.traceg -- predict cut.traceg --gpu v100
 sed 's/^-block dim = .*/-block dim = (0,1,1)/' "$k" >block0.traceg
 run "block dim 0" block0.traceg -- predict block0.traceg --gpu v100
+# (issue #34) a header without '-grid dim': refused where the header ends (line 16, the
+# first #BEGIN_TB), not read with every block unchecked
+sed '/^-grid dim/d' "$k" >nogrid.traceg
+run "no -grid dim line" "nogrid.traceg:16: the kernel header ends without a '-grid dim" \
+    -- predict nogrid.traceg --gpu v100
 # (issue #34) a misspelt header key is named at its line
 sed 's/^-block dim/-blok dim/' "$k" >misspelt.traceg
 run "misspelt header key" "misspelt.traceg:4: unknown header key '-blok dim'" -- predict misspelt.traceg --gpu v100
@@ -177,6 +182,10 @@ sed '22s/.*/insts = 0/; 23,36d' "$k" >insts0.traceg
 # block, `insts = 0` for one that recorded nothing): it predicts
 "$bin" predict insts0.traceg --gpu v100 -q -o insts0.csv 2>insts0.err ||
     { echo "FAIL: a warp of insts = 0 is refused: $(cat insts0.err)"; fail=1; }
+# a warp missing from a block (warp 1 of block 0, lines 37-52): refused, see the notes
+sed '37,52d' "$k" >nowarp.traceg
+run "warp missing from a block" "nowarp.traceg:19: thread block (0,0,0) lists 7 of its 8 warps" \
+    -- predict nowarp.traceg --gpu v100
 sed '37s/warp = 1/warp = 0/' "$k" >dupwarp.traceg
 run "warp listed twice in a block" dupwarp.traceg:37 -- predict dupwarp.traceg --gpu v100
 sed '37s/warp = 1/warp = 8/' "$k" >bigwarp.traceg
@@ -266,6 +275,25 @@ head -c 3000 "$bin" >ncu.csv
 run "validate with a binary counters file" ncu.csv -- validate pred.csv ncu.csv
 run "validate with a directory" emptydir -- validate pred.csv emptydir
 [ "$rows" -ge 25 ] || { echo "FAIL: only $rows classes"; fail=1; }
+cat >>table.md <<'EOF_NOTES'
+
+## Decisions on Accel-Sim traces
+
+- **No `-grid dim` line: refused.** Every Accel-Sim tracer writes it, and each block is
+  checked against it (inside the grid, listed once, all present or `--partial`); a trace
+  without it would have every block accepted unchecked, e.g. a block at (77,3,2) of a
+  six-block launch. The error names the first line after the header.
+- **A warp of `insts = 0`: accepted.** Accel-Sim's post-traces-processing sizes each
+  traced block's warp list from `-block dim` (ceil(threads / 32)) and writes every warp,
+  `insts = 0` (with a warning of its own) for one that recorded nothing: it is a warp
+  that ran no instruction.
+- **A warp missing from a block: refused.** For the same reason no tracer output lacks a
+  warp, whether or not the warp exited early (an early exit still records its `EXIT`, and
+  an empty warp is written with `insts = 0`); a missing one means a trace cut at a warp
+  boundary or edited by hand, whose prediction would silently lose that warp's work. The
+  error names the block's `thread block` line and the missing warp ids. (PPT-GPU traces
+  list only the warps they traced and are read as they are.)
+EOF_NOTES
 cp table.md "$out"
 if [ "${GF_UPDATE_DOCS:-0}" = 1 ]; then
     cp table.md "$src/docs/malformed-inputs.md"

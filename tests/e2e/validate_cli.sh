@@ -76,6 +76,12 @@ if "$BIN" validate "$FX/two_kernel_prediction.csv" "$FX/ncu_two_kernels.csv" --p
     "$BIN" validate "$TMP/stall_pred.csv" "$H/ncu.csv" --plot "$TMP/splots" >/dev/null 2>&1 ||
         fail "validate --plot on pchase_l1"
     head -c 4 "$TMP/splots"/stalls_kernel1_*.png | grep -q PNG || fail "no stall stack PNG"
+    # one kernel: every counter still gets its plot (the axis range of one point is
+    # tested in test_validate torture_plot_range: commit 8a14039 labelled every tick 3.356)
+    for c in sm__cycles_elapsed.sum smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio; do
+        head -c 4 "$TMP/splots/$c.png" | grep -q PNG || fail "no one-kernel plot $c.png"
+        grep -q "<svg" "$TMP/splots/$c.svg" || fail "no one-kernel plot $c.svg"
+    done
     grep -q "<svg" "$TMP/splots"/stalls_kernel1_*.svg || fail "no stall stack SVG"
 else
     grep -q "plots were not built" "$TMP/err" || fail "plot error: $(cat "$TMP/err")"

@@ -226,7 +226,8 @@ static void torture_memoracle_writeback_what_if(void **state)
         }
     }
     assert_true(gf_hist_total(&wb) > 0);
-    (void)gf_secreuse_flush_evicted_ages(t, 4 * C0 + 1, &end);
+    uint64_t endwb;
+    assert_int_equal(gf_secreuse_flush_evicted_ages(t, 4 * C0 + 1, &end, &endwb), 0);
     for (int c = 0; c < 3; c++) {
         double est = (double)gf_hist_total(&wb) - gf_cachemodel_hits(&wb, caps[c], 0) +
                      (double)gf_hist_total(&end) - gf_cachemodel_hits(&end, caps[c], 0);

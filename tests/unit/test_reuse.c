@@ -7,8 +7,12 @@
 
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "memory/cachemodel.h"
 #include "memory/hist.h"
@@ -679,6 +683,99 @@ static void torture_hist_bins(void **state)
     assert_int_equal(a.counts[gf_hist_bin(5000)], 1);
 }
 
+/* The kernel-end write-back walk out of memory (issue #34): both ages walks say so (-1,
+ * no count, no ages) instead of returning a fully associative count in its place, and
+ * leave the state gf_secreuse_flush_evicted leaves (lines past the capacity clean), so
+ * later counts match a tracker that never failed. Run in a child whose address space is
+ * capped just above what it uses (skipped under AddressSanitizer, which reserves far
+ * more address space than any such cap). */
+static size_t vm_bytes(void)
+{
+    unsigned long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int nomem_child(void)
+{
+    enum { CAP = 1024, LINES = 200000, WAYS = 16 };
+    gf_secreuse *t[2][2];
+    gf_error e;
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++) {
+            if (gf_secreuse_create(CAP, GF_LRU_WRITE_ALLOCATE, 1, &t[k][j], &e) != GF_OK)
+                return 10;
+            gf_secreuse_result r;
+            for (uint64_t i = 0; i < LINES; i++)
+                if (gf_secreuse_access(t[k][j], i * 7919 % LINES, 0xFu, NULL,
+                                       i % 3 ? GF_LRU_WRITE : GF_LRU_READ, &r) != GF_OK)
+                    return 11;
+        }
+    static gf_hist h;
+    uint64_t wb = 1;
+    double wbf = 1;
+    struct rlimit old, cap;
+    if (getrlimit(RLIMIT_AS, &old) != 0 || vm_bytes() == 0)
+        return 12;
+    cap = old;
+    cap.rlim_cur = vm_bytes() + (128u << 10);
+    if (setrlimit(RLIMIT_AS, &cap) != 0)
+        return 13;
+    /* t[k][0] fails (k = 0: fully associative, 1: 16 ways); t[k][1] is the reference */
+    int rc0 = gf_secreuse_flush_evicted_ages(t[0][0], UINT64_C(1) << 20, &h, &wb);
+    int rc1 = gf_secreuse_flush_evicted_assoc_ages(t[1][0], WAYS, UINT64_C(1) << 20, &h, &wbf);
+    if (setrlimit(RLIMIT_AS, &old) != 0)
+        return 14;
+    if (rc0 != -1 || rc1 != -1)
+        return 20;
+    if (wb != 0 || wbf != 0 || gf_hist_total(&h) != 0)
+        return 21;
+    for (int k = 0; k < 2; k++) {
+        (void)gf_secreuse_flush_evicted(t[k][1]); /* the state the failed walk leaves */
+        if (gf_secreuse_dirty_resident(t[k][0]) != gf_secreuse_dirty_resident(t[k][1]) ||
+            gf_secreuse_flush_evicted(t[k][0]) != 0)
+            return 22 + k;
+        double a, b;
+        if (gf_secreuse_flush_evicted_assoc_ages(t[k][0], WAYS, 0, &h, &a) != 0 ||
+            gf_secreuse_flush_evicted_assoc_ages(t[k][1], WAYS, 0, &h, &b) != 0 || a != b ||
+            a <= 0)
+            return 24 + k;
+    }
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; j < 2; j++)
+            gf_secreuse_free(t[k][j]);
+    return 0;
+}
+
+static void torture_secreuse_flush_ages_out_of_memory(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    skip();
+#endif
+#endif
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(nomem_child());
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    if (WEXITSTATUS(status) != 0)
+        fail_msg("child check %d failed (10-14: setup, 20: no error reported, 21: a count "
+                 "or ages despite the error, 22-25: state after it)",
+                 WEXITSTATUS(status));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -693,6 +790,7 @@ int main(void)
         cmocka_unit_test(torture_hist_bins),
         cmocka_unit_test(torture_reuse_window_bounded),
         cmocka_unit_test(torture_secreuse_window_vs_oracle),
+        cmocka_unit_test(torture_secreuse_flush_ages_out_of_memory),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

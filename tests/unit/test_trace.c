@@ -51,7 +51,9 @@
     "0040 ffffffff 0 LDS.U.128 1 UR4 16 1 0x7f0000000000 16 \n"                          \
     "warp = 1\ninsts = 1\n0058 00000000 0 EXIT 0 0 \n" /* each of the block's 2 warps */
 
-#define H "-kernel name = k\n-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\n"
+#define H                                                                                  \
+    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n#BEGIN_TB\n"       \
+    "thread block = 0,0,0\n"
 
 /* A gf_trace_warn_fn that counts its calls and keeps the last message. */
 static int warned;
@@ -438,12 +440,13 @@ static void torture_pre_v3_format(void **state)
 static void torture_v3_v5_and_lineinfo(void **state)
 {
     (void)state;
-    static const char body[] = "#BEGIN_TB\nthread block = 0,1,2\nwarp = 3\ninsts = 1\n"
+    static const char body[] = "#BEGIN_TB\nthread block = 0,0,0\nwarp = 3\ninsts = 1\n"
                                "%s0010 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 4 %s\n#END_TB\n";
     for (int v = 3; v <= 5; v++) {
         char text[1024];
         int n = snprintf(text, sizeof text,
-                         "-kernel name = k\n-accelsim tracer version = %d\n"
+                         "-kernel name = k\n-grid dim = (1,1,1)\n"
+                         "-accelsim tracer version = %d\n"
                          "-enable lineinfo = %d\n",
                          v, v == 5);
         snprintf(text + n, sizeof text - (size_t)n, body, v == 5 ? "17 " : "",
@@ -465,7 +468,8 @@ static void torture_v5_immediate(void **state)
 {
     (void)state;
     static const char *const ok =
-        "-kernel name = k\n-accelsim tracer version = 5\n#BEGIN_TB\nthread block = 0,0,0\n"
+        "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 5\n#BEGIN_TB\n"
+        "thread block = 0,0,0\n"
         "warp = 0\ninsts = 5\n"
         "00e0 ffffffff 1 R4 IMAD.WIDE 2 R9 R4 0 4 \n"
         "0120 0000000f 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 2 0x7fe417e00070 376 -224 -192 0 \n"
@@ -503,7 +507,8 @@ static void torture_v5_immediate(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[512];
         snprintf(text, sizeof text,
-                 "-kernel name = k\n-accelsim tracer version = %s\n#BEGIN_TB\n"
+                 "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = %s\n"
+                 "#BEGIN_TB\n"
                  "thread block = 0,0,0\nwarp = 0\ninsts = 1\n%s#END_TB\n",
                  bad[i].version, bad[i].line);
         r = open_text("v5bad.traceg", text);
@@ -511,7 +516,7 @@ static void torture_v5_immediate(void **state)
         assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
         assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_ERR_PARSE);
         assert_non_null(strstr(e.message, bad[i].says));
-        assert_int_equal(e.line, 7);
+        assert_int_equal(e.line, 8);
         gf_kreader_close(r);
     }
     const char *p = gf_test_write_file("v6.traceg", "-kernel name = k\n"
@@ -543,7 +548,8 @@ static void torture_suspect_header_inferred(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[1024];
         int n = snprintf(text, sizeof text,
-                         "-kernel name = k\n-shmem = %s\n-nregs = %s\n-binary version = %s\n"
+                         "-kernel name = k\n-grid dim = (2,1,1)\n-shmem = %s\n-nregs = %s\n"
+                         "-binary version = %s\n"
                          "-accelsim tracer version = 5\n%s",
                          cases[i].shmem, cases[i].nregs, cases[i].bin, body);
         gf_kreader *r = open_text("suspect.traceg", text);
@@ -813,13 +819,15 @@ static void torture_kernelslist_memcpy_and_kernels(void **state)
     snprintf(gz, sizeof gz, "%s/kernel-2.traceg.gz", d);
     gzFile g = gzopen(gz, "wb");
     assert_non_null(g);
-    const char *k2 = "-kernel name = second\n-kernel id = 2\n-accelsim tracer version = 4\n"
+    const char *k2 = "-kernel name = second\n-kernel id = 2\n-grid dim = (1,1,1)\n"
+                     "-accelsim tracer version = 4\n"
                      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
                      "0000 ffffffff 0 EXIT 0 0 \n#END_TB\n";
     gzwrite(g, k2, (unsigned)strlen(k2));
     gzclose(g);
     /* kernel-3 exists only as .xz */
-    const char *k3 = "-kernel name = third\n-kernel id = 3\n-accelsim tracer version = 4\n"
+    const char *k3 = "-kernel name = third\n-kernel id = 3\n-grid dim = (1,1,1)\n"
+                     "-accelsim tracer version = 4\n"
                      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
                      "0000 0000ffff 0 NOP 0 0 \n0008 ffffffff 0 EXIT 0 0 \n#END_TB\n";
     uint8_t xzbuf[1024];
@@ -925,9 +933,10 @@ static void torture_error_truncated_file(void **state)
 {
     (void)state;
     expect_error(H "warp = 0\ninsts = 3\n0000 ffffffff 0 NOP 0 0\n0008 ffffffff 0 NOP 0 0\n",
-                 GF_ERR_PARSE, 9, "found end of file (truncated?)");
-    expect_error(H "warp = 0\n", GF_ERR_PARSE, 6, "expected 'insts = N'");
-    expect_error("-kernel name = k\n#BEGIN_TB\n", GF_ERR_PARSE, 3, "expected 'thread block");
+                 GF_ERR_PARSE, 10, "found end of file (truncated?)");
+    expect_error(H "warp = 0\n", GF_ERR_PARSE, 7, "expected 'insts = N'");
+    expect_error("-kernel name = k\n-grid dim = (1,1,1)\n#BEGIN_TB\n", GF_ERR_PARSE, 4,
+                 "expected 'thread block");
 }
 
 static void torture_error_insts_more_than_lines(void **state)
@@ -937,8 +946,8 @@ static void torture_error_insts_more_than_lines(void **state)
                    "0000 ffffffff 0 NOP 0 0\n0000 ffffffff 0 NOP 0 0\n"
                    "0000 ffffffff 0 NOP 0 0\n0000 ffffffff 0 NOP 0 0\n"
                    "warp = 1\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n#END_TB\n",
-                 GF_ERR_PARSE, 11, "declares insts = 5 (line 6) but has only 4");
-    expect_error(H "warp = 0\ninsts = 2\n0000 ffffffff 0 NOP 0 0\n#END_TB\n", GF_ERR_PARSE, 8,
+                 GF_ERR_PARSE, 12, "declares insts = 5 (line 7) but has only 4");
+    expect_error(H "warp = 0\ninsts = 2\n0000 ffffffff 0 NOP 0 0\n#END_TB\n", GF_ERR_PARSE, 9,
                  "has only 1 instruction line:");
 }
 
@@ -947,31 +956,31 @@ static void torture_error_bad_hex(void **state)
     (void)state;
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1g08 0x10 "
                    "0x10\n",
-                 GF_ERR_PARSE, 7, "bad hex address '0x1g08' for lane 1");
-    expect_error(H "warp = 0\ninsts = 1\nxyz0 ffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+                 GF_ERR_PARSE, 8, "bad hex address '0x1g08' for lane 1");
+    expect_error(H "warp = 0\ninsts = 1\nxyz0 ffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
                  "bad hex PC 'xyz0'");
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 four\n",
-                 GF_ERR_PARSE, 7, "expected a decimal stride");
+                 GF_ERR_PARSE, 8, "expected a decimal stride");
     expect_error(H "warp = 0\ninsts = 1\n0000 00000003 1 R2 LDG.E 1 R4 4 2 0x1000 +x\n",
-                 GF_ERR_PARSE, 7, "bad decimal address delta '+x'");
+                 GF_ERR_PARSE, 8, "bad decimal address delta '+x'");
 }
 
 static void torture_error_bad_mask(void **state)
 {
     (void)state;
-    expect_error(H "warp = 0\ninsts = 1\n0000 fffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+    expect_error(H "warp = 0\ninsts = 1\n0000 fffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
                  "bad mask 'fffffffff'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffzfff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffzfff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
                  "bad mask 'ffffzfff'");
-    expect_error(H "warp = 0\ninsts = 1\n0000\n", GF_ERR_PARSE, 7, "bad mask '(end)'");
+    expect_error(H "warp = 0\ninsts = 1\n0000\n", GF_ERR_PARSE, 8, "bad mask '(end)'");
 }
 
 static void torture_error_unknown_address_mode(void **state)
 {
     (void)state;
     expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4 3 0x1000\n",
-                 GF_ERR_PARSE, 7, "unknown address mode '3'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4\n", GF_ERR_PARSE, 7,
+                 GF_ERR_PARSE, 8, "unknown address mode '3'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4\n", GF_ERR_PARSE, 8,
                  "unknown address mode '(end)'");
 }
 
@@ -980,13 +989,13 @@ static void torture_error_too_few_addresses(void **state)
     (void)state;
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1004 "
                    "0x1008\n",
-                 GF_ERR_PARSE, 7, "too few addresses: expected 4 for 4 active lanes");
+                 GF_ERR_PARSE, 8, "too few addresses: expected 4 for 4 active lanes");
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 2 0x1000 4 4\n",
-                 GF_ERR_PARSE, 7, "expected base + 3 deltas for 4 active lanes");
+                 GF_ERR_PARSE, 8, "expected base + 3 deltas for 4 active lanes");
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000\n",
-                 GF_ERR_PARSE, 7, "expected a decimal stride");
+                 GF_ERR_PARSE, 8, "expected a decimal stride");
     expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4 0 0x1000 0x2000\n",
-                 GF_ERR_PARSE, 7, "unexpected token '0x2000'");
+                 GF_ERR_PARSE, 8, "unexpected token '0x2000'");
 }
 
 static void torture_error_empty_file(void **state)
@@ -1005,20 +1014,21 @@ static void torture_error_garbage_lines(void **state)
 {
     (void)state;
     expect_error("hello world\n", GF_ERR_PARSE, 1, "expected an Accel-Sim kernel header");
-    expect_error(H "hello world\n", GF_ERR_PARSE, 5,
+    expect_error(H "hello world\n", GF_ERR_PARSE, 6,
                  "expected 'warp = N', '#END_TB' or '#BEGIN_TB'");
-    expect_error("-kernel name = k\nwarp = 0\n", GF_ERR_PARSE, 2, "expected '#BEGIN_TB'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 X5 MOV 0 0\n", GF_ERR_PARSE, 7,
+    expect_error("-kernel name = k\n-grid dim = (1,1,1)\nwarp = 0\n", GF_ERR_PARSE, 3,
+                 "expected '#BEGIN_TB'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 X5 MOV 0 0\n", GF_ERR_PARSE, 8,
                  "unknown register token 'X5'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 R1 mov 0 0\n", GF_ERR_PARSE, 7,
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 R1 mov 0 0\n", GF_ERR_PARSE, 8,
                  "expected an opcode");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 9 R1 MOV 0 0\n", GF_ERR_PARSE, 7,
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 9 R1 MOV 0 0\n", GF_ERR_PARSE, 8,
                  "destination register count 0..4");
     expect_error("-kernel name = k\n-grid dim = (1,2)\n", GF_ERR_PARSE, 2,
                  "bad value '(1,2)' for header key 'grid dim'");
     expect_error("-kernel name\n", GF_ERR_PARSE, 1, "expected a header line");
-    expect_error(H "warp = x\n", GF_ERR_PARSE, 5, "expected 'warp = N'");
-    expect_error(H "warp = 1\ninsts = -1\n", GF_ERR_PARSE, 6, "expected 'insts = N'");
+    expect_error(H "warp = x\n", GF_ERR_PARSE, 6, "expected 'warp = N'");
+    expect_error(H "warp = 1\ninsts = -1\n", GF_ERR_PARSE, 7, "expected 'insts = N'");
     /* binary junk: never a crash, always an error */
     char junk[4096];
     for (size_t i = 0; i < sizeof junk; i++)
@@ -1098,10 +1108,85 @@ static void torture_blocks_checked_against_grid(void **state)
     expect_grid_error("4294967295,4294967295,65535", one, 2,
                       "grid x is 4294967295: CUDA launches at most 2147483647");
     expect_grid_error("1,65536,1", one, 2, "grid y is 65536");
-    /* a header without a grid: nothing to check the blocks against */
-    static const char nogrid[] = H "warp = 0\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n";
-    const char *p = gf_test_write_file("nogrid.traceg", nogrid, sizeof nogrid - 1);
-    assert_int_equal(read_all(p, &t, &e), GF_OK);
+    /* a header without a grid: refused where the header ends, since without it a block
+     * at (77,3,2) of a 6-block launch would pass unchecked (issue #34) */
+    expect_error("-kernel name = k\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n"
+                 "\n#BEGIN_TB\nthread block = 77,3,2\nwarp = 0\ninsts = 1\n"
+                 "0000 ffffffff 0 NOP 0 0\n",
+                 GF_ERR_PARSE, 5,
+                 "the kernel header ends without a '-grid dim = (x,y,z)' line");
+    /* a header alone (no blocks): the error names the line after the last */
+    expect_error("-kernel name = k\n-accelsim tracer version = 4\n", GF_ERR_PARSE, 3,
+                 "expected one before the first thread block");
+}
+
+/* A block listing fewer warps than -block dim gives it: Accel-Sim's post-processing
+ * writes every warp of a traced block ('insts = 0' for one that ran nothing), so a
+ * missing warp is a cut or edited trace, refused at the block's line with the missing
+ * ids, whether the block is read, skipped unread, or the last of the file. */
+static const char *warps_trace(const char *block_dim, const char *const *b0,
+                               const char *const *b1)
+{
+    static char text[16384];
+    size_t n = (size_t)snprintf(text, sizeof text,
+                                "-kernel name = k\n-grid dim = (2,1,1)\n-block dim = (%s)\n"
+                                "-accelsim tracer version = 4\n",
+                                block_dim);
+    const char *const *blocks[2] = {b0, b1};
+    for (int b = 0; b < 2; b++) {
+        n += (size_t)snprintf(text + n, sizeof text - n, "#BEGIN_TB\nthread block = %d,0,0\n",
+                              b);
+        for (int i = 0; blocks[b][i]; i++)
+            n += (size_t)snprintf(text + n, sizeof text - n,
+                                  "warp = %s\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n",
+                                  blocks[b][i]);
+        n += (size_t)snprintf(text + n, sizeof text - n, "#END_TB\n");
+    }
+    assert_true(n < sizeof text);
+    return gf_test_write_file("warps.traceg", text, n);
+}
+
+static void torture_missing_warp_refused(void **state)
+{
+    (void)state;
+    static const char *const w4[] = {"0", "1", "2", "3", NULL};
+    static const char *const w3[] = {"0", "1", "2", NULL};   /* warp 3 missing */
+    static const char *const w02[] = {"0", "2", NULL};       /* warps 1 and 3 */
+    static const char *const w0[] = {"0", NULL};
+    gf_error e;
+    totals t;
+    assert_int_equal(read_all(warps_trace("128,1,1", w4, w4), &t, &e), GF_OK);
+    assert_int_equal(t.warps, 8);
+    /* the first block (line 6) misses warp 3: found when the next block begins */
+    memset(&e, 0, sizeof e);
+    assert_int_equal(read_all(warps_trace("128,1,1", w3, w4), &t, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 6);
+    assert_non_null(strstr(e.message, "thread block (0,0,0) lists 3 of its 4 warps "
+                                      "(-block dim = (128,1,1)): warp 3 missing; expected "
+                                      "each of warps 0 to 3 once"));
+    /* the last block, at the end of the file */
+    assert_int_equal(read_all(warps_trace("128,1,1", w4, w02), &t, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 21);
+    assert_non_null(strstr(e.message, "thread block (1,0,0) lists 2 of its 4 warps"));
+    assert_non_null(strstr(e.message, "warps 1, 3 missing"));
+    /* many missing: the first eight named */
+    assert_int_equal(read_all(warps_trace("1024,1,1", w0, w0), &t, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "lists 1 of its 32 warps"));
+    assert_non_null(strstr(e.message, "warps 1, 2, 3, 4, 5, 6, 7, 8, ... missing"));
+    /* a block skipped unread is checked all the same */
+    gf_kreader *r;
+    assert_int_equal(gf_kreader_open(warps_trace("128,1,1", w3, w4), &r, &e), GF_OK);
+    unsigned tb[3];
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_ERR_PARSE);
+    assert_int_equal(e.line, 6);
+    assert_non_null(strstr(e.message, "warp 3 missing"));
+    gf_kreader_close(r);
+    /* a partial block dim (40 threads = 2 warps, the last one partial) */
+    static const char *const w01[] = {"0", "1", NULL};
+    assert_int_equal(read_all(warps_trace("40,1,1", w01, w01), &t, &e), GF_OK);
+    assert_int_equal(read_all(warps_trace("40,1,1", w01, w0), &t, &e), GF_ERR_PARSE);
+    assert_non_null(strstr(e.message, "lists 1 of its 2 warps"));
 }
 
 static void torture_missing_blocks(void **state)
@@ -1156,7 +1241,8 @@ static void torture_tracer_and_binary_versions(void **state)
     expect_error("-kernel name = k\n-accelsim tracer version = 0\n", GF_ERR_PARSE, 2,
                  "accelsim tracer version 0 is no version a tracer writes");
     /* -binary version = 0: a suspect header field (infer.c's rule), not a silent 0 */
-    const char *text = "-kernel name = k\n-binary version = 0\n-accelsim tracer version = 4\n"
+    const char *text = "-kernel name = k\n-binary version = 0\n-grid dim = (1,1,1)\n"
+                       "-accelsim tracer version = 4\n"
                        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
                        "0000 ffffffff 0 NOP 0 0\n";
     const char *p = gf_test_write_file("bv0.traceg", text, strlen(text));
@@ -1174,7 +1260,8 @@ static void torture_memcpy_wrapping_refused(void **state)
 {
     (void)state;
     const char *dir = tmpsub("klist-wrap");
-    write_at(dir, "kernel-1.traceg", "-kernel name = k\n-accelsim tracer version = 4\n");
+    write_at(dir, "kernel-1.traceg",
+             "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n");
     gf_error e;
     gf_trace *t;
     /* ends exactly at 2^64: the last byte is 2^64 - 1, a copy a GPU can make */
@@ -1218,7 +1305,7 @@ static void torture_binary_and_directory_messages(void **state)
     write_at(dir, "kernelslist.g", "kernel-1.traceg\n\x1b[2J\x07,x\n");
     assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_PARSE);
     assert_non_null(strstr(e.message, "found '\\x1b[2J\\x07,x'"));
-    expect_error(H "warp = 0\ninsts = 1\n0000 fff\x1b" "ffff 0 NOP 0 0\n", GF_ERR_PARSE, 7,
+    expect_error(H "warp = 0\ninsts = 1\n0000 fff\x1b" "ffff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
                  "bad mask 'fff\\x1b" "ffff'");
     /* a listed kernel file that is a directory is not "not found" */
     char sub[1200];
@@ -1306,11 +1393,14 @@ static void expect_same_decode(const char *hdr, const char *line, size_t len)
 }
 
 static const char *const fast_headers[] = {
-    "-kernel name = k\n-accelsim tracer version = 4\n",
-    "-kernel name = k\n-accelsim tracer version = 4\n-enable lineinfo = 1\n",
-    "-kernel name = k\n", /* before v3: tbx tby tbz warp first */
-    "-kernel name = k\n-accelsim tracer version = 5\n", /* an immediate last */
-    "-kernel name = k\n-accelsim tracer version = 5\n-enable lineinfo = 1\n",
+    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n",
+    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n"
+    "-enable lineinfo = 1\n",
+    "-kernel name = k\n-grid dim = (1,1,1)\n", /* before v3: tbx tby tbz warp first */
+    /* an immediate last */
+    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 5\n",
+    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 5\n"
+    "-enable lineinfo = 1\n",
 };
 enum { NHDR = 5 };
 static const char *const fast_prefixes[NHDR] = {"", "17 ", "0 0 0 3 ", "", "17 "};
@@ -1667,6 +1757,7 @@ int main(void)
         cmocka_unit_test(torture_error_garbage_lines),
         cmocka_unit_test(torture_blocks_checked_against_grid),
         cmocka_unit_test(torture_missing_blocks),
+        cmocka_unit_test(torture_missing_warp_refused),
         cmocka_unit_test(torture_tracer_and_binary_versions),
         cmocka_unit_test(torture_memcpy_wrapping_refused),
         cmocka_unit_test(torture_binary_and_directory_messages),

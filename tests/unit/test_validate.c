@@ -801,6 +801,15 @@ static void torture_plot_range(void **state)
     double z = 0;
     gf_validate_plot_range(&z, &z, 1, &lo, &hi, &logax); /* all zero: still a range */
     assert_true(lo < 0 && hi > 0);
+    /* ... from 0 up (the point's margin below), not half of negative values no counter
+     * takes (a stall ratio of 0 predicted and measured had ticks -0.04 .. 0.04) */
+    assert_true(-lo < 0.1 * (hi - lo));
+    double zx = 0, zy = 1e-9; /* a zero and a tiny value: the same */
+    gf_validate_plot_range(&zx, &zy, 1, &lo, &hi, &logax);
+    assert_true(hi > zy && -lo < 0.1 * (hi - lo));
+    double nx = -2, ny = -2; /* negative data keeps its centred window */
+    gf_validate_plot_range(&nx, &ny, 1, &lo, &hi, &logax);
+    assert_true(lo < -2 && hi > -2 && hi < 0);
 }
 
 static void torture_plot(void **state)
