@@ -37,6 +37,11 @@ import calibrate_h100 as cal  # noqa: E402
 import validate_h100 as val  # noqa: E402
 
 CYCLES = "gpc__cycles_elapsed.max"
+# Memory counters whose left-out residuals are kept per launch in the --json file, for
+# scripts/intervals_h100.py to give them intervals where the residuals support one.
+MEM_COUNTERS = ("lts__t_sector_hit_rate.pct", "l1tex__t_sector_hit_rate.pct",
+                "dram__bytes_read.sum", "dram__bytes_write.sum",
+                "lts__t_sectors_srcunit_ltcfabric.sum", "lts__t_sectors_srcunit_tex_op_read.sum")
 
 
 
@@ -80,6 +85,19 @@ def cycles_err(c):
         return None
     p, h = sum(v["pred"] for v in vals), sum(v["hw"] for v in vals)
     return p, h, (p - h) / h * 100.0
+
+
+def counters_of(c):
+    """[{counter: [predicted, measured]}] per matched launch (kernel id order) of a run_case
+    result, for MEM_COUNTERS predicted and measured; [] when the case failed."""
+    if c.get("error") or not c.get("cold"):
+        return []
+    ks = c["cold"]["kernels"]
+    out = []
+    for kid in sorted(ks):
+        out.append({m: [ks[kid][m]["pred"], ks[kid][m]["hw"]] for m in MEM_COUNTERS
+                    if m in ks[kid] and None not in (ks[kid][m]["pred"], ks[kid][m]["hw"])})
+    return out
 
 
 def run(args, name, extra, tmp, tag):
@@ -153,7 +171,8 @@ def main():
         with concurrent.futures.ThreadPoolExecutor(max(1, args.parallel)) as pool:
             for i, c in pool.map(work, range(len(todo))):
                 n, kind, ch, _ = todo[i]
-                res[(n, kind)] = (cycles_err(c), ch, c.get("unmatched", []), c.get("error"))
+                res[(n, kind)] = (cycles_err(c), ch, c.get("unmatched", []), c.get("error"),
+                                 counters_of(c))
     for n, kind, _, _ in plans:
         if "=" in kind:
             res[(n, kind.split("=")[0])] = res[(n, "in")][:1] + ({},) + res[(n, "in")][2:]
@@ -169,7 +188,9 @@ def main():
                      "loo": loo[0][2] if loo[0] else None,
                      "logo": logo[0][2] if logo and logo[0] else None,
                      "loo_changed": {k: v for k, v in loo[1].items()},
-                     "unmatched": ins[2], "error": ins[3] or loo[3]})
+                     "unmatched": ins[2], "error": ins[3] or loo[3],
+                     "counters": {"in": ins[4], "loo": loo[4],
+                                  "logo": logo[4] if logo else None}})
     fig = {}
     for g, members in (("all", val.MICRO + val.APP), ("micro", val.MICRO), ("app", val.APP)):
         sub = [r for r in rows if r["case"] in members]

@@ -1,12 +1,15 @@
 /* gpuforecast sweep: design-space sweeps over a profile (predict/sweep.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli_model.h"
 #include "predict/sweep.h"
+#include "report/csvtable.h"
 #include "util/atomic_file.h"
+#include "validate/validate.h"
 
 static const char help[] =
     "usage: gpuforecast sweep TRACE|PROFILE --gpu NAME --vary KEY=V1,V2,... [options]\n"
@@ -25,6 +28,11 @@ static const char help[] =
     "  -o, --output FILE        CSV file (atomically); default stdout\n"
     "      --max-configs N      refuse sweeps of more than N configurations (default\n"
     "                           1000000: about a minute and 335 MB of CSV a kernel)\n"
+    "      --plot DIR           also draw each kernel's predicted warp stall stack along the\n"
+    "                           sweep, one stacked bar per configuration (at most 100):\n"
+    "                           DIR/sweep_stalls_kernel<id>_<name>.png and .svg, reasons in\n"
+    "                           the colours of 'validate --plot' (docs/stalls.md). Needs a\n"
+    "                           build with PLplot (optional: without it --plot is an error)\n"
     "  -q, --quiet              do not state the sweep's size on stderr first\n"
     "      --models DIR, --exact, --scheduler, --unknown-opcode as in predict\n"
     "\n"
@@ -42,9 +50,10 @@ typedef struct sweep_ctx {
     const char **vals[GF_SWEEP_MAX_AXES];
     const char *cmd;
     unsigned long long max_configs;
+    const char *plotdir; /* --plot DIR, or NULL */
 } sweep_ctx;
 
-enum { EXTRA_VARY, EXTRA_MAX_CONFIGS };
+enum { EXTRA_VARY, EXTRA_MAX_CONFIGS, EXTRA_PLOT };
 
 static int parse_max_configs(sweep_ctx *c, const char *arg)
 {
@@ -64,6 +73,12 @@ static int extra(int opt, const char *arg, void *p)
     sweep_ctx *c = p;
     if (opt == EXTRA_MAX_CONFIGS)
         return parse_max_configs(c, arg);
+    if (opt == EXTRA_PLOT) {
+        if (!*arg)
+            return gf_cli_usage_error(c->cmd, "--plot takes a directory");
+        c->plotdir = arg;
+        return 0;
+    }
     if (c->spec.naxes == GF_SWEEP_MAX_AXES)
         return gf_cli_usage_error(c->cmd, "at most %d --vary axes", GF_SWEEP_MAX_AXES);
     const char *eq = strchr(arg, '=');
@@ -120,6 +135,11 @@ static int check_limit(const sweep_ctx *c)
                      1ull << 40, 1ull << 40);
         return gf_cli_error(&err);
     }
+    if (c->plotdir && n > GF_PLOT_SWEEP_MAX_BARS)
+        return gf_cli_usage_error(c->cmd,
+                                  "--plot draws one bar per configuration, at most %d; this "
+                                  "sweep has %llu",
+                                  GF_PLOT_SWEEP_MAX_BARS, n);
     if (n <= c->max_configs)
         return -1;
     gf_error_set(&err, GF_ERR_INVALID, "", 0,
@@ -165,6 +185,126 @@ static void state_plan(const gf_sweep_plan *pl, unsigned threads)
             pl->configs, pl->rows, bytes, secs, threads, threads == 1 ? "" : "s");
 }
 
+/* Index of column name in the header, or -1. */
+static long column(const gf_csvrow *h, const char *name)
+{
+    for (size_t i = 0; i < h->nfields; i++)
+        if (strcmp(h->fields[i], name) == 0)
+            return (long)i;
+    return -1;
+}
+
+/* --plot: each kernel's stall stack along the sweep, from the sweep's own CSV (read back
+ * from csv, which holds it whole), so the plot shows exactly the numbers written. */
+static gf_status plot_sweep(const sweep_ctx *c, FILE *csv, int *nplots, gf_error *err)
+{
+    const char *src = "the sweep's CSV";
+    gf_csvtable t;
+    *nplots = 0;
+    rewind(csv);
+    gf_status st = gf_csvtable_read_stream(csv, src, &t, err);
+    if (st != GF_OK) {
+        gf_csvtable_free(&t);
+        return st;
+    }
+    enum { NR = GF_PLOT_STALL_REASONS };
+    long col[NR], kid_col = -1, kname_col = -1;
+    if (t.nrows > 0) {
+        kid_col = column(&t.rows[0], "kernel_id");
+        kname_col = column(&t.rows[0], "kernel_name");
+    }
+    for (int r = 0; r < NR && kid_col >= 0; r++) {
+        const char *name = gf_counter_def_of((gf_counter_id)(GF_C_STALL_FIRST + r))->name;
+        if ((col[r] = column(&t.rows[0], name)) < 0) {
+            st = gf_error_set(err, GF_ERR_PARSE, src, 1, "no column %s", name);
+            break;
+        }
+    }
+    if (st == GF_OK && (kid_col < 0 || kname_col < 0))
+        st = gf_error_set(err, GF_ERR_PARSE, src, 1, "no kernel_id or kernel_name column");
+    size_t nrows = t.nrows ? t.nrows - 1 : 0;
+    double *ratios = calloc(nrows ? nrows * NR : 1, sizeof *ratios);
+    char **labels = calloc(nrows ? nrows : 1, sizeof *labels);
+    const char **lab = calloc(nrows ? nrows : 1, sizeof *lab);
+    char *done = calloc(nrows ? nrows : 1, 1);
+    char xtitle[512] = "";
+    for (unsigned a = 0; a < c->spec.naxes; a++)
+        snprintf(xtitle + strlen(xtitle), sizeof xtitle - strlen(xtitle), "%s%s",
+                 a ? " / " : "", c->spec.axes[a].key);
+    if (st == GF_OK && (!ratios || !labels || !lab || !done))
+        st = gf_error_set(err, GF_ERR_NOMEM, src, 0, "out of memory");
+    /* rows are (configuration, kernel), configurations in order: one kernel at a time */
+    for (size_t first = 1; first < t.nrows && st == GF_OK; first++) {
+        if (done[first - 1])
+            continue;
+        const gf_csvrow *k0 = &t.rows[first];
+        if (k0->nfields <= (size_t)kname_col) {
+            st = gf_error_set(err, GF_ERR_PARSE, src, k0->line, "short row");
+            break;
+        }
+        int nb = 0;
+        for (size_t i = first; i < t.nrows && st == GF_OK; i++) {
+            const gf_csvrow *row = &t.rows[i];
+            if (done[i - 1] || row->nfields <= (size_t)kname_col ||
+                strcmp(row->fields[kid_col], k0->fields[kid_col]) != 0)
+                continue;
+            done[i - 1] = 1;
+            for (int r = 0; r < NR; r++) {
+                const char *f = (size_t)col[r] < row->nfields ? row->fields[col[r]] : "";
+                char *end;
+                double v = strtod(f, &end);
+                ratios[(size_t)nb * NR + r] = *f && !*end ? v : NAN;
+            }
+            /* the configuration's values: columns 1 .. naxes */
+            size_t len = 1;
+            for (unsigned a = 0; a < c->spec.naxes && a + 1 < row->nfields; a++)
+                len += strlen(row->fields[a + 1]) + 1;
+            labels[nb] = malloc(len);
+            if (!labels[nb]) {
+                st = gf_error_set(err, GF_ERR_NOMEM, src, 0, "out of memory");
+                break;
+            }
+            labels[nb][0] = 0;
+            for (unsigned a = 0; a < c->spec.naxes && a + 1 < row->nfields; a++) {
+                if (a)
+                    strcat(labels[nb], "/");
+                strcat(labels[nb], row->fields[a + 1]);
+            }
+            lab[nb] = labels[nb];
+            nb++;
+        }
+        if (st == GF_OK) {
+            long kid = strtol(k0->fields[kid_col], NULL, 10);
+            st = gf_plot_sweep_stalls(c->plotdir, kid, k0->fields[kname_col], nb, lab, xtitle,
+                                      ratios, err);
+            if (st == GF_OK)
+                (*nplots)++;
+        }
+        for (int i = 0; i < nb; i++) {
+            free(labels[i]);
+            labels[i] = NULL;
+        }
+    }
+    free(ratios);
+    free(labels);
+    free(lab);
+    free(done);
+    gf_csvtable_free(&t);
+    return st;
+}
+
+/* Copies the whole of in (rewound) to out. */
+static int copy_stream(FILE *in, FILE *out)
+{
+    char buf[65536];
+    size_t n;
+    rewind(in);
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            return -1;
+    return ferror(in) ? -1 : 0;
+}
+
 static int run(sweep_ctx *c, const gf_model_args *a, const gf_profile *p)
 {
     gf_error err;
@@ -181,17 +321,55 @@ static int run(sweep_ctx *c, const gf_model_args *a, const gf_profile *p)
     gf_outfile *f;
     if (gf_outfile_open(a->output, &f, &err) != GF_OK)
         return gf_cli_error(&err);
-    if (gf_sweep_run(&c->spec, p, gf_outfile_stream(f), &err) != GF_OK) {
-        gf_outfile_blame(f, &err, errno);
+    /* --plot: the CSV goes to a temporary file first, to be read back for the plots (at
+     * most GF_PLOT_SWEEP_MAX_BARS configurations), then copied to the output */
+    FILE *tmp = NULL;
+    if (c->plotdir && !(tmp = tmpfile())) {
+        gf_error_set(&err, GF_ERR_IO, "", 0, "--plot: cannot create a temporary file: %s",
+                     strerror(errno));
         gf_outfile_abort(f);
         return gf_cli_error(&err);
     }
-    return gf_outfile_commit(f, &err) == GF_OK ? 0 : gf_cli_error(&err);
+    gf_status st = gf_sweep_run(&c->spec, p, tmp ? tmp : gf_outfile_stream(f), &err);
+    if (st == GF_OK && tmp && fflush(tmp) != 0)
+        st = gf_error_set(&err, GF_ERR_IO, "", 0, "--plot: cannot write the temporary file: %s",
+                          strerror(errno));
+    else if (st != GF_OK && tmp && !err.file[0] && ferror(tmp))
+        gf_error_set(&err, GF_ERR_IO, "", 0, "--plot: cannot write the temporary file: %s",
+                     strerror(errno));
+    else if (st != GF_OK)
+        gf_outfile_blame(f, &err, errno);
+    if (st == GF_OK && tmp && copy_stream(tmp, gf_outfile_stream(f)) != 0) {
+        st = gf_error_set(&err, GF_ERR_IO, "", 0, "write error");
+        gf_outfile_blame(f, &err, errno);
+    }
+    if (st != GF_OK) {
+        gf_outfile_abort(f);
+        if (tmp)
+            fclose(tmp);
+        return gf_cli_error(&err);
+    }
+    if (gf_outfile_commit(f, &err) != GF_OK) {
+        if (tmp)
+            fclose(tmp);
+        return gf_cli_error(&err);
+    }
+    if (!tmp)
+        return 0;
+    int nplots;
+    st = plot_sweep(c, tmp, &nplots, &err);
+    fclose(tmp);
+    if (st != GF_OK)
+        return gf_cli_error(&err);
+    if (!a->quiet)
+        fprintf(stderr, "gpuforecast: wrote %d sweep stall plot(s) (PNG and SVG) to %s\n",
+                nplots, c->plotdir);
+    return 0;
 }
 
 int gf_cmd_sweep(int argc, char **argv)
 {
-    static const char *const names[] = {"vary", "max-configs", NULL};
+    static const char *const names[] = {"vary", "max-configs", "plot", NULL};
     sweep_ctx c;
     memset(&c, 0, sizeof c);
     c.cmd = argv[0];
@@ -202,6 +380,13 @@ int gf_cmd_sweep(int argc, char **argv)
         rc = gf_cli_usage_error(argv[0], "expected TRACE|PROFILE, --gpu NAME and --vary");
     if (rc < 0)
         rc = gf_model_args_check_profile(&a, argv[0]);
+#ifndef GF_WITH_PLOTS
+    if (rc < 0 && c.plotdir) {
+        fputs("gpuforecast: error: --plot: plots were not built (PLplot not found at build "
+              "time; install libplplot-dev and plplot-driver-cairo and rebuild)\n", stderr);
+        rc = 1;
+    }
+#endif
     if (rc < 0)
         rc = check_limit(&c);
     gf_gpu gpu;

@@ -102,6 +102,9 @@ const gf_counter_def *gf_counter_def_of(gf_counter_id id);
 const gf_counter_def *gf_counter_find(const char *name);
 const char *gf_counter_unit_name(gf_counter_unit u);
 
+/* The most counters besides cycles a row carries an interval on. */
+#define GF_ROW_COUNTER_INTERVALS 8
+
 /* One kernel's results. */
 typedef struct gf_kernel_row {
     char name[512];
@@ -114,6 +117,16 @@ typedef struct gf_kernel_row {
      * on ("90% h100 plain, n 15"); interval[0] == 0: none. */
     double cycles_lo, cycles_hi;
     char interval[64];
+    /* Intervals on other counters (report/interval.h, models/intervals/counters.ini): one
+     * entry per counter the GPU's table has, in the table's order (so every row of a report
+     * lists the same counters); basis[0] == 0: none for this row (the total row has no
+     * entries). */
+    struct gf_counter_iv {
+        int id;         /* gf_counter_id */
+        double lo, hi;
+        char basis[48]; /* "90% h100, n 10" */
+    } civ[GF_ROW_COUNTER_INTERVALS];
+    int nciv;
 } gf_kernel_row;
 
 /* A report: kernels in trace order plus application totals (sums of counts, cycles

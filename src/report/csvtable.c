@@ -64,11 +64,17 @@ gf_status gf_csvtable_read(const char *path, gf_csvtable *t, gf_error *err)
     FILE *f = fopen(path, "rb");
     if (!f)
         return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    gf_status st = gf_csvtable_read_stream(f, path, t, err);
+    fclose(f);
+    return st;
+}
+
+gf_status gf_csvtable_read_stream(FILE *f, const char *path, gf_csvtable *t, gf_error *err)
+{
+    memset(t, 0, sizeof *t);
     struct csv_parser p;
-    if (csv_init(&p, CSV_APPEND_NULL) != 0) {
-        fclose(f);
+    if (csv_init(&p, CSV_APPEND_NULL) != 0)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
-    }
     reader r = {.t = t};
     char *buf = NULL;
     size_t bcap = 0;
@@ -107,7 +113,6 @@ gf_status gf_csvtable_read(const char *path, gf_csvtable *t, gf_error *err)
     free(r.fields);
     free(buf);
     csv_free(&p);
-    fclose(f);
     return st;
 }
 

@@ -10,6 +10,7 @@
 #define GF_REPORT_CSVTABLE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "gpuforecast/gpuforecast.h"
 
@@ -28,6 +29,9 @@ typedef struct gf_csvtable {
  * Blank lines give no row. Errors: GF_ERR_IO (cannot open/read), GF_ERR_PARSE
  * (malformed CSV, e.g. an unterminated quote, naming the line). */
 gf_status gf_csvtable_read(const char *path, gf_csvtable *t, gf_error *err);
+/* The same from an open stream, read from its current position to its end (left open);
+ * path names it in errors. */
+gf_status gf_csvtable_read_stream(FILE *f, const char *path, gf_csvtable *t, gf_error *err);
 void gf_csvtable_free(gf_csvtable *t);
 
 #endif

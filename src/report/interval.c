@@ -181,3 +181,214 @@ void gf_interval_apply(const gf_interval_table *t, int what_if, gf_kernel_row *r
              f->level * 100, t->calibrated ? t->gpu : "uncalibrated", cls, f->n,
              what_if ? ", what-if unchecked" : "");
 }
+
+/* ---- memory counters: models/intervals/counters.ini ---- */
+
+enum { K_SPACE = 1, K_LEVEL = 2, K_N = 4, K_LOW = 8, K_HIGH = 16 };
+
+typedef struct centry {
+    gf_counter_interval_def d;
+    unsigned keys; /* K_* seen */
+    long line;     /* of its section header, for a later complaint */
+    char section[160];
+} centry;
+
+typedef struct cload_state {
+    const char *path;
+    FILE *fp;
+    long line;
+    const char *gpu;
+    centry own[GF_ROW_COUNTER_INTERVALS], fallback[GF_ROW_COUNTER_INTERVALS];
+    int nown, nfallback;
+    gf_error *err;
+    int failed;
+} cload_state;
+
+static char *cread_line(char *str, int num, void *stream)
+{
+    cload_state *st = stream;
+    if (!fgets(str, num, st->fp))
+        return NULL;
+    st->line++;
+    return str;
+}
+
+static int cfail(cload_state *st, const char *fmt, ...) GF_PRINTF(2, 3);
+static int cfail(cload_state *st, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    gf_error_set(st->err, GF_ERR_PARSE, st->path, st->line, "%s", msg);
+    st->failed = 1;
+    return 0;
+}
+
+/* The entry of section "<prefix> <counter>", made on its first key. */
+static centry *centry_of(cload_state *st, const char *section)
+{
+    const char *sp = strchr(section, ' ');
+    if (!sp)
+        return NULL;
+    size_t plen = (size_t)(sp - section);
+    centry *set;
+    int *n;
+    if (strlen(st->gpu) == plen && strncmp(section, st->gpu, plen) == 0) {
+        set = st->own;
+        n = &st->nown;
+    } else if (plen == 12 && strncmp(section, "uncalibrated", 12) == 0) {
+        set = st->fallback;
+        n = &st->nfallback;
+    } else {
+        return NULL; /* another GPU's */
+    }
+    for (int i = 0; i < *n; i++)
+        if (strcmp(set[i].section, section) == 0)
+            return &set[i];
+    const gf_counter_def *d = gf_counter_find(sp + 1);
+    if (!d) {
+        cfail(st, "section [%s]: unknown counter '%s' ('gpuforecast counters' lists them)",
+              section, sp + 1);
+        return NULL;
+    }
+    if (*n == GF_ROW_COUNTER_INTERVALS) {
+        cfail(st, "section [%s]: more than %d counters for one GPU", section,
+              GF_ROW_COUNTER_INTERVALS);
+        return NULL;
+    }
+    centry *e = &set[(*n)++];
+    memset(e, 0, sizeof *e);
+    snprintf(e->section, sizeof e->section, "%s", section);
+    e->d.id = d->id;
+    e->line = st->line;
+    return e;
+}
+
+static int chandler(void *user, const char *section, const char *name, const char *value)
+{
+    cload_state *st = user;
+    if (st->failed)
+        return 0;
+    centry *e = centry_of(st, section);
+    if (!e)
+        return !st->failed;
+    if (strcmp(name, "basis") == 0)
+        return 1;
+    if (strcmp(name, "space") == 0) {
+        if (strcmp(value, "log") != 0 && strcmp(value, "pp") != 0)
+            return cfail(st, "key 'space': '%s' is not log or pp", value);
+        e->d.log_space = value[0] == 'l';
+        e->keys |= K_SPACE;
+        return 1;
+    }
+    double v;
+    if (!number(value, &v))
+        return cfail(st, "key '%s': '%s' is not a number", name, value);
+    if (strcmp(name, "level") == 0) {
+        if (!(v > 0 && v < 1))
+            return cfail(st, "key 'level': %s is not a level between 0 and 1", value);
+        e->d.level = v;
+        e->keys |= K_LEVEL;
+    } else if (strcmp(name, "n") == 0) {
+        if (v < 2 || v != floor(v) || v > 1e6)
+            return cfail(st, "key 'n': %s is not a count of at least 2 launches", value);
+        e->d.n = (long)v;
+        e->keys |= K_N;
+    } else if (strcmp(name, "min_predicted") == 0) {
+        if (v < 0)
+            return cfail(st, "key 'min_predicted': %s is negative", value);
+        e->d.min_predicted = v;
+    } else if (strcmp(name, "low") == 0 || strcmp(name, "high") == 0) {
+        if (fabs(v) > 1e6)
+            return cfail(st, "key '%s': %s is out of range", name, value);
+        *(name[0] == 'l' ? &e->d.low : &e->d.high) = v;
+        e->keys |= name[0] == 'l' ? K_LOW : K_HIGH;
+    } else {
+        return cfail(st, "unknown key '%s' in [%s] (expected space, level, n, min_predicted, "
+                     "low, high, basis)", name, section);
+    }
+    return 1;
+}
+
+/* Every entry whole: all keys, low < high, factors positive in log space. */
+static gf_status ccheck(cload_state *st, const centry *set, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const centry *e = &set[i];
+        if ((e->keys & (K_SPACE | K_LEVEL | K_N | K_LOW | K_HIGH)) !=
+                (K_SPACE | K_LEVEL | K_N | K_LOW | K_HIGH) ||
+            e->d.low >= e->d.high || (e->d.log_space && !(e->d.low > 0)))
+            return gf_error_set(st->err, GF_ERR_PARSE, st->path, e->line,
+                                "section [%s]: needs space, level, n, low and high with low < "
+                                "high (and low > 0 for space = log)",
+                                e->section);
+    }
+    return GF_OK;
+}
+
+gf_status gf_interval_counters_load(const char *path, const char *gpu,
+                                    gf_counter_interval_table *out, gf_error *err)
+{
+    memset(out, 0, sizeof *out);
+    cload_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
+    st->path = path;
+    st->gpu = gpu ? gpu : "";
+    st->err = err;
+    st->fp = fopen(path, "r");
+    if (!st->fp) {
+        free(st);
+        return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
+    }
+    int rc = ini_parse_stream(cread_line, st, chandler, st);
+    fclose(st->fp);
+    gf_status s = GF_OK;
+    if (st->failed)
+        s = GF_ERR_PARSE;
+    else if (rc != 0)
+        s = gf_error_set(err, GF_ERR_PARSE, path, rc, "expected '[section]' or 'key = value'");
+    if (s == GF_OK)
+        s = ccheck(st, st->own, st->nown);
+    if (s == GF_OK)
+        s = ccheck(st, st->fallback, st->nfallback);
+    if (s == GF_OK) {
+        int own = st->nown > 0;
+        const centry *set = own ? st->own : st->fallback;
+        out->calibrated = own;
+        snprintf(out->gpu, sizeof out->gpu, "%s", own ? st->gpu : "");
+        out->n = own ? st->nown : st->nfallback;
+        for (int i = 0; i < out->n; i++)
+            out->c[i] = set[i].d;
+    }
+    free(st);
+    return s;
+}
+
+void gf_interval_counters_apply(const gf_counter_interval_table *t, int what_if,
+                                gf_kernel_row *row)
+{
+    row->nciv = 0;
+    for (int i = 0; i < t->n && i < GF_ROW_COUNTER_INTERVALS; i++) {
+        const gf_counter_interval_def *d = &t->c[i];
+        struct gf_counter_iv *e = &row->civ[row->nciv++];
+        e->id = (int)d->id;
+        e->lo = e->hi = NAN;
+        e->basis[0] = 0;
+        double v = row->v[d->id];
+        if (!isfinite(v) || v < d->min_predicted || (d->log_space && !(v > 0)))
+            continue;
+        if (d->log_space) {
+            e->lo = v * d->low;
+            e->hi = v * d->high;
+        } else { /* a percentage stays within 0-100 */
+            e->lo = fmin(100, fmax(0, v + d->low));
+            e->hi = fmin(100, fmax(0, v + d->high));
+        }
+        snprintf(e->basis, sizeof e->basis, "%.0f%% %.20s, n %ld%s", d->level * 100,
+                 t->calibrated ? t->gpu : "uncalibrated", d->n,
+                 what_if ? ", what-if unchecked" : "");
+    }
+}

@@ -51,4 +51,39 @@ const char *gf_interval_class_name(const gf_kernel_row *row);
  * (--set or an own model file): the factors were measured on the shipped model only. */
 void gf_interval_apply(const gf_interval_table *t, int what_if, gf_kernel_row *row);
 
+/*
+ * Memory counters: models/intervals/counters.ini, sections "[<gpu> <counter>]" or
+ * "[uncalibrated <counter>]" with space (log: measured in [predicted x low, predicted x
+ * high]; pp: in [predicted + low, predicted + high] percentage points, within 0-100),
+ * level, n, min_predicted (the smallest prediction the residuals were taken at), low, high
+ * and basis (prose). Written by scripts/intervals_h100.py only for the counters whose
+ * left-out residuals support an interval (docs/intervals.md); a counter without a section
+ * gets none. A GPU with no section of its own takes the [uncalibrated ...] ones.
+ */
+typedef struct gf_counter_interval_def {
+    gf_counter_id id;
+    int log_space;        /* 1: factors (log); 0: offsets in percentage points (pp) */
+    double level, low, high, min_predicted;
+    long n;
+} gf_counter_interval_def;
+
+typedef struct gf_counter_interval_table {
+    char gpu[64];       /* the section prefix used, or "" */
+    int calibrated;     /* 0: the [uncalibrated ...] sections were used */
+    int n;
+    gf_counter_interval_def c[GF_ROW_COUNTER_INTERVALS];
+} gf_counter_interval_table;
+
+/* Loads the sections for gpu from path (a missing file: GF_ERR_IO; a malformed value, an
+ * unknown counter or key, a section without level/n/low/high or with low >= high:
+ * GF_ERR_PARSE naming the line). A file with no section for gpu nor uncalibrated loads
+ * as an empty table. */
+gf_status gf_interval_counters_load(const char *path, const char *gpu,
+                                    gf_counter_interval_table *out, gf_error *err);
+
+/* Sets row->civ / nciv: an entry per counter of t, with bounds and basis where the row
+ * has the counter predicted at or above min_predicted (basis "" otherwise). */
+void gf_interval_counters_apply(const gf_counter_interval_table *t, int what_if,
+                                gf_kernel_row *row);
+
 #endif

@@ -78,7 +78,18 @@ static gf_status finish(FILE *out, gf_error *err)
 
 /* ---- CSV ---- */
 
-static void csv_row(FILE *out, const gf_kernel_row *row, int is_total, int with_interval)
+/* The entry of row for counter id, or NULL. */
+static const struct gf_counter_iv *row_civ(const gf_kernel_row *row, int id)
+{
+    for (int i = 0; i < row->nciv; i++)
+        if (row->civ[i].id == id)
+            return &row->civ[i];
+    return NULL;
+}
+
+/* cols: the counters given interval columns (after every counter), ncols of them. */
+static void csv_row(FILE *out, const gf_kernel_row *row, int is_total, int with_interval,
+                    const struct gf_counter_iv *cols, int ncols)
 {
     char buf[40];
     if (is_total)
@@ -103,6 +114,16 @@ static void csv_row(FILE *out, const gf_kernel_row *row, int is_total, int with_
         fputc(',', out);
         fputs(gf_report_format_value(row->v[c], buf, sizeof buf), out);
     }
+    for (int i = 0; i < ncols; i++) {
+        const struct gf_counter_iv *e = row_civ(row, cols[i].id);
+        int has = e && e->basis[0];
+        fputc(',', out);
+        fputs(has ? gf_report_format_value(e->lo, buf, sizeof buf) : "", out);
+        fputc(',', out);
+        fputs(has ? gf_report_format_value(e->hi, buf, sizeof buf) : "", out);
+        fputc(',', out);
+        gf_report_csv_string(out, has ? e->basis : "");
+    }
     fputc('\n', out);
 }
 
@@ -118,10 +139,36 @@ static void write_csv(const gf_report *r, const gf_kernel_row *tot, FILE *out)
         fputs(",cycles_low,cycles_high,cycles_interval", out);
     for (int c = 0; c < GF_C_COUNT; c++)
         fprintf(out, ",%s", gf_counter_def_of((gf_counter_id)c)->name);
+    /* counter intervals: after every counter, so the columns before stay as they were;
+     * every kernel row lists the same counters (report/interval.h) */
+    const struct gf_counter_iv *cols = r->nrows ? r->rows[0].civ : NULL;
+    int ncols = r->nrows ? r->rows[0].nciv : 0;
+    for (int i = 0; i < ncols; i++) {
+        const char *n = gf_counter_def_of((gf_counter_id)cols[i].id)->name;
+        fprintf(out, ",%s_low,%s_high,%s_interval", n, n, n);
+    }
     fputc('\n', out);
     for (size_t k = 0; k < r->nrows; k++)
-        csv_row(out, &r->rows[k], 0, with_interval);
-    csv_row(out, tot, 1, with_interval);
+        csv_row(out, &r->rows[k], 0, with_interval, cols, ncols);
+    csv_row(out, tot, 1, with_interval, cols, ncols);
+}
+
+/* "<counter>_low", "_high" or "_interval" of a known counter (csv_row's interval columns). */
+static int is_counter_interval_column(const char *f)
+{
+    static const char *const suffix[] = {"_low", "_high", "_interval"};
+    size_t len = strlen(f);
+    for (int i = 0; i < 3; i++) {
+        size_t sl = strlen(suffix[i]);
+        char name[160];
+        if (len > sl && len - sl < sizeof name && strcmp(f + len - sl, suffix[i]) == 0) {
+            memcpy(name, f, len - sl);
+            name[len - sl] = 0;
+            if (gf_counter_find(name))
+                return 1;
+        }
+    }
+    return 0;
 }
 
 /* ---- JSON ---- */
@@ -153,6 +200,23 @@ static void json_row(FILE *out, const gf_kernel_row *row, int is_total)
         gf_report_json_string(out, row->interval);
         fputc('}', out);
     }
+    int nciv = 0;
+    for (int i = 0; i < row->nciv; i++) {
+        const struct gf_counter_iv *e = &row->civ[i];
+        if (!e->basis[0])
+            continue;
+        fputs(nciv++ ? ", " : ", \"counter_intervals\": {", out);
+        gf_report_json_string(out, gf_counter_def_of((gf_counter_id)e->id)->name);
+        fputs(": {\"low\": ", out);
+        gf_report_json_number(out, e->lo);
+        fputs(", \"high\": ", out);
+        gf_report_json_number(out, e->hi);
+        fputs(", \"basis\": ", out);
+        gf_report_json_string(out, e->basis);
+        fputc('}', out);
+    }
+    if (nciv)
+        fputc('}', out);
     fputs(", \"counters\": {", out);
     for (int c = 0; c < GF_C_COUNT; c++) {
         fprintf(out, "%s\n      ", c ? "," : "");
@@ -247,6 +311,14 @@ static void write_table(const gf_report *r, const gf_kernel_row *tot, FILE *out)
         if (row->interval[0])
             fprintf(out, "  cycles %.0f (%.0f - %.0f: %s)\n", row->v[GF_C_GPC_CYCLES_ELAPSED],
                     row->cycles_lo, row->cycles_hi, row->interval);
+        for (int i = 0; i < row->nciv; i++) {
+            const struct gf_counter_iv *e = &row->civ[i];
+            const gf_counter_def *d = gf_counter_def_of((gf_counter_id)e->id);
+            int prec = d->is_rate ? 2 : 0; /* counts as whole numbers */
+            if (e->basis[0])
+                fprintf(out, "  %s %.*f (%.*f - %.*f: %s)\n", d->name, prec, row->v[e->id],
+                        prec, e->lo, prec, e->hi, e->basis);
+        }
         write_stall_stack(row, out);
     }
     if (r->nrows)
@@ -354,7 +426,8 @@ gf_status gf_report_read_csv(const char *path, gf_report *r, gf_error *err)
         else if (strcmp(f, "gpu") == 0)
             cgpu = (long)j;
         else if (strcmp(f, "limiter") == 0 || strcmp(f, "cycles_low") == 0 ||
-                 strcmp(f, "cycles_high") == 0 || strcmp(f, "cycles_interval") == 0)
+                 strcmp(f, "cycles_high") == 0 || strcmp(f, "cycles_interval") == 0 ||
+                 is_counter_interval_column(f))
             ; /* informative only */
         else {
             const gf_counter_def *d = gf_counter_find(f);

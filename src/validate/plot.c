@@ -136,7 +136,7 @@ static void draw(const char *device, const char *path, const double *x, const do
 static const int stall_rgb[][3] = {
     {31, 119, 180}, {174, 199, 232}, {255, 127, 14}, {148, 103, 189}, {214, 39, 40},
     {255, 152, 150}, {44, 160, 44}, {127, 127, 127}, {140, 86, 75}};
-#define GF_PLOT_NSTALL (GF_C_STALL_LAST - GF_C_STALL_FIRST)
+#define GF_PLOT_NSTALL GF_PLOT_STALL_REASONS
 _Static_assert(sizeof stall_rgb / sizeof stall_rgb[0] == GF_PLOT_NSTALL,
                "a colour per stall reason");
 
@@ -189,6 +189,73 @@ static void draw_stalls(const char *device, const char *path, const double pred[
         plcol0(1);
         plptex(3.0, y, 1, 0, 0, gf_counter_stall_reason((gf_counter_id)(GF_C_STALL_FIRST + i),
                                                         name, sizeof name));
+    }
+    plend1();
+}
+
+/* Along a sweep (issue 35): a stacked bar of predicted stall ratios per configuration, on a
+ * linear axis from 0, the legend in a viewport of its own on the right. */
+static void draw_sweep_stalls(const char *device, const char *path, int nbars,
+                              const char *const *labels, const char *xtitle,
+                              const double *ratios, double ymax, const char *title)
+{
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev(device);
+    plsfnam(path);
+    /* wide enough for every bar (26 px each past the first 20) and a 280 px legend */
+    double width = nbars > 20 ? 720 + 26 * (nbars - 20) : 720;
+    plspage(0, 0, (PLINT)width, 720, 0, 0);
+    plscol0(0, 255, 255, 255);
+    plscol0(1, 0, 0, 0);
+    for (int i = 0; i < GF_PLOT_NSTALL; i++)
+        plscol0(4 + i, stall_rgb[i][0], stall_rgb[i][1], stall_rgb[i][2]);
+    plinit();
+    plcol0(1);
+    plschr(0, 0.8);
+    pladv(0);
+    /* vertical bar labels when there are many or long ones */
+    size_t longest = 0;
+    for (int i = 0; i < nbars; i++)
+        longest = strlen(labels[i]) > longest ? strlen(labels[i]) : longest;
+    int vertical = nbars > 8 || longest > (size_t)(60 / nbars);
+    /* the axis title below the labels: a character is about 0.75 of its height wide, and
+     * one height is about 11.6 px on this 720 px page at this size */
+    double disp = vertical ? 2.0 + 0.75 * (double)longest : 3.2;
+    double bottom = fmin(0.5, (disp + 1.5) * 11.6 / 720);
+    plvpor(72 / width, 1 - 280 / width, bottom, 0.9);
+    plwind(0, nbars, 0, ymax);
+    plbox("bc", 0, 0, "bcnstv", 0, 0);
+    pllab("", "warp-cycles stalled per instruction issued", title);
+    plmtex("b", disp, 0.5, 0.5, xtitle);
+    for (int b = 0; b < nbars; b++) {
+        double y = 0, x0 = b + 0.15, x1 = b + 0.85;
+        for (int i = 0; i < GF_PLOT_NSTALL; i++) {
+            double h = ratios[(size_t)b * GF_PLOT_NSTALL + i];
+            if (!(h > 0))
+                continue;
+            PLFLT fx[4] = {x0, x1, x1, x0}, fy[4] = {y, y, y + h, y + h};
+            plcol0(4 + i);
+            plfill(4, fx, fy);
+            y += h;
+        }
+        plcol0(1);
+        if (vertical)
+            plmtex("bv", 0.5, (b + 0.5) / nbars, 1.0, labels[b]);
+        else
+            plmtex("b", 1.5, (b + 0.5) / nbars, 0.5, labels[b]);
+    }
+    plvpor(1 - 260 / width, 1, bottom, 0.9);
+    plwind(0, 1, 0, 1);
+    char name[64];
+    for (int i = 0; i < GF_PLOT_NSTALL; i++) {
+        double y = 0.97 - 0.08 * i;
+        PLFLT fx[4] = {0.06, 0.14, 0.14, 0.06}, fy[4] = {y - 0.02, y - 0.02, y + 0.02, y + 0.02};
+        plcol0(4 + i);
+        plfill(4, fx, fy);
+        plcol0(1);
+        plptex(0.18, y, 1, 0, 0, gf_counter_stall_reason((gf_counter_id)(GF_C_STALL_FIRST + i),
+                                                         name, sizeof name));
     }
     plend1();
 }
@@ -322,5 +389,58 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
             (*nplots)++;
     }
     return st;
+#endif
+}
+
+gf_status gf_plot_sweep_stalls(const char *dir, long kernel_id, const char *kernel_name,
+                               int nbars, const char *const *labels, const char *xtitle,
+                               const double *ratios, gf_error *err)
+{
+    if (nbars < 1 || nbars > GF_PLOT_SWEEP_MAX_BARS)
+        return gf_error_set(err, GF_ERR_INVALID, dir, 0,
+                            "a sweep plot draws 1 to %d configurations, not %d",
+                            GF_PLOT_SWEEP_MAX_BARS, nbars);
+#ifndef GF_WITH_PLOTS
+    (void)kernel_id;
+    (void)kernel_name;
+    (void)labels;
+    (void)xtitle;
+    (void)ratios;
+    return gf_error_set(err, GF_ERR_UNSUPPORTED, dir, 0,
+                        "plots were not built: rebuild with PLplot installed "
+                        "(libplplot-dev, plplot-driver-cairo) and -DGF_WITH_PLOTS=ON");
+#else
+    if (make_dirs(dir) != 0)
+        return gf_error_set(err, GF_ERR_IO, dir, 0, "cannot create plot directory: %s",
+                            strerror(errno));
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gf_error_set(err, GF_ERR_IO, dir, 0, "not a directory");
+    /* the tallest stack, 5 % headroom; an all-zero sweep still gets an axis */
+    double ymax = 0;
+    for (int b = 0; b < nbars; b++) {
+        double sum = 0;
+        for (int i = 0; i < GF_PLOT_NSTALL; i++) {
+            double h = ratios[(size_t)b * GF_PLOT_NSTALL + i];
+            sum += h > 0 ? h : 0;
+        }
+        ymax = fmax(ymax, sum);
+    }
+    ymax = ymax > 0 ? ymax * 1.05 : 1;
+    char title[256], path[1024], kname[96];
+    safe_name(kernel_name, kname, sizeof kname);
+    snprintf(title, sizeof title, "predicted warp stalls, kernel %ld: %.60s", kernel_id,
+             kernel_name);
+    static const char *const ext[2] = {"png", "svg"}, *const dev[2] = {"pngcairo", "svgcairo"};
+    for (int e = 0; e < 2; e++) {
+        if (snprintf(path, sizeof path, "%s/sweep_stalls_kernel%ld_%s.%s", dir, kernel_id, kname,
+                     ext[e]) >= (int)sizeof path)
+            return gf_error_set(err, GF_ERR_IO, dir, 0, "plot path too long");
+        remove(path); /* so a stale file is not taken for PLplot's */
+        draw_sweep_stalls(dev[e], path, nbars, labels, xtitle, ratios, ymax, title);
+        if (stat(path, &sb) != 0 || sb.st_size == 0)
+            return gf_error_set(err, GF_ERR_IO, path, 0, "PLplot did not write the plot");
+    }
+    return GF_OK;
 #endif
 }

@@ -133,4 +133,21 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
 void gf_validate_plot_range(const double *x, const double *y, int n, double *lo, double *hi,
                             int *logax);
 
+/* The stall reasons a stack shows: GF_C_STALL_FIRST .. GF_C_STALL_LAST - 1 (selected, one
+ * per issue, is left out). */
+#define GF_PLOT_STALL_REASONS (GF_C_STALL_LAST - GF_C_STALL_FIRST)
+/* The most configurations gf_plot_sweep_stalls draws (one bar each: more are unreadable). */
+#define GF_PLOT_SWEEP_MAX_BARS 100
+
+/* One kernel's predicted warp stall stack along a sweep (`sweep --plot`, docs/stalls.md):
+ * a stacked bar per configuration, nbars of them labelled labels[i] under an x axis titled
+ * xtitle, of ratios[i * GF_PLOT_STALL_REASONS + r] (warp-cycles stalled for reason r per
+ * issued instruction; NAN or negative draws nothing), in the colours of gf_validate_plot's
+ * stacks. Writes DIR/sweep_stalls_kernel<id>_<name>.png and .svg (DIR made as needed).
+ * GF_ERR_UNSUPPORTED without PLplot, GF_ERR_INVALID for nbars outside
+ * 1..GF_PLOT_SWEEP_MAX_BARS, GF_ERR_IO when a file is not written. */
+gf_status gf_plot_sweep_stalls(const char *dir, long kernel_id, const char *kernel_name,
+                               int nbars, const char *const *labels, const char *xtitle,
+                               const double *ratios, gf_error *err);
+
 #endif

@@ -1,6 +1,7 @@
 /* torture tests for src/report/interval.c: loading models/intervals/cycles.ini, classing a kernel
  * from its counted instruction mix, the factors applied to cycles, totals, and every
- * malformed file named with its line. */
+ * malformed file named with its line; the same for the memory counters' intervals
+ * (models/intervals/counters.ini). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -149,12 +150,126 @@ static void torture_interval_malformed(void **state)
     assert_int_equal(gf_interval_load("/nonexistent/intervals.ini", "h100", &t, &e), GF_ERR_IO);
 }
 
+/* ---- memory counters (models/intervals/counters.ini) ---- */
+
+static const char cgood[] = "; comment\n"
+                            "[h100 dram__bytes_write.sum]\n"
+                            "basis = test\n"
+                            "space = log\n"
+                            "level = 0.90\n"
+                            "n = 10\n"
+                            "min_predicted = 1000000\n"
+                            "low = 0.6\n"
+                            "high = 2.5\n"
+                            "[h100 lts__t_sector_hit_rate.pct]\n"
+                            "space = pp\n"
+                            "level = 0.90\n"
+                            "n = 20\n"
+                            "low = -3\n"
+                            "high = 2\n"
+                            "[uncalibrated dram__bytes_write.sum]\n"
+                            "space = log\n"
+                            "level = 0.90\n"
+                            "n = 9\n"
+                            "low = 0.5\n"
+                            "high = 5\n"
+                            "[v100 no_such_counter]\n"
+                            "anything = goes\n";
+
+static void torture_counter_intervals(void **state)
+{
+    (void)state;
+    gf_counter_interval_table t;
+    gf_error e;
+    assert_int_equal(gf_interval_counters_load(write("civ.ini", cgood), "h100", &t, &e), GF_OK);
+    assert_true(t.calibrated);
+    assert_int_equal(t.n, 2);
+    gf_report r;
+    gf_report_init(&r);
+    plain_row(&r, 100);
+    r.rows[0].v[GF_C_DRAM_BYTES_WRITE] = 2e6;
+    r.rows[0].v[GF_C_L2_SECTOR_HIT_RATE] = 99;
+    gf_interval_counters_apply(&t, 0, &r.rows[0]);
+    assert_int_equal(r.rows[0].nciv, 2);
+    assert_int_equal(r.rows[0].civ[0].id, GF_C_DRAM_BYTES_WRITE);
+    assert_true(fabs(r.rows[0].civ[0].lo - 1.2e6) < 1e-3);
+    assert_true(fabs(r.rows[0].civ[0].hi - 5e6) < 1e-3);
+    assert_string_equal(r.rows[0].civ[0].basis, "90% h100, n 10");
+    /* percentage points, kept within 0-100 */
+    assert_true(fabs(r.rows[0].civ[1].lo - 96) < 1e-9);
+    assert_true(fabs(r.rows[0].civ[1].hi - 100) < 1e-9);
+    /* below min_predicted: the entry is listed (same columns for every row) but empty */
+    plain_row(&r, 100);
+    r.rows[1].v[GF_C_DRAM_BYTES_WRITE] = 999999;
+    gf_interval_counters_apply(&t, 1, &r.rows[1]);
+    assert_int_equal(r.rows[1].nciv, 2);
+    assert_int_equal(r.rows[1].civ[0].basis[0], 0);
+    assert_true(isnan(r.rows[1].civ[0].lo));
+    /* not predicted (NAN): none either */
+    assert_int_equal(r.rows[1].civ[1].basis[0], 0);
+    /* another GPU takes the uncalibrated sections, and says so */
+    assert_int_equal(gf_interval_counters_load(write("civ.ini", cgood), "a100", &t, &e), GF_OK);
+    assert_false(t.calibrated);
+    assert_int_equal(t.n, 1);
+    gf_interval_counters_apply(&t, 1, &r.rows[0]);
+    assert_int_equal(r.rows[0].nciv, 1);
+    assert_true(fabs(r.rows[0].civ[0].hi - 1e7) < 1e-3);
+    assert_string_equal(r.rows[0].civ[0].basis, "90% uncalibrated, n 9, what-if unchecked");
+    gf_report_free(&r);
+    /* a file with nothing for the GPU: an empty table, no error */
+    assert_int_equal(gf_interval_counters_load(write("civ3.ini", "[v100 dram__bytes_write.sum]\n"
+                                                                 "space = log\n"),
+                                               "h100", &t, &e),
+                     GF_OK);
+    assert_int_equal(t.n, 0);
+}
+
+static void expect_cerror(const char *text, long line, const char *needle)
+{
+    gf_counter_interval_table t;
+    gf_error e;
+    gf_error_clear(&e);
+    const char *p = write("cbad.ini", text);
+    assert_int_not_equal(gf_interval_counters_load(p, "h100", &t, &e), GF_OK);
+    if (line >= 0)
+        assert_int_equal(e.line, line);
+    assert_string_equal(e.file, p);
+    if (!strstr(e.message, needle))
+        fail_msg("message '%s' lacks '%s'", e.message, needle);
+}
+
+static void torture_counter_intervals_malformed(void **state)
+{
+    (void)state;
+    expect_cerror("[h100 dram__bytes_writ.sum]\nspace = log\n", 2, "unknown counter");
+    expect_cerror("[h100 dram__bytes_write.sum]\nspace = linear\n", 2, "not log or pp");
+    expect_cerror("[h100 dram__bytes_write.sum]\nlevel = 2\n", 2, "between 0 and 1");
+    expect_cerror("[h100 dram__bytes_write.sum]\nn = 1.5\n", 2, "at least 2");
+    expect_cerror("[h100 dram__bytes_write.sum]\nlow = lots\n", 2, "not a number");
+    expect_cerror("[h100 dram__bytes_write.sum]\nmin_predicted = -1\n", 2, "negative");
+    expect_cerror("[h100 dram__bytes_write.sum]\nwidth = 1\n", 2, "unknown key 'width'");
+    expect_cerror("\n[h100 dram__bytes_write.sum]\nspace = log\nlevel = 0.9\nn = 5\nlow = 2\n"
+                  "high = 1\n",
+                  3, "low < high");
+    expect_cerror("[h100 dram__bytes_write.sum]\nspace = log\nlevel = 0.9\nn = 5\nlow = -1\n"
+                  "high = 1\n",
+                  2, "low > 0");
+    expect_cerror("[h100 dram__bytes_write.sum]\nlevel = 0.9\nn = 5\nlow = 1\nhigh = 2\n", 2,
+                  "needs space");
+    gf_counter_interval_table t;
+    gf_error e;
+    assert_int_equal(gf_interval_counters_load("/nonexistent/counters.ini", "h100", &t, &e),
+                     GF_ERR_IO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(torture_interval_own_gpu),
         cmocka_unit_test(torture_interval_uncalibrated),
         cmocka_unit_test(torture_interval_malformed),
+        cmocka_unit_test(torture_counter_intervals),
+        cmocka_unit_test(torture_counter_intervals_malformed),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
