@@ -35,6 +35,8 @@ typedef struct kstats {
     gf_compression comp;
     uint64_t blocks, warps, warp_insts, thread_insts, declared_insts;
     uint64_t spin_insts; /* of warp_insts, in wait-loop iterations predict drops */
+    uint64_t twin_lines; /* of warp_insts, second lines of tracer v5's two-line TMA
+                            instructions, which predict counts once (trace/spin.c) */
     uint64_t mem[GF_MEMSPACE_COUNT];
     opcount top[TOP_N];
     unsigned ntop;
@@ -133,6 +135,7 @@ static gf_status scan_kernel(const char *path, int partial, kstats *k, uint64_t 
     if (st == GF_END)
         st = GF_OK;
     k->spin_insts = spin.spin_insts;
+    k->twin_lines = spin.twin_lines;
     /* top opcodes: one pass keeping the best TOP_N */
     opcount all[TOP_N + 1];
     unsigned na = 0;
@@ -204,8 +207,10 @@ static void out_json(FILE *o, const char *trace, const gf_trace *t, const kstats
         }
         fprintf(o, "},\n      \"blocks\": %" PRIu64 ",\n      \"warps\": %" PRIu64
                    ",\n      \"warp_insts\": %" PRIu64 ",\n      \"thread_insts\": %" PRIu64
-                   ",\n      \"spin_insts\": %" PRIu64 ",\n      \"mem_insts\": {",
-                k->blocks, k->warps, k->warp_insts, k->thread_insts, k->spin_insts);
+                   ",\n      \"spin_insts\": %" PRIu64 ",\n      \"tma_twin_lines\": %" PRIu64
+                   ",\n      \"mem_insts\": {",
+                k->blocks, k->warps, k->warp_insts, k->thread_insts, k->spin_insts,
+                k->twin_lines);
         for (int m = 1; m < GF_MEMSPACE_COUNT; m++)
             fprintf(o, "%s\"%s\": %" PRIu64, m > 1 ? ", " : "",
                     gf_memspace_name((gf_memspace)m), k->mem[m]);
@@ -314,6 +319,10 @@ static void out_table(FILE *o, const char *trace, const gf_trace *t, const kstat
                        "iterations predict drops\n",
                     "spin iterations", k->spin_insts,
                     100.0 * (double)k->spin_insts / (double)k->warp_insts);
+        if (k->twin_lines)
+            fprintf(o, "  %-22s %" PRIu64 " of the warp instructions: second lines of "
+                       "two-line TMA instructions, counted once by predict\n",
+                    "TMA twin lines", k->twin_lines);
         fputs("  memory instructions:\n", o);
         for (int m = 1; m < GF_MEMSPACE_COUNT; m++)
             fprintf(o, "    %-20s %" PRIu64 "\n", gf_memspace_name((gf_memspace)m), k->mem[m]);

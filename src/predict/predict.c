@@ -205,6 +205,16 @@ static gf_status run_kernel(const char *file, const gf_gpu *gpu, gf_isa **isa,
     if (st == GF_OK) {
         gf_hier_end_kernel(hier, k->mem);
         k->hp = *gf_hier_profile(hier);
+        /* (the hierarchy's trackers poison every memory counter when one could not grow:
+         * say so rather than print n/a and a time without L2/DRAM traffic silently) */
+        if (isnan(k->mem[GF_C_L2_READ_SECTORS]) && opt->ksim.warn_header) {
+            char msg[768];
+            snprintf(msg, sizeof msg,
+                     "kernel %.300s: the memory model ran out of memory; its memory counters "
+                     "are unavailable (n/a) and its cycles leave out L2 and DRAM traffic",
+                     k->name);
+            opt->ksim.warn_header(opt->ksim.warn_ctx, file, msg);
+        }
         gf_kernel_row *row = gf_report_add(out, k->name, k->id, gpu->name);
         if (!row)
             st = gf_error_set(err, GF_ERR_NOMEM, file, 0, "out of memory");

@@ -854,6 +854,9 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
                 replay_run(s, b, w, &st, err)) {
                 if (st != GF_OK)
                     return st;
+                /* (the run's lines went past the filter: its last instruction is not
+                 * the one the two-line TMA merge last saw, spin.c tma_twin) */
+                gf_spin_forget_last(&s->spin);
                 continue;
             }
             if ((st = gf_spin_next(&s->spin, s->r, &in, err)) != GF_OK)

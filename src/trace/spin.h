@@ -81,6 +81,13 @@ static inline int gf_spin_idle(const gf_spin *f)
 {
     return !f->capturing && f->refeed_pos >= f->nrefeed;
 }
+/* The caller consumed lines behind the filter's back (ksim_decode.c's text runs, which
+ * never hold a poll or a memory access): the two-line TMA merge must not pair the next
+ * instruction with the one before them. */
+static inline void gf_spin_forget_last(gf_spin *f)
+{
+    f->have_last = 0;
+}
 /* 1 when opcode is a poll (see above); such lines must not be consumed behind the
  * filter's back (ksim_decode.c's text replay). */
 int gf_spin_is_poll(gf_spin *f, uint16_t opcode);

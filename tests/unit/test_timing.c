@@ -614,6 +614,32 @@ static double wgmma_cycles(unsigned n, unsigned width, int keep)
     return r.v[GF_C_GPC_CYCLES_ELAPSED];
 }
 
+/* Two MMA groups (WARPGROUP.ARRIVE opens each: a 64x256 MMA, then a 64x64 one), then
+ * WARPGROUP.DEPBAR.LE `keep` and a chain of 100 dependent IADD3s, long enough that the
+ * MMAs' completion never decides when the kernel ends. */
+static double wgmma_groups_cycles(int keep)
+{
+    const char *d;
+    char tag[48];
+    snprintf(tag, sizeof tag, "wgmma_groups%d", keep);
+    FILE *f = hand_trace_v(tag, &d, "wgmma2", 1, 32, 4096, 168, 90, 5);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 106\n"
+               "0000 ffffffff 0 WARPGROUP.ARRIVE 0 0 0\n"
+               "0010 ffffffff 1 R24 HGMMA.64x256x16.F32 1 R24 0 0\n"
+               "0020 ffffffff 0 WARPGROUP.ARRIVE 0 0 0\n"
+               "0030 ffffffff 1 R56 HGMMA.64x64x16.F32 1 R56 0 0\n"
+               "0040 ffffffff 0 WARPGROUP.DEPBAR.LE 0 0 %d\n", keep);
+    unsigned pc = 0x50;
+    for (unsigned i = 0; i < 100; i++, pc += 0x10)
+        fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", pc);
+    fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n#END_TB\n", pc);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r.v[GF_C_GPC_CYCLES_ELAPSED];
+}
+
 /* Warpgroup MMAs are asynchronous (ksim_decode.c mma_note): MMAs accumulating into the
  * same registers follow each other at the tensor pipe's interval (N / 2 cycles a warp for
  * 64xNx16: 32 for N = 64, 128 for N = 256), not at their latency (128 for N = 64), and
@@ -629,6 +655,13 @@ static void torture_wgmma_is_asynchronous(void **state)
     /* DEPBAR.LE 1 leaves the latest group in flight: the IADD3 chain overlaps it */
     double waits = wgmma_cycles(8, 64, 0), runs_on = wgmma_cycles(8, 64, 1);
     assert_true(waits - runs_on > 100.0);
+    /* Two groups in flight at the wait: a 64x256 MMA (done 224 cycles after its issue)
+     * then a 64x64 one (issued when the pipe frees, 128 cycles on; done 128 after). The
+     * wait comes at ~129: LE 2 waits for nothing, LE 1 for the first group only (~95
+     * cycles), LE 0 for both (~32 more). */
+    double w2 = wgmma_groups_cycles(2), w1 = wgmma_groups_cycles(1), w0 = wgmma_groups_cycles(0);
+    assert_true(w1 - w2 > 85.0 && w1 - w2 < 105.0);
+    assert_true(w0 - w1 > 24.0 && w0 - w1 < 40.0);
     /* The groups are decoding's per-warp state: the same decoded in full, replayed,
      * spilled, on 3 threads (a warp-specialised kernel: producer, two consumer groups). */
     gf_gen_params p;
@@ -659,6 +692,36 @@ static void torture_tma_twin_lines_are_one_instruction(void **state)
     gf_kernel_row r;
     predict1(d, &g, &r);
     assert_true(r.v[GF_C_INST_EXECUTED] == 4.0); /* 2 copies, the IADD3, the EXIT */
+
+    /* Not a bulk copy: two equal lines at one pc are read as written. */
+    f = hand_trace_v("tmatwin2", &d, "tmatwin2", 1, 32, 4096, 32, 90, 5);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 3\n"
+               "0000 ffffffff 1 R8 IADD3 2 R8 R9 0 0\n"
+               "0000 ffffffff 1 R8 IADD3 2 R8 R9 0 0\n"
+               "0010 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
+    assert_int_equal(fclose(f), 0);
+    predict1(d, &g, &r);
+    assert_true(r.v[GF_C_INST_EXECUTED] == 3.0);
+
+    /* One-line copies (older tracers, gen warpspec) in a loop whose other lines later
+     * warps replay as runs of text, behind the filter: each copy counts, in every warp
+     * (a merge keyed to the instruction before the run dropped the next pass's copy). */
+    f = hand_trace_v("tmaloop", &d, "tmaloop", 1, 128, 4096, 32, 90, 5);
+    fputs("#BEGIN_TB\n\nthread block = 0,0,0\n", f);
+    for (unsigned w = 0; w < 4; w++) {
+        fprintf(f, "\nwarp = %u\ninsts = %u\n", w, 20 * 4 + 1);
+        for (unsigned it = 0; it < 20; it++)
+            fputs("0000 ffffffff 0 UTMASTG.2D 2 R0 R0 4 1 0x400 0 0\n"
+                  "0010 ffffffff 1 R8 IADD3 2 R8 R9 0 0\n"
+                  "0020 ffffffff 1 R9 IADD3 2 R8 R9 0 0\n"
+                  "0030 ffffffff 0 BRA 0 0 0\n",
+                  f);
+        fputs("0040 ffffffff 0 EXIT 0 0 0\n", f);
+    }
+    fputs("#END_TB\n", f);
+    assert_int_equal(fclose(f), 0);
+    predict1(d, &g, &r);
+    assert_true(r.v[GF_C_INST_EXECUTED] == 4.0 * 81.0);
 }
 
 /* One decision per access (memory/hierarchy.c l1_assoc_table): the L1 hits that time the
