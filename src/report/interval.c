@@ -11,28 +11,33 @@
 
 static const char *const class_names[GF_INTERVAL_CLASSES] = {"plain", "complex"};
 
-typedef struct load_state {
+/* Where an intervals file is read from, for both loaders' errors (read_line, fail). */
+typedef struct ini_src {
     const char *path;
     FILE *fp;
-    long line;             /* of the line inih is handling */
-    const char *gpu;
-    gf_interval_factors own[GF_INTERVAL_CLASSES], fallback[GF_INTERVAL_CLASSES];
+    long line; /* of the line inih is handling */
     gf_error *err;
     int failed;
+} ini_src;
+
+typedef struct load_state {
+    ini_src src;
+    const char *gpu;
+    gf_interval_factors own[GF_INTERVAL_CLASSES], fallback[GF_INTERVAL_CLASSES];
 } load_state;
 
 /* inih's reader, counting lines so a bad value can be named with its line. */
 static char *read_line(char *str, int num, void *stream)
 {
-    load_state *st = stream;
+    ini_src *st = stream;
     if (!fgets(str, num, st->fp))
         return NULL;
     st->line++;
     return str;
 }
 
-static int fail(load_state *st, const char *fmt, ...) GF_PRINTF(2, 3);
-static int fail(load_state *st, const char *fmt, ...)
+static int fail(ini_src *st, const char *fmt, ...) GF_PRINTF(2, 3);
+static int fail(ini_src *st, const char *fmt, ...)
 {
     char msg[256];
     va_list ap;
@@ -60,7 +65,7 @@ static int number(const char *s, double *v)
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
     load_state *st = user;
-    if (st->failed)
+    if (st->src.failed)
         return 0;
     const char *dot = strrchr(section, '.');
     if (!dot)
@@ -78,7 +83,7 @@ static int handler(void *user, const char *section, const char *name, const char
         if (strcmp(dot + 1, class_names[i]) == 0)
             c = i;
     if (c < 0)
-        return fail(st, "section [%s]: unknown class '%s' (expected plain or complex)", section,
+        return fail(&st->src, "section [%s]: unknown class '%s' (expected plain or complex)", section,
                     dot + 1);
     gf_interval_factors *f = &set[c];
     f->present = 1;
@@ -86,21 +91,21 @@ static int handler(void *user, const char *section, const char *name, const char
     if (strcmp(name, "basis") == 0)
         return 1; /* prose for readers */
     if (!number(value, &v))
-        return fail(st, "key '%s': '%s' is not a number", name, value);
+        return fail(&st->src, "key '%s': '%s' is not a number", name, value);
     if (strcmp(name, "level") == 0) {
         if (!(v > 0 && v < 1))
-            return fail(st, "key '%s': %s is not a level between 0 and 1", name, value);
+            return fail(&st->src, "key '%s': %s is not a level between 0 and 1", name, value);
         f->level = v;
     } else if (strcmp(name, "n") == 0) {
         if (v < 2 || v != floor(v) || v > 1e6)
-            return fail(st, "key '%s': %s is not a count of at least 2 kernels", name, value);
+            return fail(&st->src, "key '%s': %s is not a count of at least 2 kernels", name, value);
         f->n = (long)v;
     } else if (strcmp(name, "low") == 0 || strcmp(name, "high") == 0) {
         if (!(v > 0 && v < 100))
-            return fail(st, "key '%s': %s is not a factor between 0 and 100", name, value);
+            return fail(&st->src, "key '%s': %s is not a factor between 0 and 100", name, value);
         *(name[0] == 'l' ? &f->low : &f->high) = v;
     } else {
-        return fail(st, "unknown key '%s' in [%s] (expected level, n, low, high, basis)", name,
+        return fail(&st->src, "unknown key '%s' in [%s] (expected level, n, low, high, basis)", name,
                     section);
     }
     return 1;
@@ -112,7 +117,7 @@ static gf_status check(load_state *st, const gf_interval_factors *set, const cha
     for (int c = 0; c < GF_INTERVAL_CLASSES; c++) {
         const gf_interval_factors *f = &set[c];
         if (f->present && (!f->level || !f->n || !f->low || !f->high || f->low >= f->high))
-            return gf_error_set(st->err, GF_ERR_PARSE, st->path, 0,
+            return gf_error_set(st->src.err, GF_ERR_PARSE, st->src.path, 0,
                                 "section [%s.%s]: needs level, n, low and high with low < high",
                                 prefix, class_names[c]);
     }
@@ -123,13 +128,13 @@ gf_status gf_interval_load(const char *path, const char *gpu, gf_interval_table 
                            gf_error *err)
 {
     memset(out, 0, sizeof *out);
-    load_state st = {.path = path, .gpu = gpu ? gpu : "", .err = err};
-    st.fp = fopen(path, "r");
-    if (!st.fp)
+    load_state st = {.src = {.path = path, .err = err}, .gpu = gpu ? gpu : ""};
+    st.src.fp = fopen(path, "r");
+    if (!st.src.fp)
         return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
-    int rc = ini_parse_stream(read_line, &st, handler, &st);
-    fclose(st.fp);
-    if (st.failed)
+    int rc = ini_parse_stream(read_line, &st.src, handler, &st);
+    fclose(st.src.fp);
+    if (st.src.failed)
         return GF_ERR_PARSE;
     if (rc != 0)
         return gf_error_set(err, GF_ERR_PARSE, path, rc,
@@ -194,37 +199,11 @@ typedef struct centry {
 } centry;
 
 typedef struct cload_state {
-    const char *path;
-    FILE *fp;
-    long line;
+    ini_src src;
     const char *gpu;
     centry own[GF_ROW_COUNTER_INTERVALS], fallback[GF_ROW_COUNTER_INTERVALS];
     int nown, nfallback;
-    gf_error *err;
-    int failed;
 } cload_state;
-
-static char *cread_line(char *str, int num, void *stream)
-{
-    cload_state *st = stream;
-    if (!fgets(str, num, st->fp))
-        return NULL;
-    st->line++;
-    return str;
-}
-
-static int cfail(cload_state *st, const char *fmt, ...) GF_PRINTF(2, 3);
-static int cfail(cload_state *st, const char *fmt, ...)
-{
-    char msg[256];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    gf_error_set(st->err, GF_ERR_PARSE, st->path, st->line, "%s", msg);
-    st->failed = 1;
-    return 0;
-}
 
 /* The entry of section "<prefix> <counter>", made on its first key. */
 static centry *centry_of(cload_state *st, const char *section)
@@ -249,12 +228,12 @@ static centry *centry_of(cload_state *st, const char *section)
             return &set[i];
     const gf_counter_def *d = gf_counter_find(sp + 1);
     if (!d) {
-        cfail(st, "section [%s]: unknown counter '%s' ('gpuforecast counters' lists them)",
+        fail(&st->src, "section [%s]: unknown counter '%s' ('gpuforecast counters' lists them)",
               section, sp + 1);
         return NULL;
     }
     if (*n == GF_ROW_COUNTER_INTERVALS) {
-        cfail(st, "section [%s]: more than %d counters for one GPU", section,
+        fail(&st->src, "section [%s]: more than %d counters for one GPU", section,
               GF_ROW_COUNTER_INTERVALS);
         return NULL;
     }
@@ -262,51 +241,51 @@ static centry *centry_of(cload_state *st, const char *section)
     memset(e, 0, sizeof *e);
     snprintf(e->section, sizeof e->section, "%s", section);
     e->d.id = d->id;
-    e->line = st->line;
+    e->line = st->src.line;
     return e;
 }
 
 static int chandler(void *user, const char *section, const char *name, const char *value)
 {
     cload_state *st = user;
-    if (st->failed)
+    if (st->src.failed)
         return 0;
     centry *e = centry_of(st, section);
     if (!e)
-        return !st->failed;
+        return !st->src.failed;
     if (strcmp(name, "basis") == 0)
         return 1;
     if (strcmp(name, "space") == 0) {
         if (strcmp(value, "log") != 0 && strcmp(value, "pp") != 0)
-            return cfail(st, "key 'space': '%s' is not log or pp", value);
+            return fail(&st->src, "key 'space': '%s' is not log or pp", value);
         e->d.log_space = value[0] == 'l';
         e->keys |= K_SPACE;
         return 1;
     }
     double v;
     if (!number(value, &v))
-        return cfail(st, "key '%s': '%s' is not a number", name, value);
+        return fail(&st->src, "key '%s': '%s' is not a number", name, value);
     if (strcmp(name, "level") == 0) {
         if (!(v > 0 && v < 1))
-            return cfail(st, "key 'level': %s is not a level between 0 and 1", value);
+            return fail(&st->src, "key 'level': %s is not a level between 0 and 1", value);
         e->d.level = v;
         e->keys |= K_LEVEL;
     } else if (strcmp(name, "n") == 0) {
         if (v < 2 || v != floor(v) || v > 1e6)
-            return cfail(st, "key 'n': %s is not a count of at least 2 launches", value);
+            return fail(&st->src, "key 'n': %s is not a count of at least 2 launches", value);
         e->d.n = (long)v;
         e->keys |= K_N;
     } else if (strcmp(name, "min_predicted") == 0) {
         if (v < 0)
-            return cfail(st, "key 'min_predicted': %s is negative", value);
+            return fail(&st->src, "key 'min_predicted': %s is negative", value);
         e->d.min_predicted = v;
     } else if (strcmp(name, "low") == 0 || strcmp(name, "high") == 0) {
         if (fabs(v) > 1e6)
-            return cfail(st, "key '%s': %s is out of range", name, value);
+            return fail(&st->src, "key '%s': %s is out of range", name, value);
         *(name[0] == 'l' ? &e->d.low : &e->d.high) = v;
         e->keys |= name[0] == 'l' ? K_LOW : K_HIGH;
     } else {
-        return cfail(st, "unknown key '%s' in [%s] (expected space, level, n, min_predicted, "
+        return fail(&st->src, "unknown key '%s' in [%s] (expected space, level, n, min_predicted, "
                      "low, high, basis)", name, section);
     }
     return 1;
@@ -320,7 +299,7 @@ static gf_status ccheck(cload_state *st, const centry *set, int n)
         if ((e->keys & (K_SPACE | K_LEVEL | K_N | K_LOW | K_HIGH)) !=
                 (K_SPACE | K_LEVEL | K_N | K_LOW | K_HIGH) ||
             e->d.low >= e->d.high || (e->d.log_space && !(e->d.low > 0)))
-            return gf_error_set(st->err, GF_ERR_PARSE, st->path, e->line,
+            return gf_error_set(st->src.err, GF_ERR_PARSE, st->src.path, e->line,
                                 "section [%s]: needs space, level, n, low and high with low < "
                                 "high (and low > 0 for space = log)",
                                 e->section);
@@ -335,18 +314,18 @@ gf_status gf_interval_counters_load(const char *path, const char *gpu,
     cload_state *st = calloc(1, sizeof *st);
     if (!st)
         return gf_error_set(err, GF_ERR_NOMEM, path, 0, "out of memory");
-    st->path = path;
+    st->src.path = path;
     st->gpu = gpu ? gpu : "";
-    st->err = err;
-    st->fp = fopen(path, "r");
-    if (!st->fp) {
+    st->src.err = err;
+    st->src.fp = fopen(path, "r");
+    if (!st->src.fp) {
         free(st);
         return gf_error_set(err, GF_ERR_IO, path, 0, "cannot open: %s", strerror(errno));
     }
-    int rc = ini_parse_stream(cread_line, st, chandler, st);
-    fclose(st->fp);
+    int rc = ini_parse_stream(read_line, &st->src, chandler, st);
+    fclose(st->src.fp);
     gf_status s = GF_OK;
-    if (st->failed)
+    if (st->src.failed)
         s = GF_ERR_PARSE;
     else if (rc != 0)
         s = gf_error_set(err, GF_ERR_PARSE, path, rc, "expected '[section]' or 'key = value'");
