@@ -140,6 +140,23 @@ static const int stall_rgb[][3] = {
 _Static_assert(sizeof stall_rgb / sizeof stall_rgb[0] == GF_PLOT_NSTALL,
                "a colour per stall reason");
 
+/* The stall reasons' legend, in validate's colours: a box from x0 to x1 and the reason's
+ * name at xt, one row per reason from ytop down by dy, boxes 2 half high (world units of
+ * the current window). */
+static void stall_legend(double x0, double x1, double xt, double ytop, double dy, double half)
+{
+    char name[64];
+    for (int i = 0; i < GF_PLOT_NSTALL; i++) {
+        double y = ytop - dy * i;
+        PLFLT fx[4] = {x0, x1, x1, x0}, fy[4] = {y - half, y - half, y + half, y + half};
+        plcol0(4 + i);
+        plfill(4, fx, fy);
+        plcol0(1);
+        plptex(xt, y, 1, 0, 0,
+               gf_counter_stall_reason((gf_counter_id)(GF_C_STALL_FIRST + i), name, sizeof name));
+    }
+}
+
 /* One kernel's warp stall stack (issue 35): the predicted and the measured shares of the
  * stall reasons the model predicts (selected left out), side by side, with a legend. */
 static void draw_stalls(const char *device, const char *path, const double pred[],
@@ -180,16 +197,7 @@ static void draw_stalls(const char *device, const char *path, const double pred[
         plcol0(1);
         plmtex("b", 1.5, (x0 + x1) / 2 / 4.2, 0.5, label[b]);
     }
-    char name[64];
-    for (int i = 0; i < GF_PLOT_NSTALL; i++) {
-        double y = 95 - 10 * i;
-        PLFLT fx[4] = {2.75, 2.95, 2.95, 2.75}, fy[4] = {y - 2, y - 2, y + 2, y + 2};
-        plcol0(4 + i);
-        plfill(4, fx, fy);
-        plcol0(1);
-        plptex(3.0, y, 1, 0, 0, gf_counter_stall_reason((gf_counter_id)(GF_C_STALL_FIRST + i),
-                                                        name, sizeof name));
-    }
+    stall_legend(2.75, 2.95, 3.0, 95, 10, 2);
     plend1();
 }
 
@@ -247,16 +255,7 @@ static void draw_sweep_stalls(const char *device, const char *path, int nbars,
     }
     plvpor(1 - 260 / width, 1, bottom, 0.9);
     plwind(0, 1, 0, 1);
-    char name[64];
-    for (int i = 0; i < GF_PLOT_NSTALL; i++) {
-        double y = 0.97 - 0.08 * i;
-        PLFLT fx[4] = {0.06, 0.14, 0.14, 0.06}, fy[4] = {y - 0.02, y - 0.02, y + 0.02, y + 0.02};
-        plcol0(4 + i);
-        plfill(4, fx, fy);
-        plcol0(1);
-        plptex(0.18, y, 1, 0, 0, gf_counter_stall_reason((gf_counter_id)(GF_C_STALL_FIRST + i),
-                                                         name, sizeof name));
-    }
+    stall_legend(0.06, 0.14, 0.18, 0.97, 0.08, 0.02);
     plend1();
 }
 #endif
