@@ -601,6 +601,39 @@ static enum ag_class async_class(sim *s, uint16_t opcode)
     return (enum ag_class)s->ag_class[opcode];
 }
 
+/* The group bookkeeping both kinds share (copies above, MMAs below): a warp's last
+ * `ngroups` groups (numbered from 0 in order, the open one `open`) each with up to
+ * `nmembers` pseudo registers from `base`. group_member gives the next member of the
+ * open group its register (the last one is shared past nmembers); group_wait names the
+ * registers of every group before the latest `keep` not yet waited for. */
+static void group_member(sim *s, uint32_t open, uint8_t *members, unsigned ngroups,
+                         unsigned nmembers, unsigned base)
+{
+    unsigned g = open % ngroups, j = members[g];
+    if (j < nmembers)
+        members[g] = (uint8_t)(j + 1);
+    else
+        j = nmembers - 1;
+    s->ag_regs[s->ag_nregs++] = (uint16_t)(base + g * nmembers + j);
+    s->ag_dst = 1;
+}
+
+static void group_wait(sim *s, uint32_t open, uint32_t *waited, const uint8_t *members,
+                       unsigned ngroups, unsigned nmembers, unsigned base, uint32_t keep)
+{
+    uint32_t upto = open > keep ? open - keep : 0; /* groups < upto */
+    uint32_t from = *waited;
+    if (upto > ngroups && from < upto - ngroups)
+        from = upto - ngroups; /* (older ones' registers are reused) */
+    for (uint32_t q = from; q < upto; q++) {
+        unsigned g = q % ngroups;
+        for (unsigned j = 0; j < members[g]; j++)
+            s->ag_regs[s->ag_nregs++] = (uint16_t)(base + g * nmembers + j);
+    }
+    if (upto > *waited)
+        *waited = upto;
+}
+
 /* Warpgroup MMAs (Hopper wgmma, sm_90): HGMMA (FP16/BF16/TF32), QGMMA (FP8), IGMMA
  * (INT8), BGMMA (binary) run asynchronously on the tensor cores (PTX ISA 8.x,
  * "Asynchronous Warpgroup Level Matrix Multiply-Accumulate": wgmma.fence,
@@ -612,8 +645,8 @@ static enum ag_class async_class(sim *s, uint16_t opcode)
  * register of its group instead (as LDGSTS do above) and waits only for the tensor
  * pipe's issue interval (the unit's own occupancy, per shape: gpu/isa.c gmma_shape);
  * the wait reads the pseudo registers of every group older than its latest N, so the
- * warp stalls there until their last MMA's latency has run out. A group closes at the next fence or wait after its MMAs
- * (what cuBLAS's and CUTLASS's sm90 main loops do: fence, MMAs, commit, wait). N is
+ * warp stalls there until their last MMA's latency has run out. A group closes at the
+ * next fence or wait after its MMAs (what cuBLAS's and CUTLASS's sm90 main loops do: fence, MMAs, commit, wait). N is
  * tracer v5's immediate (0, wait for all, in older traces). Approximated: more than
  * WG_MEMBERS MMAs in a group share the last pseudo register, more than WG_GROUPS groups
  * in flight reuse the oldest group's; an MMA that reads registers a non-MMA instruction
@@ -622,13 +655,7 @@ static enum ag_class async_class(sim *s, uint16_t opcode)
 static void mma_note(sim *s, enum ag_class c, const gf_inst *in)
 {
     if (c == AG_MMA) {
-        unsigned g = s->wg_open % WG_GROUPS, j = s->wg_members[g];
-        if (j < WG_MEMBERS)
-            s->wg_members[g] = (uint8_t)(j + 1);
-        else
-            j = WG_MEMBERS - 1;
-        s->ag_regs[s->ag_nregs++] = (uint16_t)(WG_REG_BASE + g * WG_MEMBERS + j);
-        s->ag_dst = 1;
+        group_member(s, s->wg_open, s->wg_members, WG_GROUPS, WG_MEMBERS, WG_REG_BASE);
         s->ag_drop = 1;
         return;
     }
@@ -642,17 +669,8 @@ static void mma_note(sim *s, enum ag_class c, const gf_inst *in)
     const char *n = gf_opcode_name(in->opcode);
     uint32_t keep = n && strncmp(n, "WARPGROUP.DEPBAR", 16) == 0 && in->imm > 0
                         ? (uint32_t)in->imm : 0;
-    uint32_t upto = s->wg_open > keep ? s->wg_open - keep : 0; /* groups < upto */
-    uint32_t from = s->wg_waited;
-    if (upto > WG_GROUPS && from < upto - WG_GROUPS)
-        from = upto - WG_GROUPS;
-    for (uint32_t q = from; q < upto; q++) {
-        unsigned g = q % WG_GROUPS;
-        for (unsigned j = 0; j < s->wg_members[g]; j++)
-            s->ag_regs[s->ag_nregs++] = (uint16_t)(WG_REG_BASE + g * WG_MEMBERS + j);
-    }
-    if (upto > s->wg_waited)
-        s->wg_waited = upto;
+    group_wait(s, s->wg_open, &s->wg_waited, s->wg_members, WG_GROUPS, WG_MEMBERS,
+               WG_REG_BASE, keep);
 }
 
 static void async_note_slow(sim *s, const gf_inst *in)
@@ -667,29 +685,13 @@ static void async_note_slow(sim *s, const gf_inst *in)
         return;
     }
     if (c == AG_COPY) {
-        unsigned g = s->ag_open % AG_GROUPS, j = s->ag_members[g];
-        if (j < AG_MEMBERS)
-            s->ag_members[g] = (uint8_t)(j + 1);
-        else
-            j = AG_MEMBERS - 1;
-        s->ag_regs[s->ag_nregs++] = (uint16_t)(AG_REG_BASE + g * AG_MEMBERS + j);
-        s->ag_dst = 1;
+        group_member(s, s->ag_open, s->ag_members, AG_GROUPS, AG_MEMBERS, AG_REG_BASE);
     } else if (c == AG_COMMIT) {
         s->ag_open++;
         s->ag_members[s->ag_open % AG_GROUPS] = 0;
     } else if (c == AG_WAIT) {
-        uint32_t keep = in->imm > 0 ? (uint32_t)in->imm : 0;
-        uint32_t upto = s->ag_open > keep ? s->ag_open - keep : 0; /* groups < upto */
-        uint32_t from = s->ag_waited;
-        if (upto > AG_GROUPS && from < upto - AG_GROUPS)
-            from = upto - AG_GROUPS; /* (older ones' registers are reused) */
-        for (uint32_t q = from; q < upto; q++) {
-            unsigned g = q % AG_GROUPS;
-            for (unsigned j = 0; j < s->ag_members[g]; j++)
-                s->ag_regs[s->ag_nregs++] = (uint16_t)(AG_REG_BASE + g * AG_MEMBERS + j);
-        }
-        if (upto > s->ag_waited)
-            s->ag_waited = upto;
+        group_wait(s, s->ag_open, &s->ag_waited, s->ag_members, AG_GROUPS, AG_MEMBERS,
+                   AG_REG_BASE, in->imm > 0 ? (uint32_t)in->imm : 0);
     }
 }
 

@@ -276,6 +276,18 @@ static int make_dirs(const char *dir)
         }
     return mkdir(tmp, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
+
+/* The plot directory made (with its parents) and checked to be one. */
+static gf_status plot_dir(const char *dir, gf_error *err)
+{
+    if (make_dirs(dir) != 0)
+        return gf_error_set(err, GF_ERR_IO, dir, 0, "cannot create plot directory: %s",
+                            strerror(errno));
+    struct stat sb;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return gf_error_set(err, GF_ERR_IO, dir, 0, "not a directory");
+    return GF_OK;
+}
 #endif
 
 gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
@@ -289,12 +301,9 @@ gf_status gf_validate_plot(const gf_validation *v, const char *dir, int *nplots,
                         "plots were not built: rebuild with PLplot installed "
                         "(libplplot-dev, plplot-driver-cairo) and -DGF_WITH_PLOTS=ON");
 #else
-    if (make_dirs(dir) != 0)
-        return gf_error_set(err, GF_ERR_IO, dir, 0, "cannot create plot directory: %s",
-                            strerror(errno));
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return gf_error_set(err, GF_ERR_IO, dir, 0, "not a directory");
+    gf_status ds = plot_dir(dir, err);
+    if (ds != GF_OK)
+        return ds;
     double *x = malloc((v->nkernels + 1) * sizeof *x);
     double *y = malloc((v->nkernels + 1) * sizeof *y);
     if (!x || !y) {
@@ -409,12 +418,9 @@ gf_status gf_plot_sweep_stalls(const char *dir, long kernel_id, const char *kern
                         "plots were not built: rebuild with PLplot installed "
                         "(libplplot-dev, plplot-driver-cairo) and -DGF_WITH_PLOTS=ON");
 #else
-    if (make_dirs(dir) != 0)
-        return gf_error_set(err, GF_ERR_IO, dir, 0, "cannot create plot directory: %s",
-                            strerror(errno));
-    struct stat sb;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-        return gf_error_set(err, GF_ERR_IO, dir, 0, "not a directory");
+    gf_status ds = plot_dir(dir, err);
+    if (ds != GF_OK)
+        return ds;
     /* the tallest stack, 5 % headroom; an all-zero sweep still gets an axis */
     double ymax = 0;
     for (int b = 0; b < nbars; b++) {
@@ -437,6 +443,7 @@ gf_status gf_plot_sweep_stalls(const char *dir, long kernel_id, const char *kern
             return gf_error_set(err, GF_ERR_IO, dir, 0, "plot path too long");
         remove(path); /* so a stale file is not taken for PLplot's */
         draw_sweep_stalls(dev[e], path, nbars, labels, xtitle, ratios, ymax, title);
+        struct stat sb;
         if (stat(path, &sb) != 0 || sb.st_size == 0)
             return gf_error_set(err, GF_ERR_IO, path, 0, "PLplot did not write the plot");
     }
