@@ -514,6 +514,23 @@ def stall_section(cases, fig):
       "`smsp__average_warp_latency_per_inst_issued.ratio` less 1): a check of the model's "
       "latency per instruction, independent of how it is split.")
     w("")
+    w("Where the warp-cycles go missing: per reason, the predicted less the measured ratio "
+      "(warp-cycles per issued instruction, not shares), averaged over the group's launches; "
+      "negative: the model's warps wait less for that reason than the GPU's. A latency the "
+      "model lacks shows as a negative `long_scoreboard`, `short_scoreboard` or `wait`; "
+      "warps the model finds ready too early show as a positive `not_selected`.")
+    w("")
+    w("| reason | " + " | ".join(lab for _, lab in gs) + " |")
+    w("|---|" + "---:|" * len(gs))
+    ls = stall_launches(cases)
+    for cat in STALL_CATS + ["sum"]:
+        cells = []
+        for g, _ in gs:
+            d = [(sum(p.values()) - sum(h.values())) if cat == "sum" else p[cat] - h[cat]
+                 for _, sg, _, p, h in ls if in_group(sg, g)]
+            cells.append("%+.2f" % statistics.fmean(d) if d else "n/a")
+        w("| %s | %s |" % ("**sum**" if cat == "sum" else "`%s`" % cat, " | ".join(cells)))
+    w("")
     return L
 
 
