@@ -87,7 +87,8 @@ static int value_udec(const char *v, uint64_t max, uint64_t *out)
  * outside it (negative included) is what the CUDA 13 tracer writes when its
  * cuFuncGetAttribute calls fail (refdata/h100-gfbench/README.md: -shmem = -1498227696,
  * -nregs = 0, -binary version = -407252832), so the field is marked suspect, *out = 0,
- * and gf_kreader_open (kreader.c) infers it from the trace. Anything else is a parse error (1). */
+ * and gf_kreader_open (kreader.c) infers it from the trace. Anything else is a parse
+ * error (1). */
 static int plausible_or_suspect(gf_kernel_info *k, int bit, const char *v, uint64_t lo,
                                 uint64_t hi, uint64_t *out)
 {

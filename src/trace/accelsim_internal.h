@@ -18,7 +18,9 @@
  *    under pthread_once in accelsim_open) before any reader parses a line.
  *
  * Prefix of functions and tables shared between the files: accelsim_ (declared at the
- * end); all else is static to its file.
+ * end), except the small lexing helpers and the line source (static inline, short names,
+ * before them); the table kreader.c calls is gf_accelsim_ops (accelsim.h). All else is
+ * static to its file.
  */
 #ifndef GF_TRACE_ACCELSIM_INTERNAL_H
 #define GF_TRACE_ACCELSIM_INTERNAL_H

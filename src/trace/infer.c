@@ -76,7 +76,8 @@ void gf_infer_apply(const gf_infer *s, gf_kernel_info *k)
     if (k->suspect & 1u << GF_HDR_NREGS && s->maxreg >= 0)
         k->nregs = (unsigned)(s->maxreg + 3 < 16 ? 16 : s->maxreg + 3);
     if (k->suspect & 1u << GF_HDR_SHMEM && s->top > 0)
-        k->shmem = (unsigned long)(s->lo >= RESERVED_SHARED ? s->top - RESERVED_SHARED : s->top);
+        k->shmem = (unsigned long)(s->lo >= RESERVED_SHARED ? s->top - RESERVED_SHARED
+                                                             : s->top);
     if (k->suspect & 1u << GF_HDR_BINARY_VERSION)
         k->binary_version = s->family;
 }
