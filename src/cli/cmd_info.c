@@ -13,8 +13,8 @@
 
 #include "cli/cli.h"
 #include "report/report.h"
+#include "sass/opcode.h"
 #include "trace/memspace.h"
-#include "trace/opcode.h"
 #include "trace/spin.h"
 #include "trace/stream.h"
 #include "trace/trace.h"

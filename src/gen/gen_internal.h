@@ -1,8 +1,9 @@
 /*
- * The synthetic-trace generator's private parts, shared by its three files:
- * params.c (kinds, defaults, gf_gen_resolve), kernels.c (the emitter and one warp
- * function per kernel kind, gf_gen_run_kernel) and write.c (counting and the atomic
- * output directory). Invariant: a gen runs a resolved gf_gen_params (gf_gen_resolve
+ * The synthetic-trace generator's private parts, shared by its files:
+ * params.c (kinds, defaults, gf_gen_resolve), kernels.c (which warp function per kind,
+ * the header, gf_gen_run_kernel), kernels_mem.c and kernels_compute.c (one warp function
+ * per kernel kind, writing through the emitter, emit.h) and write.c (counting and the
+ * atomic output directory). Invariant: a gen runs a resolved gf_gen_params (gf_gen_resolve
  * accepted it), so the kernels never check sizes again; with writing == 0 it only counts.
  * Prefix: gf_gen_ (not installed).
  */
@@ -25,6 +26,7 @@
 #define GEN_MAX_BUFFER (1ull << 34) /* 16 GiB per buffer: keeps buffers from overlapping */
 #define RZ 255
 #define OUTBUF 65536
+#define WS_BAR_BASE 0x100u /* warpspec: the mbarriers' offset in the block's shared window */
 #define GEN_MIN_LINE 25 /* "0000 ffffffff 0 EXIT 0 0\n" */
 
 typedef struct gen {
@@ -61,6 +63,21 @@ static inline uint64_t gf_gen_ceil_div(uint64_t a, uint64_t b)
 
 /* An invalid-parameter error (GF_ERR_INVALID, no file). */
 gf_status gf_gen_invalid(gf_error *err, const char *fmt, ...) GF_PRINTF(2, 3);
+
+/* One warp of each kind (g's current block and warp): kernels_mem.c ... */
+void gf_gen_warp_vecadd(gen *g);
+void gf_gen_warp_stride(gen *g);
+void gf_gen_warp_l2write(gen *g);
+void gf_gen_warp_stream(gen *g);
+void gf_gen_warp_pchase(gen *g);
+/* ... and kernels_compute.c. */
+void gf_gen_warp_matmul(gen *g);
+void gf_gen_warp_spill(gen *g);
+void gf_gen_warp_ldgsts(gen *g);
+void gf_gen_warp_hmma(gen *g);
+void gf_gen_warp_reduce(gen *g);
+void gf_gen_warp_ffma(gen *g);
+void gf_gen_warp_warpspec(gen *g);
 
 /* Runs g's kernel: counts every warp and, when g->writing, writes the trace to g->fp or
  * g->gz; sets g->io_failed on a write error (1) or when --max-size is reached (2). */

@@ -2,7 +2,7 @@
  * ISA tables: models/isa/<arch>.csv (libcsv) maps a SASS base opcode to its unit,
  * latency, issue interval and, for memory operations, space, direction and default
  * width. Modifiers on the full opcode ("LDG.E.128", "LDGSTS.E.BYPASS.128") refine width
- * and L1 bypass in code below. Lookups are cached per interned opcode id (trace/opcode.h).
+ * and L1 bypass in code below. Lookups are cached per interned opcode id (sass/opcode.h).
  */
 #include "gpu/isa.h"
 
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "gpu/gpu.h"
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 #include "util/error.h"
 
 #define OPLEN 32

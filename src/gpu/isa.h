@@ -61,7 +61,7 @@ typedef enum gf_unknown_policy { GF_UNKNOWN_ERROR = 0, GF_UNKNOWN_ALU = 1 } gf_u
 gf_status gf_isa_load(const char *arch, const char *models_dir, gf_isa **out, gf_error *err);
 void gf_isa_free(gf_isa *isa);
 
-/* Classifies an interned opcode (trace/opcode.h). Results are cached per id, so this is
+/* Classifies an interned opcode (sass/opcode.h). Results are cached per id, so this is
  * O(1) after the first call for an opcode. An opcode missing from the table is an error
  * (GF_ERR_PARSE, message naming the opcode) unless policy is GF_UNKNOWN_ALU, which
  * returns the ALU class and sets *warned the first time per opcode (the caller warns). */

@@ -1,21 +1,22 @@
 /*
  * GPU model files: models/<gpu>.ini read with inih, `include = other.ini` for what-ifs,
- * `--set section.key=value` overrides, units on values, validation after everything is
- * applied. The key table below is the only list of keys: parsing, --set, show-gpu and
- * the `gpus` listing all walk it (in the spirit of Redis's config.c table).
+ * `--set section.key=value` overrides, units on values. The key table below is the only
+ * list of keys: parsing, --set, show-gpu, validation and the `gpus` listing all walk it
+ * (in the spirit of Redis's config.c table).
+ *
+ * This file: the key table, reading a model's .ini files into a gf_gpu and recording
+ * where each key was set (gf_gpu_parse, gf_gpu_from_parsed with its overrides), and a
+ * key's value as text (gf_gpu_key_format). What it hands on: a model is only returned
+ * after the defaults (model_apply_defaults) and the one rule set (model_check,
+ * model_check.c) have passed, with the key set last blamed for a broken rule. Where the
+ * models are: model_dir.c; values the keys imply: model_derived.c.
  */
-#define _GNU_SOURCE /* dladdr: where this code was loaded from, to find its models */
 #include "gpu/gpu.h"
 
-#include <dlfcn.h>
-#include <limits.h>
-#include <pthread.h>
-
-#include <dirent.h>
 #include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,32 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gpu/model_internal.h"
 #include "util/error.h"
-
-typedef enum key_type {
-    K_STR,    /* char array */
-    K_UINT,   /* unsigned, plain number */
-    K_SIZE,   /* uint64_t bytes, size units */
-    K_SIZE32, /* unsigned bytes, size units */
-    K_FREQ,   /* double Hz */
-    K_BW,     /* double bytes/s */
-    K_XFER,   /* double transfers/s per pin */
-    K_DOUBLE, /* double, plain number */
-    K_ENUM,   /* int-sized enum, names below */
-    K_BOOL,   /* int 0/1 */
-    K_SIZELIST /* the carveout list */
-} key_type;
-
-typedef struct key_def {
-    const char *name;
-    key_type type;
-    size_t offset;
-    size_t size;       /* K_STR: capacity */
-    double min, max;   /* numeric range, inclusive */
-    const char *const *enum_names; /* K_ENUM: NULL-terminated, index = value */
-    int optional;      /* may be absent from the file (then 0) */
-    const char *help;
-} key_def;
 
 static const char *const sched_names[] = {"gto", "lrr", NULL};
 static const char *const coal_names[] = {"sector", "fermi", NULL};
@@ -66,7 +43,7 @@ _Static_assert(sizeof(((gf_gpu *)0)->arch) <= sizeof(((gf_gpu *)0)->isa), "gpu.i
 #define SZ(f) sizeof(((gf_gpu *)0)->f)
 #define BIG 1e18
 
-static const key_def keys[] = {
+const key_def model_keys[] = {
     {"gpu.marketing", K_STR, OFF(marketing), SZ(marketing), 0, 0, NULL, 0, "marketing name"},
     {"gpu.arch", K_STR, OFF(arch), SZ(arch), 0, 0, NULL, 0, "architecture: selects models/isa/<arch>.csv unless gpu.isa is set"},
     {"gpu.isa", K_STR, OFF(isa), SZ(isa), 0, 0, NULL, 1, "instruction table models/isa/<isa>.csv (default: gpu.arch)"},
@@ -153,19 +130,15 @@ static const key_def keys[] = {
     {"launch.store_drain", K_UINT, OFF(store_drain), 0, 0, 1, NULL, 1, "1: a block's slot frees only when its stores are acknowledged by L2, an L2 latency after they leave the SM (absent = 0)"},
     {"launch.block_cycles", K_UINT, OFF(block_launch_cycles), 0, 0, 1e9, NULL, 0, "block launch overhead, core cycles"},
 };
-#define NKEYS (sizeof keys / sizeof keys[0])
+#define NKEYS (sizeof model_keys / sizeof model_keys[0])
+const size_t model_nkeys = NKEYS;
 
 size_t gf_gpu_key_count(void) { return NKEYS; }
-const char *gf_gpu_key_name(size_t i) { return i < NKEYS ? keys[i].name : NULL; }
-const char *gf_gpu_key_help(size_t i) { return i < NKEYS ? keys[i].help : NULL; }
+const char *gf_gpu_key_name(size_t i) { return i < NKEYS ? model_keys[i].name : NULL; }
+const char *gf_gpu_key_help(size_t i) { return i < NKEYS ? model_keys[i].help : NULL; }
 
 /* ------------------------------------------------------------------ loading state */
 
-typedef struct origin {
-    char file[512]; /* model file or "--set k=v" */
-    long line;
-    unsigned seq;   /* order of assignment: errors blame the latest of the keys involved */
-} origin;
 
 typedef struct load_state {
     gf_gpu *gpu;
@@ -185,11 +158,20 @@ typedef struct load_state {
 static const key_def *find_key(const char *name, size_t *idx)
 {
     for (size_t i = 0; i < NKEYS; i++)
-        if (strcmp(keys[i].name, name) == 0) {
+        if (strcmp(model_keys[i].name, name) == 0) {
             *idx = i;
-            return &keys[i];
+            return &model_keys[i];
         }
     return NULL;
+}
+
+/* The index of a key of the table by name; 0 for a name it does not hold. */
+size_t model_key_index(const char *name)
+{
+    size_t i = 0;
+    if (!find_key(name, &i))
+        return 0;
+    return i;
 }
 
 static const char *trim(char *s)
@@ -538,469 +520,6 @@ static gf_status parse_file(load_state *st, const char *path)
     return GF_OK;
 }
 
-/* ------------------------------------------------------------------ validation */
-
-unsigned gf_gpu_l2_latency(const gf_gpu *g)
-{
-    return g->l2.latency + (unsigned)lround(g->l2_latency_ns * g->core_clock_hz * 1e-9);
-}
-
-double gf_gpu_launch_cycles(const gf_gpu *g)
-{
-    return g->kernel_launch_cycles + g->kernel_launch_ns * g->core_clock_hz * 1e-9;
-}
-
-unsigned gf_gpu_l2_far_extra(const gf_gpu *g)
-{
-    return (unsigned)lround(g->l2_far_latency_ns * g->core_clock_hz * 1e-9);
-}
-
-uint64_t gf_gpu_l2_lines_per_slice(const gf_gpu *g)
-{
-    uint64_t line = g->l2.line ? g->l2.line : 128;
-    return g->l2.size / line / (g->l2_slices ? g->l2_slices : 1);
-}
-
-unsigned gf_gpu_dram_latency(const gf_gpu *g)
-{
-    return g->dram_latency + (unsigned)lround(g->dram_latency_ns * g->core_clock_hz * 1e-9);
-}
-
-static int is_pow2(uint64_t v) { return v && !(v & (v - 1)); }
-
-#define KEYIDX(name) key_index(name)
-static size_t key_index(const char *name)
-{
-    size_t i = 0;
-    if (!find_key(name, &i))
-        return 0;
-    return i;
-}
-
-/* Who gave a model its values, for messages: the loader's record of where each key was
- * set, or one name (a profile file) for a model that comes whole from elsewhere. */
-typedef struct blame {
-    const load_state *st; /* NULL: every key comes from origin */
-    const char *origin;
-} blame;
-
-/* Fails naming where the key was set; keys may be a comma-separated list of the keys the
- * check involves, and the one assigned last (the override that broke it) is named. */
-static gf_status invalid(const blame *b, const char *keys_csv, gf_error *err,
-                         const char *fmt, ...) GF_PRINTF(4, 5);
-static gf_status invalid(const blame *b, const char *keys_csv, gf_error *err,
-                         const char *fmt, ...)
-{
-    char msg[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (!b->st)
-        return gf_error_set(err, GF_ERR_INVALID, b->origin, 0, "%s", msg);
-    size_t i = 0;
-    unsigned best = 0;
-    char list[256];
-    snprintf(list, sizeof list, "%s", keys_csv);
-    char *save = NULL;
-    for (char *k = strtok_r(list, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
-        size_t j = KEYIDX(k);
-        if (b->st->where[j].seq >= best) {
-            best = b->st->where[j].seq;
-            i = j;
-        }
-    }
-    return gf_error_set(err, GF_ERR_INVALID, b->st->where[i].file, b->st->where[i].line, "%s",
-                        msg);
-}
-
-/* "file:line" or "--set k=v" of where key got its value, for messages that involve
- * several keys. */
-static const char *origin_of(const blame *b, const char *key, char *buf, size_t n)
-{
-    if (!b->st) {
-        snprintf(buf, n, "%s from %s", key, b->origin);
-        return buf;
-    }
-    const origin *o = &b->st->where[KEYIDX(key)];
-    if (o->line > 0)
-        snprintf(buf, n, "%s = set at %s:%ld", key, o->file, o->line);
-    else
-        snprintf(buf, n, "%s = set by %s", key, o->file);
-    return buf;
-}
-
-/* One key's value within its table row's range: what set_value enforces on text,
- * checked on the struct for a model that did not come through set_value (a profile). */
-static gf_status check_key(const gf_gpu *g, const blame *b, const key_def *k, gf_error *err)
-{
-    const char *base = (const char *)g + k->offset;
-    uint64_t v = 0;
-    switch (k->type) {
-    case K_STR:
-        if (!memchr(base, 0, k->size))
-            return invalid(b, k->name, err, "key '%s': text not terminated within %zu bytes",
-                           k->name, k->size);
-        if (!base[0])
-            return invalid(b, k->name, err, "key '%s': empty (expected text)", k->name);
-        return GF_OK;
-    case K_ENUM:
-    case K_BOOL: {
-        int e, cnt = 2;
-        memcpy(&e, base, sizeof e);
-        if (k->type == K_ENUM)
-            for (cnt = 0; k->enum_names[cnt];)
-                cnt++;
-        if (e < 0 || e >= cnt)
-            return invalid(b, k->name, err, "key '%s' = %d out of range (expected 0..%d)",
-                           k->name, e, cnt - 1);
-        return GF_OK;
-    }
-    case K_SIZELIST:
-        if (g->ncarveouts < 1 || g->ncarveouts > GF_MAX_CARVEOUTS)
-            return invalid(b, k->name, err, "key '%s': %u carveouts (expected 1..%d)", k->name,
-                           g->ncarveouts, GF_MAX_CARVEOUTS);
-        for (unsigned i = 1; i < g->ncarveouts; i++)
-            if (g->carveouts[i] <= g->carveouts[i - 1])
-                return invalid(b, k->name, err,
-                               "key '%s': carveout %u = %llu after %llu (expected strictly "
-                               "ascending)",
-                               k->name, i + 1, (unsigned long long)g->carveouts[i],
-                               (unsigned long long)g->carveouts[i - 1]);
-        v = g->carveouts[g->ncarveouts - 1];
-        break;
-    case K_SIZE:
-        memcpy(&v, base, sizeof v);
-        break;
-    case K_UINT:
-    case K_SIZE32: {
-        unsigned u;
-        memcpy(&u, base, sizeof u);
-        v = u;
-        break;
-    }
-    case K_FREQ:
-    case K_BW:
-    case K_XFER:
-    case K_DOUBLE: {
-        double d;
-        memcpy(&d, base, sizeof d);
-        if (!(d >= k->min && d <= k->max)) /* NaN fails too */
-            return invalid(b, k->name, err, "key '%s' = %g out of range (expected %g..%g)",
-                           k->name, d, k->min, k->max);
-        return GF_OK;
-    }
-    }
-    if ((double)v < k->min || (double)v > k->max)
-        return invalid(b, k->name, err, "key '%s' = %llu out of range (expected %.0f..%.0f)",
-                       k->name, (unsigned long long)v, k->min, k->max);
-    return GF_OK;
-}
-
-static gf_status check_cache(const blame *b, const char *lvl, const gf_cache_model *c,
-                             gf_error *err)
-{
-    char k[64];
-    snprintf(k, sizeof k, "%s.line", lvl);
-    if (!is_pow2(c->line))
-        return invalid(b, k, err, "%s.line = %u: expected a power of two", lvl, c->line);
-    snprintf(k, sizeof k, "%s.sector", lvl);
-    if (!is_pow2(c->sector))
-        return invalid(b, k, err, "%s.sector = %u: expected a power of two", lvl, c->sector);
-    snprintf(k, sizeof k, "%s.line,%s.sector", lvl, lvl);
-    if (c->sector > c->line)
-        return invalid(b, k, err, "%s.sector = %u larger than %s.line = %u", lvl, c->sector, lvl,
-                       c->line);
-    return GF_OK;
-}
-
-/* The L1 data size a carveout list leaves (unified array) or the fixed L1; 0 when the
- * keys cannot give one (the checks below say why). */
-static uint64_t l1_size_of(const gf_gpu *g)
-{
-    if (!g->unified_l1_shmem)
-        return g->l1_size_fixed;
-    if (g->ncarveouts < 1 || g->ncarveouts > GF_MAX_CARVEOUTS || g->carveouts[0] > g->unified_l1_shmem)
-        return 0;
-    return g->unified_l1_shmem - g->carveouts[0];
-}
-
-/* Values the model file may leave out, as the rest of the code expects them. */
-static void apply_defaults(gf_gpu *g)
-{
-    if (!g->isa[0]) /* gf_gpu.arch is shorter than gf_gpu.isa */
-        memcpy(g->isa, g->arch, sizeof g->arch);
-    if (g->l2_slice_interleave == 0)
-        g->l2_slice_interleave = 128;
-    if (g->l2_partial_write_cycles == 0) /* absent: as a full sector */
-        g->l2_partial_write_cycles = 1;
-    if (g->dram_max_efficiency == 0)
-        g->dram_max_efficiency = 1;
-    if (g->dram_fetch_bytes == 0)
-        g->dram_fetch_bytes = 32;
-    g->l1.size = l1_size_of(g);
-}
-
-static gf_status check_shmem(const gf_gpu *g, const blame *b, gf_error *err)
-{
-    char ob[700];
-    if (g->shmem_per_block > g->shmem_per_sm)
-        return invalid(b, "shmem.per_sm,shmem.per_block", err,
-                       "shmem.per_block = %llu larger than shmem.per_sm = %llu",
-                       (unsigned long long)g->shmem_per_block, (unsigned long long)g->shmem_per_sm);
-    uint64_t maxc = g->carveouts[g->ncarveouts - 1];
-    if (g->shmem_per_sm != maxc)
-        return invalid(b, "shmem.carveouts,shmem.per_sm", err,
-                       "shmem.per_sm = %llu differs from the largest carveout %llu",
-                       (unsigned long long)g->shmem_per_sm, (unsigned long long)maxc);
-    uint64_t l1way = (uint64_t)(g->l1.ways ? g->l1.ways : 1) * g->l1.line;
-    if (g->unified_l1_shmem) {
-        if (g->l1_size_fixed)
-            return invalid(b, "shmem.unified_size,l1.size", err,
-                           "l1.size = %llu set on a unified L1/shared array (shmem.unified_size = %llu): "
-                           "set one of them to 0",
-                           (unsigned long long)g->l1_size_fixed, (unsigned long long)g->unified_l1_shmem);
-        for (unsigned i = 0; i < g->ncarveouts; i++) {
-            if (g->carveouts[i] > g->unified_l1_shmem)
-                return invalid(b, "shmem.unified_size,shmem.carveouts", err,
-                               "carveout %llu larger than the unified size %llu (%s)",
-                               (unsigned long long)g->carveouts[i], (unsigned long long)g->unified_l1_shmem,
-                               origin_of(b, "shmem.unified_size", ob, sizeof ob));
-            uint64_t l1 = g->unified_l1_shmem - g->carveouts[i];
-            if (l1 % l1way)
-                return invalid(b, "shmem.unified_size,shmem.carveouts,l1.line,l1.ways", err,
-                               "L1 of %llu bytes left by carveout %llu is not a whole number of sets "
-                               "of l1.ways = %u x l1.line = %u",
-                               (unsigned long long)l1, (unsigned long long)g->carveouts[i], g->l1.ways,
-                               g->l1.line);
-        }
-    } else {
-        if (!g->l1_size_fixed)
-            return invalid(b, "shmem.unified_size,l1.size", err,
-                           "l1.size = 0 and shmem.unified_size = 0: one of them must give the L1 size");
-        if (g->ncarveouts != 1)
-            return invalid(b, "l1.size,shmem.carveouts", err,
-                           "a separate L1 (l1.size) allows exactly one shared-memory size, got %u",
-                           g->ncarveouts);
-        if (g->l1_size_fixed % l1way)
-            return invalid(b, "l1.line,l1.ways,l1.size", err,
-                           "l1.size = %llu is not sets x l1.ways = %u x l1.line = %u for a whole number of sets",
-                           (unsigned long long)g->l1_size_fixed, g->l1.ways, g->l1.line);
-    }
-    /* derived, not a key: only a model from elsewhere (a profile) can disagree */
-    if (g->l1.size != l1_size_of(g))
-        return invalid(b, "shmem.unified_size,shmem.carveouts,l1.size", err,
-                       "L1 data size %llu differs from the %llu the L1 and carveout keys give",
-                       (unsigned long long)g->l1.size, (unsigned long long)l1_size_of(g));
-    return GF_OK;
-}
-
-/* A size in the units a model file takes: "14200KiB", "3MiB", else bytes. */
-static const char *size_text(uint64_t v, char *buf, size_t n)
-{
-    if (v && v % (1u << 20) == 0)
-        snprintf(buf, n, "%lluMiB", (unsigned long long)(v >> 20));
-    else if (v && v % 1024 == 0)
-        snprintf(buf, n, "%lluKiB", (unsigned long long)(v >> 10));
-    else
-        snprintf(buf, n, "%llu", (unsigned long long)v);
-    return buf;
-}
-
-/* The valid L2 sizes nearest to l2.size: every slice a whole number of sets, so a
- * multiple of l2.slices x l2.ways x l2.line (one set in every slice). */
-static const char *l2_nearest(const gf_gpu *g, char *buf, size_t n)
-{
-    uint64_t unit = (uint64_t)g->l2_slices * (g->l2.ways ? g->l2.ways : 1) * g->l2.line;
-    uint64_t below = g->l2.size / unit * unit, above = below + unit;
-    char u[32], lo[32], hi[32];
-    size_text(unit, u, sizeof u);
-    if (below == 0)
-        snprintf(buf, n, "valid sizes are multiples of l2.slices x l2.ways x l2.line = %s: the "
-                 "nearest is %s", u, size_text(above, hi, sizeof hi));
-    else
-        snprintf(buf, n, "valid sizes are multiples of l2.slices x l2.ways x l2.line = %s: the "
-                 "nearest are %s and %s", u, size_text(below, lo, sizeof lo),
-                 size_text(above, hi, sizeof hi));
-    return buf;
-}
-
-static gf_status check_l2_dram(const gf_gpu *g, const blame *b, gf_error *err)
-{
-    char ob[700], near[200];
-    if (g->l2.size % g->l2_slices)
-        return invalid(b, "l2.size,l2.slices", err,
-                       "l2.slices = %u does not divide l2.size = %llu (%s); %s",
-                       g->l2_slices, (unsigned long long)g->l2.size,
-                       origin_of(b, "l2.size", ob, sizeof ob), l2_nearest(g, near, sizeof near));
-    uint64_t slice = g->l2.size / g->l2_slices;
-    uint64_t l2way = (uint64_t)(g->l2.ways ? g->l2.ways : 1) * g->l2.line;
-    if (slice % l2way)
-        return invalid(b, "l2.size,l2.slices,l2.line,l2.ways", err,
-                       "L2 slice of %llu bytes (l2.size / l2.slices) is not sets x l2.ways = %u x "
-                       "l2.line = %u for a whole number of sets (%s); %s",
-                       (unsigned long long)slice, g->l2.ways, g->l2.line,
-                       origin_of(b, "l2.size", ob, sizeof ob), l2_nearest(g, near, sizeof near));
-    if (g->dram_channels > g->dram_bus_bits)
-        return invalid(b, "dram.bus_bits,dram.channels", err, "dram.channels = %u wider than dram.bus_bits = %u",
-                       g->dram_channels, g->dram_bus_bits);
-    if (!is_pow2(g->l2_slice_interleave) || g->l2_slice_interleave < 128)
-        return invalid(b, "l2.slice_interleave", err,
-                       "l2.slice_interleave = %u: expected a power of two of at least 128 "
-                       "(whole lines)",
-                       g->l2_slice_interleave);
-    if (g->l2_partitions > 1 && g->l2_slices % g->l2_partitions != 0)
-        return invalid(b, "l2.partitions,l2.slices", err,
-                       "l2.partitions = %u does not divide l2.slices = %u: expected whole "
-                       "partitions of slices",
-                       g->l2_partitions, g->l2_slices);
-    if (g->l2_atomic_sectors_per_cycle > 0 && g->l2_atomic_sectors_per_cycle < 0.01)
-        return invalid(b, "l2.atomic_sectors_per_cycle", err,
-                       "l2.atomic_sectors_per_cycle = %g: expected 0 (no limit) or at least "
-                       "0.01 sectors per L2 cycle",
-                       g->l2_atomic_sectors_per_cycle);
-    if (g->dram_fetch_bytes != 32 && g->dram_fetch_bytes != 64 && g->dram_fetch_bytes != 128)
-        return invalid(b, "dram.fetch_bytes", err,
-                       "dram.fetch_bytes = %u: expected 32, 64 or 128 (whole sectors, aligned)",
-                       g->dram_fetch_bytes);
-    if (!is_pow2(g->dram_row_bytes))
-        return invalid(b, "dram.row_bytes", err, "dram.row_bytes = %u: expected a power of two",
-                       g->dram_row_bytes);
-    return GF_OK;
-}
-
-/* The one rule set of a resolved model (defaults applied): every key in its range, then
- * the rules that tie keys together. The loader and gf_gpu_validate both run it. */
-static gf_status check_model(const gf_gpu *g, const blame *b, gf_error *err)
-{
-    gf_status s;
-    if (!memchr(g->name, 0, sizeof g->name))
-        return invalid(b, "gpu.marketing", err, "model name not terminated within %zu bytes",
-                       sizeof g->name);
-    for (size_t i = 0; i < NKEYS; i++)
-        if ((s = check_key(g, b, &keys[i], err)) != GF_OK)
-            return s;
-    const char *isa_key = b->st && !b->st->set[KEYIDX("gpu.isa")] ? "gpu.arch" : "gpu.isa";
-    /* the name becomes part of a path: models/isa/<isa>.csv */
-    for (const char *c = g->isa; *c; c++)
-        if (!(*c == '_' || *c == '-' || (*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z')))
-            return invalid(b, isa_key, err,
-                           "%s = '%s': an ISA table name (models/isa/<name>.csv) takes "
-                           "lower-case letters, digits, '-' or '_'",
-                           isa_key, g->isa);
-    if (g->max_threads_per_sm > g->max_warps_per_sm * 32u)
-        return invalid(b, "sm.max_warps,sm.max_threads", err,
-                       "sm.max_threads = %u exceeds sm.max_warps = %u times 32 threads",
-                       g->max_threads_per_sm, g->max_warps_per_sm);
-    if (g->max_threads_per_block > g->max_threads_per_sm)
-        return invalid(b, "sm.max_threads,sm.max_threads_per_block", err,
-                       "sm.max_threads_per_block = %u exceeds sm.max_threads = %u",
-                       g->max_threads_per_block, g->max_threads_per_sm);
-    if (g->regs_per_sm % g->subcores_per_sm)
-        return invalid(b, "sm.subcores,sm.registers", err, "sm.registers = %u not divisible among %u sub-cores",
-                       g->regs_per_sm, g->subcores_per_sm);
-    if (!is_pow2(g->reg_alloc_unit))
-        return invalid(b, "sm.reg_alloc_unit", err, "sm.reg_alloc_unit = %u: expected a power of two",
-                       g->reg_alloc_unit);
-    if (!is_pow2(g->shmem_alloc_unit))
-        return invalid(b, "shmem.alloc_unit", err, "shmem.alloc_unit = %u: expected a power of two",
-                       g->shmem_alloc_unit);
-    if ((s = check_cache(b, "l1", &g->l1, err)) != GF_OK || (s = check_cache(b, "l2", &g->l2, err)) != GF_OK)
-        return s;
-    if ((s = check_shmem(g, b, err)) != GF_OK)
-        return s;
-    return check_l2_dram(g, b, err);
-}
-
-gf_status gf_gpu_validate(const gf_gpu *g, const char *where, gf_error *err)
-{
-    if (!g)
-        return gf_error_set(err, GF_ERR_INVALID, where ? where : "", 0, "no GPU model given");
-    blame b = {NULL, where ? where : ""};
-    return check_model(g, &b, err);
-}
-
-/* ------------------------------------------------------------------ public */
-
-/* The file holding this code: the shared library when it is one, else the executable
- * it was linked into (dladdr names the main program by its argv[0], which may be
- * relative or found on PATH, so /proc/self/exe is asked instead). */
-static int self_path(char *out, size_t n)
-{
-    Dl_info di;
-    char tmp[PATH_MAX];
-    if (dladdr((void *)&gf_gpu_models_dir, &di) && di.dli_fname && strstr(di.dli_fname, ".so") &&
-        realpath(di.dli_fname, tmp)) {
-        snprintf(out, n, "%s", tmp);
-        return 0;
-    }
-    ssize_t len = readlink("/proc/self/exe", tmp, sizeof tmp - 1);
-    if (len <= 0)
-        return -1;
-    tmp[len] = 0;
-    snprintf(out, n, "%s", tmp);
-    return 0;
-}
-
-/* (CMakeLists.txt defines these; a build without it, such as the fuzz harnesses', gets
- * the default install layout and no build tree) */
-#ifndef GF_INSTALL_MODELS_DIR
-#define GF_INSTALL_MODELS_DIR "/usr/local/share/gpuforecast/models"
-#endif
-#ifndef GF_BUILD_DIR
-#define GF_BUILD_DIR ""
-#endif
-#ifndef GF_SOURCE_MODELS_DIR
-#define GF_SOURCE_MODELS_DIR "models"
-#endif
-#ifndef GF_MODELS_FROM_BINDIR
-#define GF_MODELS_FROM_BINDIR "../share/gpuforecast/models"
-#endif
-#ifndef GF_MODELS_FROM_LIBDIR
-#define GF_MODELS_FROM_LIBDIR "../share/gpuforecast/models"
-#endif
-
-static char self_models[PATH_MAX + 64];
-static pthread_once_t self_models_once = PTHREAD_ONCE_INIT;
-
-/* Decided once: the source tree's models/ for a binary or library inside the build tree
- * it came from; else the models installed beside it (bin/ or lib/ -> share/gpuforecast/
- * models, so a moved prefix still finds its own); else the configured install path. */
-static void find_self_models(void)
-{
-    char self[PATH_MAX];
-    snprintf(self_models, sizeof self_models, "%s", GF_INSTALL_MODELS_DIR);
-    if (self_path(self, sizeof self) != 0)
-        return;
-    char *slash = strrchr(self, '/');
-    if (!slash)
-        return;
-    int is_lib = strstr(slash, ".so") != NULL;
-    *slash = 0; /* self is now the folder */
-    size_t nb = strlen(GF_BUILD_DIR);
-    if (nb > 0 && strncmp(self, GF_BUILD_DIR, nb) == 0 && (self[nb] == 0 || self[nb] == '/')) {
-        if (access(GF_SOURCE_MODELS_DIR, R_OK) == 0)
-            snprintf(self_models, sizeof self_models, "%s", GF_SOURCE_MODELS_DIR);
-        return;
-    }
-    char rel[PATH_MAX + 64];
-    snprintf(rel, sizeof rel, "%s/%s", self, is_lib ? GF_MODELS_FROM_LIBDIR : GF_MODELS_FROM_BINDIR);
-    char real[PATH_MAX];
-    if (realpath(rel, real) && access(real, R_OK) == 0)
-        snprintf(self_models, sizeof self_models, "%s", real);
-}
-
-const char *gf_gpu_models_dir(const char *models_dir)
-{
-    if (models_dir && *models_dir)
-        return models_dir;
-    const char *env = getenv("GF_MODELS_DIR");
-    if (env && *env)
-        return env;
-    pthread_once(&self_models_once, find_self_models);
-    return self_models;
-}
-
 static int looks_like_path(const char *s)
 {
     size_t n = strlen(s);
@@ -1131,16 +650,16 @@ gf_status gf_gpu_from_parsed(const gf_gpu_parsed *m, const char *const *override
     }
     if (s == GF_OK) {
         for (size_t i = 0; i < NKEYS; i++)
-            if (!st->set[i] && !keys[i].optional) {
+            if (!st->set[i] && !model_keys[i].optional) {
                 s = gf_error_set(err, GF_ERR_INVALID, path, 0, "missing key '%s' (%s)",
-                                 keys[i].name, keys[i].help);
+                                 model_keys[i].name, model_keys[i].help);
                 break;
             }
     }
     if (s == GF_OK) {
-        apply_defaults(g);
-        blame b = {st, path};
-        s = check_model(g, &b, err);
+        model_apply_defaults(g);
+        blame b = {st->where, st->set, path};
+        s = model_check(g, &b, err);
     }
     if (s == GF_OK) {
         size_t n = strlen(stem);
@@ -1179,7 +698,7 @@ const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n)
     buf[0] = 0;
     if (i >= NKEYS || !g)
         return buf;
-    const key_def *k = &keys[i];
+    const key_def *k = &model_keys[i];
     const char *base = (const char *)g + k->offset;
     switch (k->type) {
     case K_STR:
@@ -1260,62 +779,3 @@ const char *gf_gpu_key_format(const gf_gpu *g, size_t i, char *buf, size_t n)
     return buf;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-gf_status gf_gpu_list(const char *models_dir, char ***names, size_t *n, gf_error *err)
-{
-    const char *dir = gf_gpu_models_dir(models_dir);
-    *names = NULL;
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return gf_error_set(err, GF_ERR_IO, dir, 0, "cannot open the models directory: %s",
-                            strerror(errno));
-    char **v = NULL;
-    size_t cnt = 0, cap = 0;
-    struct dirent *e;
-    gf_status s = GF_OK;
-    while ((e = readdir(d)) != NULL) {
-        size_t len = strlen(e->d_name);
-        if (len <= 4 || strcmp(e->d_name + len - 4, ".ini") != 0 || e->d_name[0] == '.')
-            continue;
-        if (cnt == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **p = realloc(v, nc * sizeof *p);
-            if (!p) {
-                s = GF_ERR_NOMEM;
-                break;
-            }
-            v = p;
-            cap = nc;
-        }
-        v[cnt] = strndup(e->d_name, len - 4);
-        if (!v[cnt]) {
-            s = GF_ERR_NOMEM;
-            break;
-        }
-        cnt++;
-    }
-    closedir(d);
-    if (s != GF_OK) {
-        gf_gpu_list_free(v, cnt);
-        return gf_error_set(err, s, dir, 0, "out of memory listing GPU models");
-    }
-    if (cnt)
-        qsort(v, cnt, sizeof *v, cmp_str);
-    *names = v;
-    *n = cnt;
-    return GF_OK;
-}
-
-void gf_gpu_list_free(char **names, size_t n)
-{
-    if (!names)
-        return;
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}

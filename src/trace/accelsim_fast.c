@@ -2,15 +2,17 @@
  * The Accel-Sim reader's fast path (accelsim_internal.h has the reader's types): the
  * one-pass decoder for instruction lines of the usual shape and `warp =`/`insts =` pairs,
  * the line templates and delta memos that let a repeated line skip most of its parse, and
- * gf_kreader_next_inst, which tries the fast path before the general parser
- * (accelsim_next_inst_general, accelsim.c). Also the byte tables both parsers use.
+ * accelsim_next_inst (gf_kreader_next_inst's Accel-Sim operation), which tries the fast
+ * path before the general parser (accelsim_next_inst_general, accelsim_general.c); the
+ * operations on repeated lines (last_text, match, skip_lines). Also the byte tables both
+ * parsers use.
  *
  * Invariants: the fast path may reject more lines than the general parser does, but never
  * accepts a line the general parser rejects nor decodes one differently (a line it gives
  * up on, returning 0, is read again by the general parser, which decides and reports).
  * It consumes nothing from the stream unless it succeeds. The decoding helpers are
  * static inline (the steps of fast_inst always_inline) in this file and fast_inst is
- * inlined into gf_kreader_next_inst, so the per-line path calls only memcmp (template and
+ * inlined into accelsim_next_inst, so the per-line path calls only memcmp (template and
  * memo compares) and the cold ones (interning a new opcode, gf_reg_parse for register
  * names other than Rn, the general parser): callgrind counts no more instructions than
  * when all of this was one function in accelsim.c.
@@ -239,7 +241,7 @@ static inline int fast_reg_list(const unsigned char **pp, unsigned max, uint16_t
  * hashes the string and compares it in the shared table (~10 % of the parse, perf); the
  * reader's own cache instead keys on the token's bytes loaded as two words, which also
  * find its end without a byte loop. 0 = give up. */
-static inline int fast_opcode(gf_kreader *r, const unsigned char **pp, gf_inst *inst)
+static inline int fast_opcode(gf_accelsim *r, const unsigned char **pp, gf_inst *inst)
 {
     const unsigned char *t = *pp;
     if ((unsigned)(t[0] - 'A') >= 26u) /* the general parser wants isupper */
@@ -333,7 +335,7 @@ int accelsim_fast_warp_header(const char *data, size_t *nblank, uint64_t *warp,
  * 32 when decimal fields come before the PC (pre-v3, lineinfo), which would otherwise
  * fill the 16 bytes and send every line of a warp to one slot (a review helper measured
  * 0 hits on such an SGEMM trace). Readable: the stream pads its buffer. */
-static struct linetpl *tpl_slot(const gf_kreader *r, const unsigned char *line)
+static struct linetpl *tpl_slot(const gf_accelsim *r, const unsigned char *line)
 {
     uint64_t a, b;
     memcpy(&a, line, 8);
@@ -363,7 +365,7 @@ static void tpl_store(struct linetpl *tp, const unsigned char *line, size_t len,
  * destination registers, opcode, source registers and mem_width (also *width), each
  * followed by a single blank but the width. 0 = give up. */
 static inline __attribute__((always_inline)) int
-fast_head(gf_kreader *r, const unsigned char **pp, gf_inst *inst, uint64_t *width)
+fast_head(gf_accelsim *r, const unsigned char **pp, gf_inst *inst, uint64_t *width)
 {
     const unsigned char *p = *pp;
     uint64_t u;
@@ -393,7 +395,7 @@ fast_head(gf_kreader *r, const unsigned char **pp, gf_inst *inst, uint64_t *widt
 /* The end of a line from p: tracer v5's immediate, trailing blanks (as the tokenizer
  * skips them) and the newline. Returns the byte after the '\n', NULL = give up. */
 static inline __attribute__((always_inline)) const unsigned char *
-fast_line_end(const gf_kreader *r, const unsigned char *p, gf_inst *inst)
+fast_line_end(const gf_accelsim *r, const unsigned char *p, gf_inst *inst)
 {
     if (r->immediate && !fast_immediate(&p, &inst->imm))
         return NULL;
@@ -407,7 +409,7 @@ fast_line_end(const gf_kreader *r, const unsigned char *p, gf_inst *inst)
 /* Mode 1 after the first active lane's address a: a blank and the decimal stride, then
  * the other active lanes m (or only addr_pattern, with lazy strides). 0 = give up. */
 static inline __attribute__((always_inline)) int
-fast_stride(const gf_kreader *r, const unsigned char **pp, gf_inst *inst, uint64_t a,
+fast_stride(const gf_accelsim *r, const unsigned char **pp, gf_inst *inst, uint64_t a,
             uint32_t mask, uint32_t m)
 {
     const unsigned char *p = *pp;
@@ -463,7 +465,7 @@ fast_lane_list(const unsigned char **pp, gf_inst *inst, uint32_t m)
  * lanes m, taken from the template slot's delta memo when its text matches, else parsed
  * and stored there. 0 = give up. */
 static inline __attribute__((always_inline)) int
-fast_deltas(gf_kreader *r, const struct linetpl *tp, const unsigned char **pp,
+fast_deltas(gf_accelsim *r, const struct linetpl *tp, const unsigned char **pp,
             const char *lim, gf_inst *inst, uint64_t a, uint32_t mask, uint32_t m)
 {
     const unsigned char *p = *pp;
@@ -526,7 +528,7 @@ fast_deltas(gf_kreader *r, const struct linetpl *tp, const unsigned char **pp,
  * as the mode says. addr[] is cleared first unless a full mask writes every lane.
  * 0 = give up. */
 static inline __attribute__((always_inline)) int
-fast_addresses(gf_kreader *r, const struct linetpl *tp, const unsigned char **pp,
+fast_addresses(gf_accelsim *r, const struct linetpl *tp, const unsigned char **pp,
                const char *lim, gf_inst *inst, int mode, uint32_t mask)
 {
     if (mask != 0xffffffffu)
@@ -548,7 +550,7 @@ fast_addresses(gf_kreader *r, const struct linetpl *tp, const unsigned char **pp
 /* Decodes the instruction line at line (ending in '\n'; lim: the end of the data read so
  * far) into inst; returns its length including the '\n', or 0 to leave the line to the
  * general parser. */
-static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_inst *inst)
+static size_t fast_inst(gf_accelsim *r, const char *line, const char *lim, gf_inst *inst)
 {
     const unsigned char *p = (const unsigned char *)line, *end;
     uint64_t width;
@@ -591,7 +593,7 @@ static size_t fast_inst(gf_kreader *r, const char *line, const char *lim, gf_ins
 }
 
 /* A replay marker just read (trace.h gf_kreader_replay_markers): paired, counted. */
-__attribute__((noinline)) static gf_status replay_marker(gf_kreader *r, const gf_inst *inst,
+__attribute__((noinline)) static gf_status replay_marker(gf_accelsim *r, const gf_inst *inst,
                                                         gf_error *err)
 {
     r->replay_markers++;
@@ -601,7 +603,7 @@ __attribute__((noinline)) static gf_status replay_marker(gf_kreader *r, const gf
         return GF_OK;
     }
     if (r->replay_depth == 0)
-        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), gf_stream_line(r->s),
+        return gf_error_set(err, GF_ERR_PARSE, accelsim_path_of(r), gf_stream_line(r->s),
                             "REPLAY_END without a REPLAY_START before it in warp %u: expected "
                             "Accel-Sim 2.0's replay markers in pairs",
                             r->warp_id);
@@ -610,11 +612,11 @@ __attribute__((noinline)) static gf_status replay_marker(gf_kreader *r, const gf
 }
 
 /* A warp's end: no replay region left open. */
-static gf_status warp_end(gf_kreader *r, gf_error *err)
+static gf_status warp_end(gf_accelsim *r, gf_error *err)
 {
     if (__builtin_expect(r->replay_depth != 0, 0)) {
         r->replay_depth = 0;
-        return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(r), r->replay_line,
+        return gf_error_set(err, GF_ERR_PARSE, accelsim_path_of(r), r->replay_line,
                             "REPLAY_START with no REPLAY_END before warp %u ends: expected "
                             "Accel-Sim 2.0's replay markers in pairs",
                             r->warp_id);
@@ -622,7 +624,7 @@ static gf_status warp_end(gf_kreader *r, gf_error *err)
     return GF_END;
 }
 
-static inline gf_status next_inst_line(gf_kreader *r, gf_inst *inst, gf_error *err)
+static inline gf_status next_inst_line(gf_accelsim *r, gf_inst *inst, gf_error *err)
 {
     if (!r->has_pushback) {
         const char *data, *lim;
@@ -640,12 +642,9 @@ static inline gf_status next_inst_line(gf_kreader *r, gf_inst *inst, gf_error *e
     return accelsim_next_inst_general(r, inst, err);
 }
 
-gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
+gf_status accelsim_next_inst(void *impl, gf_inst *inst, gf_error *err)
 {
-    if (r->ppt) {
-        inst->addr_pattern = 0;
-        return gf_pptgpu_next_inst(r->ppt, inst, err);
-    }
+    gf_accelsim *r = impl;
     for (;;) {
         if (r->state != RS_IN_WARP || r->remaining == 0)
             return warp_end(r, err);
@@ -657,33 +656,23 @@ gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err)
     }
 }
 
-void gf_kreader_set_lazy_strides(gf_kreader *r, int on)
+void accelsim_set_lazy_strides(void *impl, int on)
 {
-    r->lazy_strides = on != 0;
+    ((gf_accelsim *)impl)->lazy_strides = on != 0;
 }
 
-void gf_inst_fill_stride(const gf_inst *in, uint64_t out[GF_WARP_SIZE])
+void accelsim_last_text(const void *impl, const char **text, size_t *len)
 {
-    uint32_t m = in->mask;
-    uint64_t stride = (uint64_t)((int64_t)in->addr_pattern >> 2); /* (|stride| < 2^40) */
-    uint64_t a = in->addr[__builtin_ctz(m)];
-    memset(out, 0, GF_WARP_SIZE * sizeof *out);
-    for (; m; m &= m - 1) {
-        out[__builtin_ctz(m)] = a;
-        a += stride;
-    }
-}
-
-void gf_kreader_last_text(const gf_kreader *r, const char **text, size_t *len)
-{
+    const gf_accelsim *r = impl;
     *text = r->last_text;
-    *len = r->ppt ? 0 : r->last_len;
+    *len = r->last_len;
 }
 
-size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len, size_t *compared)
+size_t accelsim_match(const void *impl, const char *text, size_t len, size_t *compared)
 {
+    const gf_accelsim *r = impl;
     *compared = 0;
-    if (r->ppt || r->state != RS_IN_WARP || r->remaining == 0 || r->has_pushback)
+    if (r->state != RS_IN_WARP || r->remaining == 0 || r->has_pushback)
         return 0;
     const char *data, *lim;
     gf_stream_peek(r->s, &data, &lim);
@@ -707,9 +696,10 @@ size_t gf_kreader_match(const gf_kreader *r, const char *text, size_t len, size_
     return i;
 }
 
-int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n)
+int accelsim_skip_lines(void *impl, size_t bytes, uint32_t n)
 {
-    if (r->ppt || r->state != RS_IN_WARP || r->remaining < n || r->has_pushback)
+    gf_accelsim *r = impl;
+    if (r->state != RS_IN_WARP || r->remaining < n || r->has_pushback)
         return 0;
     gf_stream_skip_lines(r->s, bytes, (long)n);
     r->remaining -= n;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace/trace.h"
+#include "trace/types.h"
 
 #include "util/alloc.h"
 

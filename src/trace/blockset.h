@@ -2,7 +2,7 @@
  * The thread blocks a kernel trace has shown so far, checked against its header's grid
  * (issue #22: a block outside the grid, a block listed twice or a trace cut at a block
  * boundary used to be predicted as if the trace were whole). Private to the trace stage:
- * gf_kreader_next_block uses it.
+ * kreader.c gf_kreader_next_block uses it (and accelsim.c the grid check at the header).
  *
  * A grid may hold up to (2^31-1) x 65535 x 65535 blocks, so the set is a bitmap only for
  * grids of at most GF_BLOCKSET_BITMAP_MAX blocks (2 MiB of bits) and otherwise a hash set

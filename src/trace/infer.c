@@ -1,13 +1,14 @@
 /*
- * Header fields inferred from the trace (infer.h). One pass over the first thread block;
- * the rules and how well they hold are in infer.h.
+ * Header fields inferred from the trace (infer.h): what the instructions of the first
+ * thread block show (kreader.c reads them and calls gf_infer_inst), and the sentence that
+ * tells the user. The rules and how well they hold are in infer.h.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "sass/opcode.h"
 #include "trace/infer.h"
 #include "trace/memspace.h"
-#include "trace/opcode.h"
 
 /* sm_80+ reserve 1 KiB of shared memory per block below the block's own (CUDA C++
  * Programming Guide, "Shared Memory" of compute capability 8.x/9.0); the H100 traces'
@@ -37,53 +38,48 @@ static int is_shared(const char *base)
            strcmp(base, "ATOMS") == 0;
 }
 
-void gf_infer_header(const char *path, gf_kernel_info *k)
+void gf_infer_init(gf_infer *s)
 {
-    gf_kreader *r = NULL;
-    gf_error e;
-    memset(&e, 0, sizeof e);
-    if (gf_kreader_open_as_is(path, &r, &e) != GF_OK)
+    s->maxreg = -1;
+    s->lo = UINT64_MAX;
+    s->top = 0;
+    s->family = 0;
+}
+
+void gf_infer_inst(gf_infer *s, const gf_kernel_info *ki, const gf_inst *in)
+{
+    for (unsigned i = 0; i < in->ndst; i++)
+        if (in->dst[i] < GF_REG_ZERO && (int)in->dst[i] > s->maxreg)
+            s->maxreg = in->dst[i];
+    for (unsigned i = 0; i < in->nsrc; i++)
+        if (in->src[i] < GF_REG_ZERO && (int)in->src[i] > s->maxreg)
+            s->maxreg = in->src[i];
+    unsigned f = family_of(gf_opcode_name(in->opcode));
+    s->family = f > s->family ? f : s->family;
+    if (in->mem_width == 0 || in->mask == 0 || !is_shared(gf_opcode_name(in->base_opcode)))
         return;
-    const gf_kernel_info *ki = gf_kreader_info(r);
-    int maxreg = -1;
-    uint64_t lo = UINT64_MAX, top = 0;
-    unsigned family = 0;
-    unsigned tb[3], w;
-    uint32_t n;
-    gf_inst in;
-    if (gf_kreader_next_block(r, tb, &e) == GF_OK)
-        while (gf_kreader_next_warp(r, &w, &n, &e) == GF_OK)
-            while (gf_kreader_next_inst(r, &in, &e) == GF_OK) {
-                for (unsigned i = 0; i < in.ndst; i++)
-                    if (in.dst[i] < GF_REG_ZERO && (int)in.dst[i] > maxreg)
-                        maxreg = in.dst[i];
-                for (unsigned i = 0; i < in.nsrc; i++)
-                    if (in.src[i] < GF_REG_ZERO && (int)in.src[i] > maxreg)
-                        maxreg = in.src[i];
-                unsigned f = family_of(gf_opcode_name(in.opcode));
-                family = f > family ? f : family;
-                if (in.mem_width == 0 || in.mask == 0 ||
-                    !is_shared(gf_opcode_name(in.base_opcode)))
-                    continue;
-                for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
-                    if (!(in.mask >> l & 1u))
-                        continue;
-                    uint64_t a = in.addr[l];
-                    if (ki->has_shmem_base && a >= ki->shmem_base)
-                        a -= ki->shmem_base; /* a generic address in the shared window */
-                    if (a > (UINT64_C(1) << 32))
-                        continue; /* not an offset: ignore rather than believe */
-                    lo = a < lo ? a : lo;
-                    top = a + in.mem_width > top ? a + in.mem_width : top;
-                }
-            }
-    gf_kreader_close(r);
-    if (k->suspect & 1u << GF_HDR_NREGS && maxreg >= 0)
-        k->nregs = (unsigned)(maxreg + 3 < 16 ? 16 : maxreg + 3);
-    if (k->suspect & 1u << GF_HDR_SHMEM && top > 0)
-        k->shmem = (unsigned long)(lo >= RESERVED_SHARED ? top - RESERVED_SHARED : top);
+    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
+        if (!(in->mask >> l & 1u))
+            continue;
+        uint64_t a = in->addr[l];
+        if (ki->has_shmem_base && a >= ki->shmem_base)
+            a -= ki->shmem_base; /* a generic address in the shared window */
+        if (a > (UINT64_C(1) << 32))
+            continue; /* not an offset: ignore rather than believe */
+        s->lo = a < s->lo ? a : s->lo;
+        s->top = a + in->mem_width > s->top ? a + in->mem_width : s->top;
+    }
+}
+
+void gf_infer_apply(const gf_infer *s, gf_kernel_info *k)
+{
+    if (k->suspect & 1u << GF_HDR_NREGS && s->maxreg >= 0)
+        k->nregs = (unsigned)(s->maxreg + 3 < 16 ? 16 : s->maxreg + 3);
+    if (k->suspect & 1u << GF_HDR_SHMEM && s->top > 0)
+        k->shmem = (unsigned long)(s->lo >= RESERVED_SHARED ? s->top - RESERVED_SHARED
+                                                             : s->top);
     if (k->suspect & 1u << GF_HDR_BINARY_VERSION)
-        k->binary_version = family;
+        k->binary_version = s->family;
 }
 
 void gf_kernel_info_describe_suspect(const gf_kernel_info *k, char *buf, size_t size)

@@ -1,18 +1,31 @@
 /*
  * What a kernel's header should have said, from its trace: for the fields the CUDA 13
  * tracer fills with garbage (gf_kernel_info.suspect; refdata/h100-gfbench/README.md).
- * Private to the trace stage: gf_kreader_open calls it, nothing else needs to.
+ * Private to the trace stage: gf_kreader_open (kreader.c) reads the first thread block
+ * and shows each of its instructions to gf_infer_inst; this file reads nothing itself
+ * (so it depends on no reader).
  *
  * Prefix: gf_infer_.
  */
 #ifndef GF_TRACE_INFER_H
 #define GF_TRACE_INFER_H
 
-#include "trace/trace.h"
+#include <stdint.h>
 
-/* Reads the first thread block of the kernel file at path (through a reader of its own
- * opened with gf_kreader_open_as_is) and replaces each suspect field of k (its value is 0
- * then) with what that block shows:
+#include "trace/types.h"
+
+/* What the instructions of a kernel's first thread block showed so far. */
+typedef struct gf_infer {
+    int maxreg;        /* highest register number named (below RZ), -1 none */
+    uint64_t lo, top;  /* lowest shared offset touched, top of the highest access */
+    unsigned family;   /* lowest SASS family the opcodes need, 0 unknown */
+} gf_infer;
+
+void gf_infer_init(gf_infer *s);
+/* One instruction of the first thread block of the kernel whose header (as read, before
+ * any inference) is k. */
+void gf_infer_inst(gf_infer *s, const gf_kernel_info *k, const gf_inst *in);
+/* Replaces each suspect field of k (its value is 0 then) with what the block showed:
  * - nregs: max(16, highest Rn named + 3). On the H100 set the header's real count (from
  *   Nsight's launch__registers_per_thread) is exactly this on 20 of 22 kernels; cuBLAS's
  *   two kernels allocate registers their SASS never names (121 and 72 against 92 and 57),
@@ -25,11 +38,8 @@
  * - binary_version: the lowest SASS family its opcodes need (90 for Hopper-only opcodes
  *   such as WGMMA/UTMALDG/SYNCS, 80 for LDGSTS or HMMA.16816, 75 for the uniform
  *   datapath, else unknown: 0).
- * A block that cannot be read leaves the fields at 0 (the reader's own pass reports the
- * error). */
-void gf_infer_header(const char *path, gf_kernel_info *k);
-
-/* gf_kreader_open without the inference (what gf_infer_header reads with). */
-gf_status gf_kreader_open_as_is(const char *path, gf_kreader **out, gf_error *err);
+ * A block that cannot be read (no instruction shown) leaves nregs and shmem at 0 (the
+ * reader's own pass reports the error). */
+void gf_infer_apply(const gf_infer *s, gf_kernel_info *k);
 
 #endif

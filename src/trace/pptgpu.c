@@ -30,8 +30,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "sass/opcode.h"
 #include "trace/memspace.h"
-#include "trace/opcode.h"
 #include "trace/pptgpu_internal.h"
 #include "trace/stream.h"
 #include "util/alloc.h"
@@ -841,3 +841,63 @@ gf_status gf_pptgpu_next_inst(gf_pptgpu *p, gf_inst *inst, gf_error *err)
     }
     return GF_OK;
 }
+
+/* ---------- the kernel-reader operations (kreader_ops.h) ---------- */
+
+static gf_status ops_open(const char *path, void **impl, gf_error *err)
+{
+    gf_pptgpu *p = NULL;
+    gf_status st = gf_pptgpu_open(path, &p, err);
+    *impl = p;
+    return st;
+}
+
+static void ops_close(void *impl)
+{
+    gf_pptgpu_close(impl);
+}
+
+static gf_kernel_info *ops_info(void *impl)
+{
+    return &((gf_pptgpu *)impl)->info;
+}
+
+static const char *ops_path(const void *impl)
+{
+    return gf_pptgpu_path(impl);
+}
+
+static long ops_line(const void *impl)
+{
+    return gf_pptgpu_line(impl);
+}
+
+static gf_status ops_next_block(void *impl, unsigned tb[3], gf_error *err)
+{
+    return gf_pptgpu_next_block(impl, tb, err);
+}
+
+static gf_status ops_next_warp(void *impl, unsigned *warp_id, uint32_t *ninsts, gf_error *err)
+{
+    return gf_pptgpu_next_warp(impl, warp_id, ninsts, err);
+}
+
+/* This format's lanes carry no offset identity (trace.h gf_inst.addr_pattern). */
+static gf_status ops_next_inst(void *impl, gf_inst *inst, gf_error *err)
+{
+    inst->addr_pattern = 0;
+    return gf_pptgpu_next_inst(impl, inst, err);
+}
+
+const gf_kreader_ops gf_pptgpu_ops = {
+    .format = "pptgpu",
+    .claims = gf_pptgpu_is_kernel_path,
+    .open = ops_open,
+    .close = ops_close,
+    .info = ops_info,
+    .path = ops_path,
+    .line = ops_line,
+    .next_block = ops_next_block,
+    .next_warp = ops_next_warp,
+    .next_inst = ops_next_inst,
+};

@@ -1,7 +1,8 @@
 /*
  * PPT-GPU trace reader (docs/model.md, Pipeline, issue #7): the second input format, read through the
  * same gf_trace_* / gf_kreader_* calls as an Accel-Sim trace (trace.h), which dispatch
- * here. Callers normally never call these functions directly.
+ * here: kernelslist.c for the launch list, kreader.c through gf_pptgpu_ops (kreader_ops.h)
+ * for a kernel. Callers normally never call these functions directly.
  *
  * A PPT-GPU trace directory (written by PPT-GPU's NVBit tracer, refdata/ppt-gpu-bfs/):
  *   app_config.py                      one Python dict literal per launch, `kernel_K = {
@@ -56,7 +57,8 @@
 #include <stdint.h>
 
 #include "gpuforecast/gpuforecast.h"
-#include "trace/trace.h"
+#include "trace/kreader_ops.h"
+#include "trace/types.h"
 
 typedef struct gf_pptgpu gf_pptgpu; /* opaque: one PPT-GPU kernel being read */
 
@@ -85,6 +87,11 @@ gf_status gf_pptgpu_next_block(gf_pptgpu *p, unsigned tb[3], gf_error *err);
 gf_status gf_pptgpu_next_warp(gf_pptgpu *p, unsigned *warp_id, uint32_t *ninsts,
                               gf_error *err);
 gf_status gf_pptgpu_next_inst(gf_pptgpu *p, gf_inst *inst, gf_error *err);
+
+/* The table kreader.c reads a PPT-GPU kernel through: claims .sass paths
+ * (gf_pptgpu_is_kernel_path) and calls the functions above; no cluster, TMA, replay
+ * markers or repeated-line operations (kreader_ops.h's defaults). */
+extern const gf_kreader_ops gf_pptgpu_ops;
 
 /* File and line of the instruction last returned (the .mem entry for memory
  * instructions, the .sass line otherwise), for messages. */

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "trace/trace.h"
+#include "trace/types.h"
 #include "util/error.h"
 
 /* One kernel_K dict of app_config.py. */

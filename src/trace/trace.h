@@ -1,12 +1,17 @@
 /*
- * Streaming reader of Accel-Sim NVBit traces (docs/model.md, Pipeline).
+ * Streaming reader of NVBit kernel traces (docs/model.md, Pipeline): the interface the
+ * later stages read through, whatever the format.
  *
  * A trace is a list of commands (MemcpyHtoD or a kernel) read from a kernelslist.g,
- * a directory holding one, or a single kernel-N.traceg. Each kernel is then read as
+ * a directory holding one, or a single kernel-N.traceg (kernelslist.c; a PPT-GPU trace
+ * directory lists its kernels in app_config.py, pptgpu.c). Each kernel is then read as
  * thread block -> warp -> instruction, one instruction at a time, so memory stays
- * bounded by what the caller keeps. Files may be plain, gzip or xz (detected by magic
- * bytes). Opcodes are interned into small integers shared by the whole process
- * (see trace/opcode.h) so later stages compare integers, not strings.
+ * bounded by what the caller keeps. kreader.c owns gf_kreader_*: it tells the format of
+ * a kernel file from its path and dispatches through that format's table of operations
+ * (kreader_ops.h) to the Accel-Sim reader (accelsim.c; files plain, gzip, xz or .tracez,
+ * detected by magic bytes) or the PPT-GPU reader (pptgpu.c). Opcodes are interned into
+ * small integers shared by the whole process (sass/opcode.h) so later stages compare
+ * integers, not strings. The types are in trace/types.h.
  *
  * Prefix: gf_trace_ (list of commands), gf_kreader_ (one kernel file).
  */
@@ -17,81 +22,7 @@
 #include <stdio.h>
 
 #include "gpuforecast/gpuforecast.h"
-
-#define GF_WARP_SIZE 32
-#define GF_MAX_DST 4
-#define GF_MAX_SRC 8
-#define GF_REG_ZERO 255 /* RZ / R255: reads zero, writes are dropped; not a dependency */
-
-/* One warp instruction, fully decoded. When mem_width > 0, addr[] holds one address per
- * lane: lanes whose bit is set in mask are meaningful, the others are 0. When mem_width
- * is 0 (no memory access, most instructions) readers may leave addr[] as it was: clearing
- * 256 bytes per instruction was ~15 % of the Accel-Sim reader's time. */
-typedef struct gf_inst {
-    uint64_t pc;
-    uint32_t mask;          /* active lanes */
-    uint16_t opcode;        /* interned full opcode string, e.g. "LDG.E.128" */
-    uint16_t base_opcode;   /* interned base (text before the first '.'), e.g. "LDG" */
-    uint8_t ndst, nsrc;
-    uint16_t dst[GF_MAX_DST];  /* register numbers (R7 -> 7); predicates/uniform regs
-                                  are kept with an offset, see trace/opcode.h; entries
-                                  past ndst (nsrc) are unspecified */
-    uint16_t src[GF_MAX_SRC];
-    uint32_t mem_width;     /* bytes per lane from the trace; 0 = not a memory access */
-    int32_t imm;            /* tracer v5's trailing immediate (clamped to int32), else 0:
-                               e.g. DEPBAR.LE SB0, 1's 1 (ksim_decode.c async groups) */
-    uint64_t addr[GF_WARP_SIZE];
-    /* 0, or an identity of the lanes' address offsets: two instructions with the same
-     * nonzero addr_pattern and mask have the same addr[l] - addr[first active lane] in
-     * every active lane (only their base may differ), so what depends only on the
-     * offsets and the base's low bits can be reused (ksim_decode.c's coalescing memo).
-     * Nonzero only when every active lane's address is below 2^63 (none wrapped). Readers
-     * that cannot tell set 0. */
-    uint64_t addr_pattern;
-} gf_inst;
-
-/* Kernel header (-key = value lines). Unknown keys are kept in extra[]. */
-typedef struct gf_kernel_info {
-    char name[512];
-    long id;
-    unsigned grid[3], block[3];
-    int has_grid;               /* the header gave a grid; its blocks are then checked
-                                   against it (gf_kreader_next_block) */
-    unsigned long shmem;        /* bytes of dynamic+static shared memory per block */
-    unsigned nregs;
-    unsigned binary_version;    /* e.g. 61, 70, 80 */
-    long stream_id;
-    uint64_t shmem_base, local_base; /* 0 when the header lacks them */
-    int has_shmem_base, has_local_base;
-    int tracer_version;         /* 0 = unversioned (before 3): per-line tb/warp prefix */
-    /* GF_HDR_* bits: header values no real launch can have (the CUDA 13 tracer writes
-     * garbage there, refdata/h100-gfbench/README.md). Their fields then hold what the
-     * first thread block shows (gf_kreader_open, infer.c gf_infer_header), and
-     * suspect_text[bit] the value the header claimed, for the caller's warning. */
-    unsigned suspect;
-    char suspect_text[3][32];
-    char nvbit_version[32];
-    unsigned nextra;
-    struct { char key[64]; char value[256]; } extra[32];
-} gf_kernel_info;
-
-/* Header fields that can be implausible (gf_kernel_info.suspect, bit = 1 << index). */
-enum { GF_HDR_SHMEM = 0, GF_HDR_NREGS = 1, GF_HDR_BINARY_VERSION = 2 };
-/* The newest Accel-Sim tracer version this reader knows (5: a trailing immediate). */
-#define GF_TRACER_VERSION_MAX 5
-/* CUDA's largest grid, every compute capability since 3.0 (CUDA C++ Programming Guide,
- * "Technical Specifications per Compute Capability"): a header beyond it is no launch. */
-#define GF_GRID_X_MAX 2147483647u
-#define GF_GRID_YZ_MAX 65535u
-
-typedef enum gf_command_kind { GF_CMD_MEMCPY_HTOD = 1, GF_CMD_KERNEL = 2 } gf_command_kind;
-
-typedef struct gf_command {
-    gf_command_kind kind;
-    uint64_t addr, bytes;   /* MemcpyHtoD */
-    char path[1024];        /* kernel: resolved path of the file on disk */
-    long line;              /* line in kernelslist.g (0 for a lone .traceg) */
-} gf_command;
+#include "trace/types.h"
 
 typedef struct gf_trace gf_trace;       /* opaque: the command list */
 typedef struct gf_kreader gf_kreader;   /* opaque: one kernel file being read */
@@ -109,9 +40,6 @@ const gf_command *gf_trace_command(const gf_trace *t, size_t i);
  * Header fields with impossible values are marked in info.suspect and replaced by what
  * the first thread block shows (trace/infer.h). */
 gf_status gf_kreader_open(const char *path, gf_kreader **out, gf_error *err);
-/* One sentence for a warning: which header fields were implausible, what they claimed,
- * and what is used instead (e.g. "header claims -nregs = 0 ...; using nregs = 16"). */
-void gf_kernel_info_describe_suspect(const gf_kernel_info *k, char *buf, size_t size);
 void gf_kreader_close(gf_kreader *r);         /* NULL is fine */
 const gf_kernel_info *gf_kreader_info(const gf_kreader *r);
 
@@ -127,19 +55,6 @@ void gf_kreader_set_partial(gf_kreader *r, int on, gf_trace_warn_fn warn, void *
 /* Distinct thread blocks read so far and the grid's total (0 when the header gave none). */
 void gf_kreader_block_counts(const gf_kreader *r, uint64_t *found, uint64_t *total);
 
-/* A thread block's cluster (Hopper thread-block clusters), as Accel-Sim 2.0 writes it
- * after `thread block = x,y,z` (`cluster id = x,y,z`, `cluster cta = x,y,z`, `cluster
- * rank = r`; a .tracez's index holds the same). present is 0 for traces without these
- * lines (tracer 1.x): then every field is 0, as the 2.0 tracer writes for a launch
- * without clusters. id: the cluster within the grid; cta: this block's coordinates
- * within its cluster; rank: its linear rank there. The blocks of one cluster run
- * together on one GPC (CUDA C++ Programming Guide, "Thread Block Clusters"); what the
- * model does with that: docs/model.md, "Thread-block clusters". */
-typedef struct gf_block_cluster {
-    int present;
-    unsigned id[3], cta[3], rank;
-} gf_block_cluster;
-
 /* Iteration. Each returns GF_OK with the item, GF_END when the enclosing level has no
  * more items, or an error. Call order: next_block, then next_warp until GF_END, and
  * within a warp next_inst until GF_END (exactly `insts = n` instructions; fewer lines
@@ -149,22 +64,6 @@ gf_status gf_kreader_next_block(gf_kreader *r, unsigned tb[3], gf_error *err);
 gf_status gf_kreader_next_warp(gf_kreader *r, unsigned *warp_id, uint32_t *ninsts,
                                gf_error *err);
 gf_status gf_kreader_next_inst(gf_kreader *r, gf_inst *inst, gf_error *err);
-/* Accel-Sim 2.0's TMA lines (opcodes UTMALDG, UTMASTG, UTMAPF, UTMAREDG, UBLKCP, UBLKPF,
- * UBLKRED): after the memory width come the mbarrier the copy completes on, a multicast
- * flag (then, when 1, a hex mask of the cluster's CTAs it goes to), the bytes in and out
- * of bounds, and an address mode: 3, a count and that many hex addresses, or 4, a hex
- * base, a count and count - 1 decimal deltas (the 2.0 simulator's trace parser and the
- * post-processor's drop_unused_trywaits; docs/tracez.md names the revisions). Older
- * tracers write TMA lines as any memory line (a mode 0-2 address list), told apart by the
- * token after the first one: a 0x address there. */
-typedef struct gf_tma_info {
-    uint64_t mbar;          /* the mbarrier's address, as the tracer wrote it */
-    uint64_t bytes, oob_bytes;
-    uint16_t cta_mask;      /* multicast: bit r = cluster rank r gets the tile; else 0 */
-    int multicast;
-    uint32_t ntransfers;    /* addresses the line lists (mode 3) or encodes (mode 4) */
-    uint64_t first;         /* the first of them (0 when none) */
-} gf_tma_info;
 
 /* The 2.0 TMA fields of the instruction next_inst returned last, or NULL when it was not
  * a 2.0 TMA line. Its gf_inst has the line's memory width and, in every active lane, the
@@ -207,9 +106,6 @@ int gf_kreader_skip_lines(gf_kreader *r, size_t bytes, uint32_t n);
  * Off by default; for a caller whose work mostly depends on the pattern and the first
  * address alone (ksim_decode.c's memos), so expanding 32 lanes per line was wasted. */
 void gf_kreader_set_lazy_strides(gf_kreader *r, int on);
-/* Writes every active lane's address of in from its first active lane's and its odd
- * (stride) addr_pattern into out (inactive lanes 0); in->mask nonzero. */
-void gf_inst_fill_stride(const gf_inst *in, uint64_t out[GF_WARP_SIZE]);
 
 /* Position for messages: file path and current line number. */
 const char *gf_kreader_path(const gf_kreader *r);

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "gpu/isa.h"
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,9 +1,9 @@
 /*
- * libFuzzer harness for the GPU model loader (src/gpu/model.c: inih, includes, units,
- * validation). Each input is written to a temp .ini and loaded with gf_gpu_load; a
- * model that loads must pass gf_gpu_validate (the loader and the validator share one
- * rule set) and format every key. Any crash, hang, sanitizer report or abort is a bug;
- * every error must come back as a status.
+ * libFuzzer harness for the GPU model loader (src/gpu/model.c and model_check.c: inih,
+ * includes, units, validation). Each input is written to a temp .ini and loaded with
+ * gf_gpu_load; a model that loads must pass gf_gpu_validate (the loader and the validator
+ * share one rule set) and format every key. Any crash, hang, sanitizer report or abort
+ * is a bug; every error must come back as a status.
  *
  * Inputs naming /dev/ or /proc/ are skipped: `include = /dev/stdin` would wait for
  * input, which is the user's choice, not a bug.

@@ -5,9 +5,10 @@
  * every error must come back as a status.
  *
  * build: clang -g -O1 -fsanitize=fuzzer,address,undefined -D_POSIX_C_SOURCE=200809L \
- *          -Iinclude -Isrc tests/fuzz/fuzz_trace.c src/trace/accelsim.c \
+ *          -Iinclude -Isrc tests/fuzz/fuzz_trace.c src/trace/kreader.c src/trace/accelsim.c \
+ *          src/trace/accelsim_blocks.c src/trace/accelsim_general.c \
  *          src/trace/accelsim_fast.c src/trace/blockset.c src/trace/kernelslist.c \
- *          src/trace/opcode.c src/trace/stream.c src/trace/infer.c src/trace/memspace.c \
+ *          src/sass/opcode.c src/trace/stream.c src/trace/infer.c src/trace/memspace.c \
  *          src/trace/pptgpu.c src/trace/pptgpu_config.c \
  *          src/util/error.c -lz -llzma -lpthread -o fuzz_trace
  * (2026-11-26, clang 14: links; 121k runs in 30 s from three refdata trace heads, no report)

@@ -1,4 +1,4 @@
-/* torture tests for src/gpu/model.c: shipped models, include + override, --set, errors
+/* torture tests for src/gpu/model*.c: shipped models, include + override, --set, errors
  * naming file and line (or the --set argument), unit parsers. */
 #include <setjmp.h>
 #include <stdarg.h>

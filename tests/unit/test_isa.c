@@ -15,7 +15,7 @@
 #include "gpu/isa.h"
 #include "gpu/lanes.h"
 #include "testutil.h"
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 
 static uint16_t op(const char *s)
 {

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 #include "trace/pptgpu.h"
 #include "trace/trace.h"
 

@@ -14,9 +14,9 @@
 #include <lzma.h>
 #include <zlib.h>
 
+#include "sass/opcode.h"
 #include "testutil.h"
 #include "trace/memspace.h"
-#include "trace/opcode.h"
 #include "trace/spin.h"
 #include "trace/trace.h"
 

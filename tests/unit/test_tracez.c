@@ -16,7 +16,7 @@
 #include <zstd.h>
 
 #include "testutil.h"
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 #include "trace/stream.h"
 #include "trace/trace.h"
 #include "trace/tracez.h"

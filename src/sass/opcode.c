@@ -8,7 +8,7 @@
  * a few hundred distinct opcode strings (the refdata lud kernel: 60), far below
  * GF_OPCODE_MAX.
  */
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
