@@ -131,6 +131,7 @@ typedef struct gf_gpu {
     /* The most of peak DRAM bandwidth a stream sustains (refresh, bus turnarounds),
      * capping the row-buffer efficiency (absent or 0 in a model file = 1) */
     double dram_max_efficiency;
+    unsigned dram_burst_server; /* 1: DRAM reads queue in the issue model (ksim_epochs.c) */
     unsigned dram_row_bytes;
     unsigned tRCD, tRP, tCL, tRAS; /* DRAM clock cycles */
     gf_dram_page_policy dram_page_policy;

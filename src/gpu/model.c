@@ -117,6 +117,7 @@ const key_def model_keys[] = {
     {"dram.latency", K_UINT, OFF(dram_latency), 0, 0, 100000, NULL, 0, "unloaded latency beyond L2, core cycles"},
     {"dram.latency_ns", K_DOUBLE, OFF(dram_latency_ns), 0, 0, 1e5, NULL, 1, "unloaded latency beyond L2 in nanoseconds, added to dram.latency (absent = 0)"},
     {"dram.fetch_bytes", K_SIZE32, OFF(dram_fetch_bytes), 0, 0, 128, NULL, 1, "DRAM read per L2 read miss: 32 (the sector) or 64 (the aligned sector pair); absent = 32"},
+    {"dram.burst_server", K_UINT, OFF(dram_burst_server), 0, 0, 1, NULL, 1, "1: the issue model serves DRAM reads first come first served at dram.bandwidth, so a burst of misses waits its turn (docs/model.md, Queueing); absent = 0"},
     {"dram.max_efficiency", K_DOUBLE, OFF(dram_max_efficiency), 0, 0.05, 1, NULL, 1, "the most of peak bandwidth a stream sustains, capping the row-buffer efficiency (absent = 1)"},
     {"dram.row_bytes", K_SIZE32, OFF(dram_row_bytes), 0, 32, 1 << 20, NULL, 0, "row (page) size per bank"},
     {"dram.tRCD", K_UINT, OFF(tRCD), 0, 1, 1000, NULL, 0, "activate to read, DRAM cycles"},

@@ -77,6 +77,7 @@ static const dep_field deps[] = {
     DEP("launch.block_cycles", block_launch_cycles),
     DEP("launch.store_drain", store_drain),
     DEP("l1.data_banks", l1_data_banks),
+    DEP("dram.burst_server", dram_burst_server), /* whether the issue model queued reads */
 };
 
 gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err)

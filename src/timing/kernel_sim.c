@@ -144,6 +144,7 @@ static void summarise(const sim *s, gf_ksim_result *out)
             out->max_lsu_cycles_sm = sm->lsu_cycles;
     }
     out->sm_cycles_avg = out->sms_used ? sum / out->sms_used : 0;
+    out->dram_sim_wait = s->dram_waits ? s->dram_wait_sum / (double)s->dram_waits : 0;
     out->mean_miss_latency = s->miss_accesses ? s->miss_latency_sum / (double)s->miss_accesses
                                               : (double)s->lat_l2;
     out->mean_load_miss_latency = s->load_accesses
@@ -212,6 +213,8 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->lat_l2 = gf_gpu_l2_latency(gpu);
     s->lat_dram = s->lat_l2 + gf_gpu_dram_latency(gpu);
     s->lat_l2_far_extra = gf_gpu_l2_far_extra(gpu); /* far hits exist with partitions only */
+    if (gpu->dram_burst_server && gpu->core_clock_hz > 0) /* (0: not simulated) */
+        s->dram_bpc = gpu->dram_bandwidth / gpu->core_clock_hz;
     s->isa = isa;
     s->hier = hier;
     s->opt = opt;

@@ -124,6 +124,8 @@ typedef struct gf_ksim_result {
     uint64_t dram_row_hits, dram_row_accesses; /* open-page row-buffer locality of the
                                                  DRAM sector stream, per (channel, bank) */
     uint64_t stall[GF_STALL_COUNT];     /* warp-cycles charged to each reason (gf_stall) */
+    double dram_sim_wait;               /* mean cycles a DRAM read waited for the simulated
+                                           DRAM server (0 when it is not simulated) */
 } gf_ksim_result;
 
 /* Runs kernel `r` (header already read) on `gpu`. The hierarchy must be created for

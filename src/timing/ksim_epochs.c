@@ -94,6 +94,29 @@ static void track_rows(sim *s, const uint64_t *sector, unsigned nsectors, unsign
     }
 }
 
+/* The DRAM reads of the requests resolved so far, served first come first served by one
+ * server at the DRAM's peak rate (dram.bandwidth, the datasheet's): a read of n sectors
+ * reaching DRAM at cycle `arrive` starts when the server is free and returns that much
+ * later than unloaded. Why: the queueing model's M/D/1 term sees the kernel's mean DRAM
+ * load, and a wave of warps that all miss at once (a short kernel's first loads, a
+ * block's strided reads) waits for the whole burst (docs/model.md, Queueing,
+ * approximation 2). At the peak rate it holds only the wait no DRAM can avoid; what row
+ * misses and turnaround lose beyond it stays in the queueing model, which adds the part
+ * of its mean wait this server did not already give (dram_sim_wait). One server for all
+ * channels: addresses spread over them; a stream that hits few channels is not slowed
+ * more here. Requests come in global (time, SM, order) sequence, epoch after epoch, so
+ * the result does not depend on threads. Returns the cycles waited. */
+static uint64_t dram_queue(sim *s, uint64_t arrive, unsigned nsectors)
+{
+    double bpc = s->dram_bpc;
+    double start = s->dram_free > (double)arrive ? s->dram_free : (double)arrive;
+    s->dram_free = start + nsectors * 32.0 / bpc;
+    double wait = start - (double)arrive;
+    s->dram_wait_sum += wait;
+    s->dram_waits++;
+    return (uint64_t)wait;
+}
+
 /* The SM wakes at cycle now (earlier than it planned): stall counted past it is undone. */
 static void stall_back(ssm *sm, uint64_t now)
 {
@@ -251,6 +274,8 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
         /* a hit the far partition serves crosses the fabric both ways (l2.far_latency_ns) */
         unsigned lat = level_latency(s, worst) + (!dram && far ? s->lat_l2_far_extra : 0);
         uint64_t done = pq->t + pq->stage + lat;
+        if (dram && s->dram_bpc > 0)
+            done += dram_queue(s, pq->t + pq->stage + s->lat_l2, dram);
         for (unsigned i = 0; i < pq->ndst; i++) {
             uint16_t r = pq->dst[i];
             w->ready[r] = done | READY_FROM_MEM;

@@ -383,6 +383,11 @@ typedef struct sim {
     gf_ksim_result *res;
     double miss_latency_sum, load_latency_sum;
     uint64_t miss_accesses, load_accesses;
+    /* DRAM as one first-come first-served server (resolve_epoch): the reads resolved so
+     * far keep it busy until dram_free; dram_bpc bytes per SM cycle (0: not simulated,
+     * the queueing model's M/D/1 term alone times DRAM contention). */
+    double dram_bpc, dram_free, dram_wait_sum;
+    uint64_t dram_waits;
     uint8_t warned[GF_OPCODE_MAX];
     int warned_bulk; /* this kernel's TMA / bulk-copy warning was given */
     gf_spin spin;    /* wait-loop collapse between the reader and decoding */

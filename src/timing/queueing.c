@@ -92,7 +92,9 @@ static double F(double T, qctx *c)
     double rd = c->cd > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * c->cd)
                           : 0;
     double w2 = md1_wait(r2, c->s2), wd = md1_wait(rd, c->sd);
-    c->q = w2 + c->fdram * wd;
+    /* (the issue model's DRAM server already delayed its reads by dram_sim_wait) */
+    double wd_left = wd > in->dram_sim_wait ? wd - in->dram_sim_wait : 0;
+    c->q = w2 + c->fdram * wd_left;
     c->t_lat = in->t0 + c->S * c->q;
     unsigned m1 = c->g->l1.mshrs, m2 = c->g->l2.mshrs;
     /* stores are posted (write-through): only loads and atomics wait in L1 MSHRs */

@@ -45,6 +45,9 @@ typedef struct gf_queue_input {
     double l2_read_return_sectors; /* read sectors on the return path (0 when not modelled) */
     double dram_read_sectors, dram_write_sectors;
     double dram_row_hit_rate;   /* open-page row-buffer hit rate of the DRAM stream */
+    double dram_sim_wait;       /* mean wait of a DRAM read the issue model already timed
+                                   (its DRAM server, gf_ksim_result); the M/D/1 wait adds
+                                   only what exceeds it */
     double atom_sectors_max_slice; /* atomic sectors of the busiest home slice */
 } gf_queue_input;
 
