@@ -906,7 +906,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
          * numbering in the list's entries until synced) */
         if (s->rp_follow)
             replay_sync(s, s->rp_pos);
-        ksim_mb_warp_end(s, w);
+        if ((st = ksim_mb_warp_end(s, b, w, err)) != GF_OK)
+            return st;
         /* Every register starts ready. */
         void *pr = w->ready;
         int ok = gf_grow(&pr, &w->slotcap, w->nslots + 1, sizeof *w->ready) == 0;

@@ -563,7 +563,7 @@ gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_
 int ksim_mb_sectors(sim *s, gf_coalesced *c);
 gf_status ksim_mb_block_start(sim *s, const unsigned tb[3], gf_error *err);
 void ksim_mb_warp_start(sim *s);
-void ksim_mb_warp_end(sim *s, swarp *w);
+gf_status ksim_mb_warp_end(sim *s, sblock *b, swarp *w, gf_error *err);
 gf_status ksim_mb_block_end(sim *s, sblock *b, gf_error *err);
 void ksim_mb_free(sim *s);
 static inline int ksim_mb_is_copy(const swarp *w, const ssm *sm, const pend *pq)

@@ -117,6 +117,8 @@ typedef struct mb_dec {
     mb_copy ph[MB_PHASE_COPIES];
     unsigned nph, nph_all;
     uint32_t ph_q0;
+    int held; /* an expect-tx arrive that came before its copies (note_arrive) */
+    uint64_t held_addr, held_e;
     /* the instruction being decoded: a copy's sectors for ksim_mb_sectors */
     int cur;
     uint64_t cur_addr;
@@ -190,6 +192,7 @@ void ksim_mb_warp_start(sim *s)
     d->nwk = 0;
     d->nph = d->nph_all = 0;
     d->ph_q0 = 0;
+    d->held = 0;
     d->warp_w0 = d->nwaits;
     if (++d->stamp == 0) {
         memset(d->immstamp, 0, sizeof d->immstamp);
@@ -310,7 +313,49 @@ static void learn_bytes(mb_dec *d, uint64_t e)
     }
 }
 
-/* An arrive with an expect-tx count closes the warp's open phase. */
+/* Closes the warp's open phase (its copies since the last close) as phase (addr, k) of
+ * the block, k counting the block's closes on addr, expecting e bytes. A phase without
+ * copies is dropped (nothing would complete it). */
+static gf_status close_phase(sim *s, mb_dec *d, sblock *b, swarp *w, uint64_t addr,
+                             uint64_t e, gf_error *err)
+{
+    if (!d->nph_all)
+        return GF_OK;
+    mb_count *c = count_of(&d->arr, &d->narr, &d->arrcap, addr);
+    void *p = b->mbp, *q = d->keys;
+    size_t cap = b->mbpcap, kcap = d->keycap;
+    int okp = c && gf_grow(&p, &cap, (size_t)b->nmbp + 1, sizeof *b->mbp) == 0;
+    b->mbp = p;
+    b->mbpcap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    int okq = okp && gf_grow(&q, &kcap, (size_t)b->nmbp + 1, sizeof *d->keys) == 0;
+    d->keys = q;
+    d->keycap = kcap;
+    if (!okq)
+        return nomem(s, err);
+    uint32_t idx = b->nmbp++;
+    b->mbp[idx] = (mb_phase){0, d->nph_all, 0, 0};
+    d->keys[idx] = (mb_key){addr, c->n++, idx};
+    for (uint32_t j = d->ph_q0; j < w->nmbq; j++)
+        w->mbq[j] = idx + 1;
+    learn_bytes(d, e);
+    d->ph_q0 = w->nmbq;
+    d->nph = d->nph_all = 0;
+    return GF_OK;
+}
+
+/* A held arrive (see note_arrive) closes with the copies issued after it: at the warp's
+ * next poll, its next expect-tx arrive or its end. */
+static gf_status close_held(sim *s, mb_dec *d, sblock *b, swarp *w, gf_error *err)
+{
+    if (!d->held)
+        return GF_OK;
+    d->held = 0;
+    return close_phase(s, d, b, w, d->held_addr, d->held_e, err);
+}
+
+/* An arrive with an expect-tx count: after the phase's copies (cuBLAS's nvjet kernels)
+ * it closes them; before them (CUTLASS's arrive_and_expect_tx, then the copies) it is
+ * held until the copies after it are issued (close_held). */
 static gf_status note_arrive(sim *s, mb_dec *d, sblock *b, swarp *w, const gf_inst *in,
                              gf_error *err)
 {
@@ -321,37 +366,24 @@ static gf_status note_arrive(sim *s, mb_dec *d, sblock *b, swarp *w, const gf_in
         if (r < GF_REG_COUNT && d->immstamp[r] == d->stamp && d->imm[r] > 0)
             e = d->imm[r];
     }
-    if (e <= 0 || !d->nph_all)
+    if (e <= 0)
         return GF_OK;
     uint64_t addr = ksim_first_addr(s, in);
-    mb_count *c = count_of(&d->arr, &d->narr, &d->arrcap, addr);
-    void *p = b->mbp, *q = d->keys;
-    size_t cap = b->mbpcap, kcap = d->keycap;
-    if (!c || gf_grow(&p, &cap, (size_t)b->nmbp + 1, sizeof *b->mbp) != 0 ||
-        gf_grow(&q, &kcap, (size_t)b->nmbp + 1, sizeof *d->keys) != 0) {
-        if (p != b->mbp)
-            b->mbp = p;
-        if (q != d->keys)
-            d->keys = q;
-        return nomem(s, err);
-    }
-    b->mbp = p;
-    b->mbpcap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
-    d->keys = q;
-    d->keycap = kcap;
-    uint32_t idx = b->nmbp++;
-    b->mbp[idx] = (mb_phase){0, d->nph_all, 0, 0};
-    d->keys[idx] = (mb_key){addr, c->n++, idx};
-    for (uint32_t j = d->ph_q0; j < w->nmbq; j++)
-        w->mbq[j] = idx + 1;
-    learn_bytes(d, (uint64_t)e);
-    d->ph_q0 = w->nmbq;
-    d->nph = d->nph_all = 0;
-    return GF_OK;
+    if (d->nph_all && !d->held)
+        return close_phase(s, d, b, w, addr, (uint64_t)e, err);
+    gf_status st = close_held(s, d, b, w, err);
+    d->held = 1;
+    d->held_addr = addr;
+    d->held_e = (uint64_t)e;
+    return st;
 }
 
-static gf_status note_poll(sim *s, mb_dec *d, unsigned wid, const gf_inst *in, gf_error *err)
+static gf_status note_poll(sim *s, mb_dec *d, sblock *b, swarp *w, unsigned wid,
+                           const gf_inst *in, gf_error *err)
 {
+    gf_status st = close_held(s, d, b, w, err);
+    if (st != GF_OK)
+        return st;
     uint64_t addr = ksim_first_addr(s, in);
     int fresh = !d->have_poll || d->arrived || addr != d->last_poll;
     d->have_poll = 1;
@@ -401,7 +433,7 @@ gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_
         return GF_OK;
     s->mb_keep = 1;
     if (c == MB_POLL)
-        return note_poll(s, d, wid, in, err);
+        return note_poll(s, d, b, w, wid, in, err);
     if (c == MB_ARRIVE)
         return note_arrive(s, d, b, w, in, err);
     if (in->mem_width)
@@ -429,15 +461,16 @@ int ksim_mb_sectors(sim *s, gf_coalesced *c)
     return 1;
 }
 
-/* The warp's polls' register slots, now that its numbering is complete. */
-void ksim_mb_warp_end(sim *s, swarp *w)
+/* The warp's polls' register slots, now that its numbering is complete; a held arrive
+ * closes with the copies after it. */
+gf_status ksim_mb_warp_end(sim *s, sblock *b, swarp *w, gf_error *err)
 {
     mb_dec *d = s->mb;
-    (void)w;
     for (size_t i = d->warp_w0; i < d->nwaits; i++) {
         uint16_t r = (uint16_t)(MB_WAIT_BASE + d->waits[i].n);
         d->waits[i].slot = s->regstamp[r] == s->stamp ? s->regslot[r] : UINT16_MAX;
     }
+    return close_held(s, d, b, w, err);
 }
 
 static int key_cmp(const void *a, const void *b)
