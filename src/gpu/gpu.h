@@ -141,6 +141,9 @@ typedef struct gf_gpu {
     /* 1: a block's slot frees only once its warps' stores are acknowledged by L2 (an L2
      * latency after they leave the SM): Nsight's "drain" stall after EXIT */
     unsigned store_drain;
+    /* Hopper TMA copies whose bytes the trace cannot tell (ksim_mbar.c): bytes of such a
+     * copy (0 = 8 KiB), CTAs a .MULTICAST copy lands in (0 = 2) */
+    unsigned tma_tile_bytes, tma_cluster_ctas;
     double kernel_launch_ns;       /* part of the launch overhead in ns (front end, not SM) */
     /* Banks of 4 B the L1 data array reads a global/local access through, one wavefront
      * per conflicting address as for shared memory (0 = not modelled: sectors alone) */

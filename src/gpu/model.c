@@ -130,6 +130,8 @@ const key_def model_keys[] = {
     {"launch.kernel_ns", K_DOUBLE, OFF(kernel_launch_ns), 0, 0, 1e9, NULL, 1, "kernel launch overhead in nanoseconds, added to launch.kernel_cycles (absent = 0)"},
     {"launch.store_drain", K_UINT, OFF(store_drain), 0, 0, 1, NULL, 1, "1: a block's slot frees only when its stores are acknowledged by L2, an L2 latency after they leave the SM (absent = 0)"},
     {"launch.block_cycles", K_UINT, OFF(block_launch_cycles), 0, 0, 1e9, NULL, 0, "block launch overhead, core cycles"},
+    {"tma.tile_bytes", K_SIZE32, OFF(tma_tile_bytes), 0, 0, 1 << 24, NULL, 1, "bytes of a TMA copy when the trace does not tell them (no mbarrier expect-tx count learned yet for it; absent = 8 KiB)"},
+    {"tma.cluster_ctas", K_UINT, OFF(tma_cluster_ctas), 0, 0, 16, NULL, 1, "CTAs of a cluster a .MULTICAST TMA copy delivers to, fetched once for them all (tracer v5 does not record the cluster; absent = 2)"},
 };
 #define NKEYS (sizeof model_keys / sizeof model_keys[0])
 const size_t model_nkeys = NKEYS;

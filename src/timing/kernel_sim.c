@@ -70,6 +70,7 @@ static void sim_free(sim *s)
     for (unsigned k = 0; k < s->shape_nchunks; k++)
         free(s->shape_chunk[k]);
     free(s->shape_hash);
+    ksim_mb_free(s);
     free(s->shape_next);
     gf_spill_close(s->spill);
     while (s->spare) {

@@ -111,6 +111,11 @@ static const uint64_t *inst_addrs(sim *s, const gf_inst *in)
     return s->lane_addr;
 }
 
+/* The address of in's first active lane (mask != 0), whatever form the reader left. */
+uint64_t ksim_first_addr(sim *s, const gf_inst *in)
+{
+    return inst_addrs(s, in)[ksim_first_lane(in->mask)];
+}
 
 /* gf_shmem_wavefronts through s->shmem_memo (mask != 0). Same results: a pattern is
  * reused only when its mask, width and every active lane's address match. */
@@ -302,6 +307,8 @@ static __attribute__((noinline)) void local_sectors(sim *s, const gf_inst *in, u
 void ksim_mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
                         gf_coalesced *c)
 {
+    if (ksim_mb_sectors(s, c)) /* a TMA copy (ksim_mbar.c) */
+        return;
     if (space == GF_SPACE_LOCAL) {
         local_sectors(s, in, width, c);
         return;

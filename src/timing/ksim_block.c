@@ -34,7 +34,9 @@ void ksim_block_reset(sblock *b)
         b->warps[i].ntot = b->warps[i].win0 = b->warps[i].pool0 = b->warps[i].pcur = 0;
         b->warps[i].spilled = 0;
         b->warps[i].state = W_RUN;
+        b->warps[i].nmbq = b->warps[i].mbcur = 0;
     }
+    b->nmbp = b->nmbw = 0;
     b->held = 0;
     b->npf = 0;
     b->ioerr = 0;
@@ -52,7 +54,10 @@ void ksim_block_free(sblock *b)
         free(b->warps[i].ready);
         free(b->warps[i].pool);
         free(b->warps[i].wins);
+        free(b->warps[i].mbq);
     }
+    free(b->mbp);
+    free(b->mbw);
     free(b->warps);
     free(b);
 }

@@ -430,7 +430,7 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
      * it held back is not the reader's last text) */
     if (!s->spin.direct || gf_spin_is_poll(&s->spin, in->opcode))
         len = 0;
-    if (len && len <= UINT16_MAX && kind != K_MEM && re->shape != SHAPE_INLINE && !s->ag_changes &&
+    if (len && len <= UINT16_MAX && kind != K_MEM && re->shape != SHAPE_INLINE && !s->ag_changes && !s->mb_keep &&
         s->rp_text_len + len <= UINT32_MAX) {
         void *p = s->rp_text;
         if (gf_grow(&p, &s->rp_text_cap, s->rp_text_len + len, 1) == 0) {
@@ -729,15 +729,27 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
         s->opt->warn_unknown(s->opt->warn_ctx, gf_opcode_name(in->opcode),
                              gf_kreader_path(s->r), gf_kreader_line(s->r));
     }
-    if (e->is_bulk_copy && !s->warned_bulk && s->opt->warn_header) {
-        s->warned_bulk = 1;
-        char msg[768];
-        snprintf(msg, sizeof msg,
-                 "kernel %.300s uses TMA/bulk copies (%.40s at line %lu): the trace records "
-                 "one address per copy, not the tile it moves, so their bytes are not "
-                 "modelled and its memory counters and time come out low",
-                 s->ki->name, gf_opcode_name(in->opcode), (unsigned long)gf_kreader_line(s->r));
-        s->opt->warn_header(s->opt->warn_ctx, gf_kreader_path(s->r), msg);
+    if (e->is_bulk_copy && s->opt->warn_header) {
+        /* loads into shared memory are modelled (ksim_mbar.c), the rest are not */
+        const char *n = gf_opcode_name(in->opcode);
+        int load = n && (strncmp(n, "UTMALDG", 7) == 0 || strncmp(n, "UBLKCP", 6) == 0);
+        int *warned_kind = load ? &s->warned_tma : &s->warned_bulk;
+        if (!*warned_kind) {
+            *warned_kind = 1;
+            char msg[768];
+            snprintf(msg, sizeof msg,
+                     load ? "kernel %.300s uses TMA/bulk copies (%.40s at line %lu): the trace "
+                            "records one address per copy, not the tile it moves, so their "
+                            "bytes come from the mbarrier's expect-tx count (else "
+                            "tma.tile_bytes) and their L2 reuse from an assumed tiling of "
+                            "the grid (docs/model.md, \"Warp-specialised kernels\")"
+                          : "kernel %.300s uses TMA/bulk copies (%.40s at line %lu): the trace "
+                            "records one address per copy, not the tile it moves, so their "
+                            "bytes are not modelled and its memory counters and time come "
+                            "out low",
+                     s->ki->name, n ? n : "?", (unsigned long)gf_kreader_line(s->r));
+            s->opt->warn_header(s->opt->warn_ctx, gf_kreader_path(s->r), msg);
+        }
     }
     if (in->mem_width > 32)
         return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r), gf_kreader_line(s->r),
@@ -813,6 +825,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
     if (st != GF_OK)
         return st;
     ksim_block_reset(b);
+    if ((st = ksim_mb_block_start(s, tb, err)) != GF_OK)
+        return st;
     for (;;) {
         unsigned wid;
         uint32_t n;
@@ -841,6 +855,7 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         s->wg_open = s->wg_waited = 0;
         memset(s->wg_members, 0, sizeof s->wg_members);
         gf_spin_warp(&s->spin);
+        ksim_mb_warp_start(s);
         if (++s->stamp == 0) { /* wrapped: forget every old stamp */
             memset(s->regstamp, 0, sizeof s->regstamp);
             s->stamp = 1;
@@ -864,6 +879,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
             if ((st = gf_spin_next(&s->spin, s->r, &in, err)) != GF_OK)
                 break;
             async_note(s, &in);
+            if ((st = ksim_mb_note_inst(s, b, w, wid, &in, err)) != GF_OK)
+                return st;
             /* At each window boundary: past the hold budget, what the warp holds goes
              * to the spill file, and from then on each window as it fills. */
             if (w->n && w->n % SPILL_WINDOW == 0 && s->opt->hold_bytes &&
@@ -885,6 +902,12 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
             return st;
         if (w->spilled && (st = ksim_spill_finish_warp(s, b, w, err)) != GF_OK)
             return st;
+        /* (the polls' register slots: a warp that followed the replay list has its
+         * numbering in the list's entries until synced) */
+        if (s->rp_follow)
+            replay_sync(s, s->rp_pos);
+        if ((st = ksim_mb_warp_end(s, b, w, err)) != GF_OK)
+            return st;
         /* Every register starts ready. */
         void *pr = w->ready;
         int ok = gf_grow(&pr, &w->slotcap, w->nslots + 1, sizeof *w->ready) == 0;
@@ -896,6 +919,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         w->state = W_DONE; /* marks "listed" until the block is finished below */
         b->listed++;
     }
+    if ((st = ksim_mb_block_end(s, b, err)) != GF_OK)
+        return st;
     for (unsigned i = 0; i < b->nwarps; i++) {
         swarp *w = &b->warps[i];
         if (!w->spilled)

@@ -195,6 +195,31 @@ static gf_status spill_check(const sim *s, gf_error *err)
     return GF_OK;
 }
 
+/* A TMA copy of warp w (ksim_mbar.c) got its outcome, the data in shared memory at
+ * `done`: the last of its mbarrier phase's copies makes the polls waiting for the phase
+ * ready then (the block's warps, on the same SM). */
+static void mb_copy_done(ssm *sm, swarp *w, uint64_t done, uint64_t end)
+{
+    uint32_t ph = w->mbq[w->mbcur++];
+    if (!ph)
+        return;
+    sblock *b = w->block;
+    mb_phase *p = &b->mbp[ph - 1];
+    if (done > p->done)
+        p->done = done;
+    if (p->left && --p->left)
+        return;
+    for (uint32_t i = 0; i < p->nw; i++) {
+        const mb_waiter *q = &b->mbw[p->w0 + i];
+        swarp *c = &b->warps[q->warp];
+        c->ready[q->slot] = p->done | READY_FROM_MEM;
+        ksim_warp_prepare(c);
+        wake_lower(sm, c);
+    }
+    if (p->nw && p->done < sm->now && sm->now > end)
+        stall_back(sm, p->done > end ? p->done : end);
+}
+
 /* Outcomes ahead whose warps resolve_epoch prefetches (see there). */
 #define RESOLVE_AHEAD 16u
 
@@ -286,6 +311,8 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
             sm->last_done = done;
         if (done < sm->now && sm->now > end)
             stall_back(sm, done > end ? done : end);
+        if (w->mbq && ksim_mb_is_copy(w, sm, pq))
+            mb_copy_done(sm, w, done, end);
         s->res->l2_sectors += pq->past_l1;
         s->res->dram_sectors += dram;
         if (dram) {

@@ -203,6 +203,10 @@ typedef struct swarp {
     struct spill_win *wins; /* spilled: nwin + 1 windows (the last: the totals) */
     size_t winscap;
     int spilled;
+    /* Its TMA copies in issue order (ksim_mbar.c): 1 + the block's mbarrier phase each
+     * completes (sblock.mbp), 0 for none; mbcur: the next copy whose outcome comes. */
+    uint32_t *mbq;
+    uint32_t nmbq, mbqcap, mbcur;
 } swarp;
 
 /* swarp.ready: a register's value comes from a memory load (cycles stay below 2^62; a
@@ -238,7 +242,25 @@ typedef struct sblock {
      * fetched ahead by ksim_prefetch_sm (see ssm.pf). */
     uint64_t pf_line[BLOCK_PF_LINES];
     unsigned npf;
+    /* mbarrier phases that TMA copies complete (ksim_mbar.c) and the polls waiting for
+     * them: phase i's waiters are mbw[mbp[i].w0 .. + nw). */
+    struct mb_phase *mbp;
+    struct mb_waiter *mbw;
+    uint32_t nmbp, mbpcap, nmbw, mbwcap;
 } sblock;
+
+/* An mbarrier phase of a block that TMA copies complete: at the latest copy's outcome
+ * (done), when `left` reaches 0, its waiters' polls become ready. */
+typedef struct mb_phase {
+    uint64_t done;
+    uint32_t left, w0, nw;
+} mb_phase;
+typedef struct mb_waiter {
+    uint16_t warp, slot;
+} mb_waiter;
+/* A synthetic TMA copy's sectors lie at and above this sector (ksim_mbar.c: byte address
+ * bit 58; a trace's own addresses are below 2^57). */
+#define MB_TMA_SECTOR (UINT64_C(1) << 53)
 
 typedef struct ssm {
     sblock **slots;
@@ -349,7 +371,12 @@ typedef struct replay_ent replay_ent;
 #define WG_GROUPS 4u
 #define WG_MEMBERS 8u
 #define WG_REG_BASE (AG_REG_BASE + AG_GROUPS * AG_MEMBERS)
-#define KSIM_REG_COUNT (GF_REG_COUNT + AG_GROUPS * AG_MEMBERS + WG_GROUPS * WG_MEMBERS)
+/* mbarrier waits (ksim_mbar.c): a warp's n-th poll of an mbarrier (SYNCS.PHASECHK*, n <
+ * MB_WAITS) reads pseudo register MB_WAIT_BASE + n, which the TMA copies of the phase it
+ * waits for make ready; later polls are not tied to any copy. */
+#define MB_WAITS 512u
+#define MB_WAIT_BASE (WG_REG_BASE + WG_GROUPS * WG_MEMBERS)
+#define KSIM_REG_COUNT (MB_WAIT_BASE + MB_WAITS)
 /* (the most pseudo registers one instruction names: a wait on every group) */
 #define AG_MAX_REGS (AG_GROUPS * AG_MEMBERS > WG_GROUPS * WG_MEMBERS ? AG_GROUPS * AG_MEMBERS \
                                                                        : WG_GROUPS * WG_MEMBERS)
@@ -389,7 +416,8 @@ typedef struct sim {
     double dram_bpc, dram_free, dram_wait_sum;
     uint64_t dram_waits;
     uint8_t warned[GF_OPCODE_MAX];
-    int warned_bulk; /* this kernel's TMA / bulk-copy warning was given */
+    int warned_bulk; /* this kernel's TMA / bulk-copy warning was given (copies not modelled) */
+    int warned_tma;  /* ... and the one for TMA loads (modelled, ksim_mbar.c) */
     gf_spin spin;    /* wait-loop collapse between the reader and decoding */
     /* Decoded instructions of resident blocks: bytes held, and where blocks go that
      * would take it past opt->hold_bytes (opened on first need). */
@@ -463,6 +491,11 @@ typedef struct sim {
      * written (see warp_put_id); NULL: none (only costs memory and speed). */
     uint32_t *rp_ids;
     uint32_t ids_len;
+    /* The mbarrier / TMA decoding state (ksim_mbar.c), made at the first SYNCS or TMA
+     * instruction of the kernel; mb_keep: the current instruction is one it must see
+     * (not to be replayed as text). */
+    struct mb_dec *mb;
+    int mb_keep;
 } sim;
 
 /* ---------------------------------------------------------------- shared helpers */
@@ -504,6 +537,7 @@ uint32_t ksim_shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsig
 void ksim_mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
                       gf_coalesced *c);
 int ksim_atomic_passes(sim *s, const gf_inst *in, const gf_coalesced *c, uint8_t *passes);
+uint64_t ksim_first_addr(sim *s, const gf_inst *in);
 static inline unsigned ksim_first_lane(uint32_t mask)
 {
     return (unsigned)__builtin_ctz(mask);
@@ -527,6 +561,20 @@ void ksim_place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t
 void ksim_warp_prepare(swarp *w);
 void ksim_prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end);
 void ksim_run_sm(sim *s, unsigned smi, uint64_t end);
+
+/* ksim_mbar.c: mbarriers and TMA copies (docs/model.md, "Warp-specialised kernels") */
+gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_inst *in,
+                            gf_error *err);
+int ksim_mb_sectors(sim *s, gf_coalesced *c);
+gf_status ksim_mb_block_start(sim *s, const unsigned tb[3], gf_error *err);
+void ksim_mb_warp_start(sim *s);
+gf_status ksim_mb_warp_end(sim *s, sblock *b, swarp *w, gf_error *err);
+gf_status ksim_mb_block_end(sim *s, sblock *b, gf_error *err);
+void ksim_mb_free(sim *s);
+static inline int ksim_mb_is_copy(const swarp *w, const ssm *sm, const pend *pq)
+{
+    return w->mbcur < w->nmbq && pq->nsect && sm->psect[pq->sect0] >= MB_TMA_SECTOR;
+}
 
 /* ksim_epochs.c */
 gf_status ksim_run_epochs(sim *s, uint64_t t0, gf_error *err);

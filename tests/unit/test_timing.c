@@ -724,6 +724,65 @@ static void torture_tma_twin_lines_are_one_instruction(void **state)
     assert_true(r.v[GF_C_INST_EXECUTED] == 4.0 * 81.0);
 }
 
+/* mbarrier waits (timing/ksim_mbar.c): a producer warp sets the expected bytes (MOV
+ * R6, 8192), issues a TMA copy (tracer v5's two lines: shared destination, tensor map) and
+ * arrives on the full barrier with them (SYNCS.ARRIVE.TRANS64 [0x34440], R6; before
+ * the copy when arrive_first); the
+ * consumer warp, decoded first as in the traces, polls that barrier and then runs a
+ * chain of 200 dependent IADD3s (longer than the copy takes). Its poll waits for the copy's data (cold: from DRAM),
+ * so the chain starts after the copy's latency; polling a barrier no copy completes
+ * (0x34480), it starts at once and the copy's latency overlaps it. `poll` is the polled
+ * address. Returns the kernel's cycles; *dram its DRAM read bytes. */
+static double mbar_cycles(unsigned poll, int arrive_first, double *dram)
+{
+    const char *d;
+    char tag[48];
+    snprintf(tag, sizeof tag, "mbar%x_%d", poll, arrive_first);
+    FILE *f = hand_trace_v(tag, &d, "mbar", 1, 64, 65536, 32, 90, 5);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 202\n"
+               "0000 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x%x 0 0\n", poll);
+    unsigned pc = 0x10;
+    for (unsigned i = 0; i < 200; i++, pc += 0x10)
+        fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", pc);
+    fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n", pc);
+    static const char *const copy = "0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x400 0 0\n"
+                                    "0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x7f00162c02c0 0 0\n";
+    static const char *const arrive =
+        "0020 00000001 1 R255 SYNCS.ARRIVE.TRANS64.RED 2 R0 R6 4 1 0x34440 0 0\n";
+    fprintf(f, "\nwarp = 1\ninsts = 5\n0000 ffffffff 1 R6 MOV 0 0 8192\n%s%s"
+               "0030 ffffffff 0 EXIT 0 0 0\n#END_TB\n",
+            arrive_first ? arrive : copy, arrive_first ? copy : arrive);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    *dram = r.v[GF_C_DRAM_BYTES_READ];
+    return r.v[GF_C_GPC_CYCLES_ELAPSED];
+}
+
+static void torture_mbarrier_wait_waits_for_the_tma_copy(void **state)
+{
+    (void)state;
+    double dram_tied, dram_free;
+    double tied = mbar_cycles(0x34440, 0, &dram_tied), untied = mbar_cycles(0x34480, 0, &dram_free);
+    gf_gpu g = load_gpu("h100");
+    /* The copy's 8 KiB (the expect-tx over its one copy) come from DRAM, once, in
+     * either case: 256 sectors. */
+    assert_true(dram_tied == 8192.0 && dram_free == 8192.0);
+    /* The tied chain starts when the copy's data is in: 8 KiB through the L1/shared
+     * stage at l1.bytes_per_cycle (128: 64 cycles), then a miss's L2 and DRAM latencies
+     * (287 + 415 cycles at the model's clock); the untied one at once (it outlasts the
+     * copy). */
+    double lat = 64.0 + gf_gpu_l2_latency(&g) + gf_gpu_dram_latency(&g);
+    assert_true(lat > 500.0);
+    assert_true(tied - untied > lat - 10.0 && tied - untied < lat + 10.0);
+    /* The arrive with the expected bytes before the copy (CUTLASS's
+     * arrive_and_expect_tx): the same phase, the same wait. */
+    double first = mbar_cycles(0x34440, 1, &dram_tied);
+    assert_true(dram_tied == 8192.0);
+    assert_true(first - untied > lat - 10.0 && first - untied < lat + 10.0);
+}
+
 /* One decision per access (memory/hierarchy.c l1_assoc_table): the L1 hits that time the
  * kernel and send its misses to L2 agree with the hits its counters report, which take
  * the set-associative model. Worst case: a pointer chase swept twice over a footprint
@@ -1021,6 +1080,7 @@ int main(void)
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
         cmocka_unit_test(torture_tma_twin_lines_are_one_instruction),
+        cmocka_unit_test(torture_mbarrier_wait_waits_for_the_tma_copy),
         cmocka_unit_test(torture_timing_and_counters_agree_on_l1_hits),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
         cmocka_unit_test(torture_quick_scans_predict_the_same),
