@@ -45,7 +45,7 @@
 #include "memory/coalesce.h"
 #include "timing/kernel_sim.h"
 #include "timing/spill.h"
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 #include "trace/spin.h"
 
 /* sm.subcores is at most 16 (gpu/model.c key table). */

@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 
 enum spin_kind { SK_UNSEEN = 0, SK_PLAIN, SK_POLL, SK_EFFECT };
 

@@ -32,7 +32,7 @@
 
 #include <stdint.h>
 
-#include "trace/opcode.h"
+#include "sass/opcode.h"
 #include "trace/trace.h"
 
 /* Longest wait-loop body recognised, in instructions: cuBLAS's mbarrier loop is 5
