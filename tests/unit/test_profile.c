@@ -297,7 +297,7 @@ static void torture_profile_counts_and_lengths(void **state)
 
 /* fuzz_profile's finding (2026-11-26, 636k runs): a mean miss latency of 1e-300 made the
  * exposure infinite, and re-evaluating for another L2 size converted infinity to a
- * cycle count (UBSan: float-cast-overflow in reevaluate_l2). A mean of latencies that
+ * cycle count (UBSan: float-cast-overflow in reevaluate_l2, now evaluate_memory). A mean of latencies that
  * are each at least l2.latency is 0 or at least 1: anything between is refused. */
 /* l2.partitions: the far partition's reads are recorded only when the profile is made
  * with 2 (hierarchy.c), so a profile made with another value is refused by a model
