@@ -190,8 +190,10 @@ static void move_to(const gf_hier_kernel_profile *hp, const gf_gpu *g, uint64_t 
     }
 }
 
-void gf_l2c_counters(const gf_hier_kernel_profile *p, const gf_gpu *g, double *v,
-                     gf_l2c_whatif *w)
+/* gf_l2c_counters, or with kept = 1 its second half on the counters v already holds at
+ * the profiled L2 (gf_l2c_counters_kept). */
+static void counters(const gf_hier_kernel_profile *p, const gf_gpu *g, double *v,
+                     gf_l2c_whatif *w, int kept)
 {
     if (w) {
         w->moved = 0;
@@ -200,11 +202,24 @@ void gf_l2c_counters(const gf_hier_kernel_profile *p, const gf_gpu *g, double *v
     uint64_t lines = gf_gpu_l2_lines_per_slice(g);
     int moved = lines != p->l2_lines || g->l2.ways != p->l2_ways;
     gf_l2c_rates was;
-    if (p->mode != GF_HIER_EXACT || moved)
+    if ((p->mode != GF_HIER_EXACT && !kept) || moved)
         gf_l2c_rates_for(p, p->l1_lines, p->l1_ways, p->l2_lines, p->l2_ways, &was);
-    at_profiled(p, g, &was, v);
+    if (!kept)
+        at_profiled(p, g, &was, v);
     if (moved)
         move_to(p, g, lines, &was, v, w);
+}
+
+void gf_l2c_counters(const gf_hier_kernel_profile *p, const gf_gpu *g, double *v,
+                     gf_l2c_whatif *w)
+{
+    counters(p, g, v, w, 0);
+}
+
+void gf_l2c_counters_kept(const gf_hier_kernel_profile *p, const gf_gpu *g, double *v,
+                          gf_l2c_whatif *w)
+{
+    counters(p, g, v, w, 1);
 }
 
 /* Sectors that cross the L2 partition fabric (h100.ini [l2] partitions): with P partitions

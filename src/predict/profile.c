@@ -201,7 +201,7 @@ static uint64_t saturate_u64(double v)
 static void evaluate_memory(gf_kernel_summary *k, const gf_gpu *gpu)
 {
     gf_l2c_whatif w;
-    gf_l2c_counters(&k->hp, gpu, k->mem, &w);
+    gf_l2c_counters_kept(&k->hp, gpu, k->mem, &w); /* (k->mem: the profiled GPU's) */
     if (!w.moved)
         return;
     double d_dram = w.d_dram_read;
