@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "counters/counters.h"
 #include "memory/cachemodel.h"
 #include "memory/lru.h"
 #include "memory/reuse.h"
@@ -625,7 +624,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
      * (the home side's SMs brought the data in) the near slice misses and the home slice
      * hits over the fabric (refdata h100-gfbench: sgemm_tiled's fabric sectors exceed half
      * its DRAM fills by 31,260, 0.95 of its 32,800 at-home fills; stream_copy, whose lines
-     * one SM reads, by none). Its distance decides at any size (gf_hier_fabric_shared); a
+     * one SM reads, by none). Its distance decides at any size (gf_l2c_fabric_shared); a
      * miss at home is counted with the DRAM fills. */
     if (side == GF_SECREUSE_FAR && cls == GF_HIER_L2_READ && (smask & ~r.far_before)) {
         unsigned nocopy = smask & ~r.far_before;
@@ -835,37 +834,7 @@ void gf_hier_access(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space spa
     gf_hier_access_l2(h, reqs, n, out);
 }
 
-static double pct(double num, double den)
-{
-    return den > 0 ? 100.0 * num / den : NAN;
-}
-
-void gf_hier_rates_for(const gf_hier_kernel_profile *p, uint64_t l1_lines, unsigned l1_ways,
-                       uint64_t l2_lines_per_slice, unsigned l2_ways, gf_hier_rates *out)
-{
-    memset(out, 0, sizeof *out);
-    double l1h = 0, l1n = 0;
-    for (unsigned c = 0; c < GF_HIER_NL1; c++) {
-        out->l1_hits[c] = gf_cachemodel_hits(&p->l1_sector[c], l1_lines, l1_ways);
-        out->l1_tag_hits[c] = gf_cachemodel_hits(&p->l1_tag[c], l1_lines, l1_ways);
-        l1h += out->l1_hits[c];
-        l1n += (double)p->l1_sectors[c];
-    }
-    double l2h = 0, l2n = 0;
-    for (unsigned c = 0; c < GF_HIER_NL2; c++) {
-        out->l2_hits[c] = gf_cachemodel_hits(&p->l2_sector[c], l2_lines_per_slice, l2_ways);
-        l2h += out->l2_hits[c];
-        l2n += (double)p->l2_sectors[c];
-    }
-    out->dram_read_sectors = (double)p->l2_sectors[GF_HIER_L2_READ] - out->l2_hits[GF_HIER_L2_READ] +
-                             (double)p->l2_sectors[GF_HIER_L2_ATOM] - out->l2_hits[GF_HIER_L2_ATOM] +
-                             (double)p->dram_group_fetches;
-    out->l1_sector_hit_rate_pct = pct(l1h, l1n);
-    out->l2_sector_hit_rate_pct = pct(l2h, l2n);
-    out->l2_read_hit_rate_pct = pct(out->l2_hits[GF_HIER_L2_READ], (double)p->l2_sectors[GF_HIER_L2_READ]);
-}
-
-void gf_hier_end_kernel(gf_hier *h, double *v)
+const gf_hier_kernel_profile *gf_hier_end_kernel(gf_hier *h)
 {
     move_partials(h, &h->prof);
     gf_hier_kernel_profile *p = &h->prof;
@@ -897,23 +866,6 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
             p->dec_dram_write += wb;
     }
 
-    double l1hit[GF_HIER_NL1], l1tag[GF_HIER_NL1], l2hit[GF_HIER_NL2], dram_read;
-    if (h->mode == GF_HIER_EXACT) {
-        for (unsigned c = 0; c < GF_HIER_NL1; c++) {
-            l1hit[c] = (double)p->dec_l1_hits[c];
-            l1tag[c] = (double)p->dec_l1_tag_hits[c];
-        }
-        for (unsigned c = 0; c < GF_HIER_NL2; c++)
-            l2hit[c] = (double)p->dec_l2_hits[c];
-        dram_read = (double)p->dec_dram_read;
-    } else {
-        gf_hier_rates r;
-        gf_hier_rates_for(p, h->l1_lines, h->l1_ways, h->l2_lines, h->l2_ways, &r);
-        memcpy(l1hit, r.l1_hits, sizeof l1hit);
-        memcpy(l1tag, r.l1_tag_hits, sizeof l1tag);
-        memcpy(l2hit, r.l2_hits, sizeof l2hit);
-        dram_read = r.dram_read_sectors;
-    }
     if (h->mode == GF_HIER_EXACT) /* the oracles grow with the lines touched (lru.c) */
         for (unsigned i = 0; i < h->nslices; i++)
             if (gf_lru_failed(h->l2_ex[i]))
@@ -922,64 +874,8 @@ void gf_hier_end_kernel(gf_hier *h, double *v)
         for (unsigned i = 0; i < h->nsm; i++)
             if (h->l1_ex[i] && gf_lru_failed(h->l1_ex[i]))
                 h->nomem = 1;
-    double bad = h->nomem ? NAN : 0.0; /* poison everything if a tracker ran out of memory */
-    v[GF_C_L1_GLD_REQUESTS] = (double)p->l1_requests[GF_HIER_GLD] + bad;
-    v[GF_C_L1_GLD_SECTORS] = (double)p->l1_sectors[GF_HIER_GLD] + bad;
-    v[GF_C_L1_GLD_SECTOR_HITS] = l1hit[GF_HIER_GLD] + bad;
-    v[GF_C_L1_GLD_TAG_HITS] = l1tag[GF_HIER_GLD] + bad;
-    v[GF_C_L1_GST_REQUESTS] = (double)p->l1_requests[GF_HIER_GST] + bad;
-    v[GF_C_L1_GST_SECTORS] = (double)p->l1_sectors[GF_HIER_GST] + bad;
-    v[GF_C_L1_GST_SECTOR_HITS] = l1hit[GF_HIER_GST] + bad;
-    v[GF_C_L1_LLD_REQUESTS] = (double)p->l1_requests[GF_HIER_LLD] + bad;
-    v[GF_C_L1_LLD_SECTORS] = (double)p->l1_sectors[GF_HIER_LLD] + bad;
-    v[GF_C_L1_LLD_SECTOR_HITS] = l1hit[GF_HIER_LLD] + bad;
-    v[GF_C_L1_LST_REQUESTS] = (double)p->l1_requests[GF_HIER_LST] + bad;
-    v[GF_C_L1_LST_SECTORS] = (double)p->l1_sectors[GF_HIER_LST] + bad;
-    v[GF_C_L1_LST_SECTOR_HITS] = l1hit[GF_HIER_LST] + bad;
-    v[GF_C_L1_ATOM_REQUESTS] = (double)p->l1_requests[GF_HIER_ATOM] + bad;
-    v[GF_C_L1_ATOM_SECTORS] = (double)p->l1_sectors[GF_HIER_ATOM] + bad;
-    double hsum = 0, nsum = 0;
-    for (unsigned c = 0; c < GF_HIER_NL1; c++) {
-        hsum += l1hit[c];
-        nsum += (double)p->l1_sectors[c];
-    }
-    v[GF_C_L1_SECTOR_HIT_RATE] = pct(hsum, nsum) + bad;
-    v[GF_C_L1_GLD_HIT_RATE] = pct(l1hit[GF_HIER_GLD], (double)p->l1_sectors[GF_HIER_GLD]) + bad;
-    v[GF_C_SHMEM_LD_REQUESTS] = (double)p->shmem_ld_requests;
-    v[GF_C_SHMEM_ST_REQUESTS] = (double)p->shmem_st_requests;
-    v[GF_C_SHMEM_WAVEFRONTS] = (double)p->shmem_wavefronts;
-    v[GF_C_SHMEM_BANK_CONFLICTS] = (double)p->shmem_conflicts;
-    v[GF_C_L2_READ_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_READ] + bad;
-    v[GF_C_L2_WRITE_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_WRITE] + bad;
-    double atoms = (double)(p->l2_sectors[GF_HIER_L2_ATOM] + p->l2_atom_extra);
-    v[GF_C_L2_ATOM_SECTORS] = atoms + bad;
-    v[GF_C_L2_READ_SECTOR_HITS] = l2hit[GF_HIER_L2_READ] + bad;
-    /* With l2.writes_hit (H100), Nsight's lookup hits: a write or an atomic never
-     * misses in a write-validate, sector-masked L2 (refdata h100-gfbench ncu.csv:
-     * lts__t_sector_op_write_hit_rate ~100 % after a cache flush, 3,000,297 of
-     * hist_global_atomics' 3,000,320 RED sectors hit), so lts__t_sector_hit_rate =
-     * (read hits + writes + atomics) / all: stream_copy 50.0 % (measured 51.2), vecadd
-     * 33.3 (35.4), stride16 11.1 (10.9). Without it a write hits where its line was
-     * present (Volta, Fig. 5 of the seed paper). What the model decides for writes
-     * (allocation, dirty sectors) is the same either way. */
-    if (h->gpu.l2_writes_hit) {
-        l2hit[GF_HIER_L2_WRITE] = (double)p->l2_sectors[GF_HIER_L2_WRITE];
-        l2hit[GF_HIER_L2_ATOM] = atoms;
-    }
-    v[GF_C_L2_WRITE_SECTOR_HITS] = l2hit[GF_HIER_L2_WRITE] + bad;
-    double l2n = (double)(p->l2_sectors[0] + p->l2_sectors[1] + p->l2_sectors[2] +
-                          p->l2_atom_extra);
-    v[GF_C_L2_SECTOR_HIT_RATE] = pct(l2hit[0] + l2hit[1] + l2hit[2], l2n) + bad;
-    v[GF_C_L2_READ_HIT_RATE] = pct(l2hit[GF_HIER_L2_READ], (double)p->l2_sectors[GF_HIER_L2_READ]) + bad;
-    v[GF_C_DRAM_SECTORS_READ] = dram_read + bad;
-    v[GF_C_DRAM_SECTORS_WRITE] = (double)p->dec_dram_write + bad;
-    v[GF_C_DRAM_BYTES_READ] = 32.0 * dram_read + bad;
-    v[GF_C_DRAM_BYTES_WRITE] = 32.0 * (double)p->dec_dram_write + bad;
-}
-
-double gf_hier_fabric_shared(const gf_hier_kernel_profile *p, uint64_t lines, unsigned ways)
-{
-    return gf_cachemodel_hits(&p->l2_far_first, lines, ways);
+    p->nomem = h->nomem;
+    return p;
 }
 
 uint64_t gf_hier_profile_max_l2_lines(const gf_hier_kernel_profile *p)
@@ -1006,4 +902,9 @@ void gf_hier_set_final(gf_hier *h, int final)
 const gf_hier_kernel_profile *gf_hier_profile(const gf_hier *h)
 {
     return &h->prof;
+}
+
+const gf_gpu *gf_hier_gpu(const gf_hier *h)
+{
+    return &h->gpu;
 }

@@ -6,6 +6,7 @@
 
 #include "gpu/isa.h"
 #include "gpu/lanes.h"
+#include "memory/l2counters.h"
 #include "report/report.h"
 #include "trace/trace.h"
 #include "util/alloc.h"
@@ -14,54 +15,6 @@
 static double pct(double num, double den)
 {
     return den > 0 ? 100.0 * num / den : NAN;
-}
-
-/* Sectors that cross the L2 partition fabric (h100.ini [l2] partitions): with P partitions
- * and lines homed evenly over them, (P - 1) / P of the accesses from any SM are to lines
- * homed elsewhere. Writes and atomics always go on to the home slice; a read does when
- * its own partition misses: where the home misses too, approximated by that share of the
- * sectors DRAM fills (each filled at home and copied near); where the home hits, the
- * hierarchy's histogram decides them at this L2 (gf_hier_fabric_shared: data the other
- * partition's SMs brought in). The idle background (l2.fabric_idle_sectors) is added by
- * the caller, for the counters only. NAN when not modelled. */
-static double far_share(const gf_gpu *g)
-{
-    return (double)(g->l2_partitions - 1) / g->l2_partitions;
-}
-
-static double fabric_sectors(const gf_gpu *g, double writes, double atoms, double dram_reads,
-                             double shared)
-{
-    if (g->l2_partitions == 0)
-        return NAN;
-    return far_share(g) * (writes + atoms + (isnan(dram_reads) ? 0 : dram_reads)) + shared;
-}
-
-/* Nsight's lts__t_sector_hit_rate is lookup hits over every L2 lookup, the fabric's at the
- * home slice and other units' included (refdata h100-gfbench ncu.csv:
- * lts__t_sectors_lookup_hit.sum / lts__t_sectors.sum, 3,284,697 / 6,411,871 = 51.2 % on
- * stream_copy, 61,590 / 130,985 = 47.0 % on pchase_dram). Fabric writes and atomics hit
- * (l2.writes_hit), its DRAM-filled reads miss, its idle background hits. A shared read
- * (fabric_sectors) is a near miss and a home hit: the one hit the hierarchy counted, in
- * two lookups. The other units' background (l2.background_sectors) hits. rate is the
- * hierarchy's over the lookups from L1; returned unchanged where neither the fabric nor a
- * background is modelled. */
-static double nsight_l2_hit_rate(const gf_gpu *g, double rate, double tex_sectors,
-                               double write_hits, double atoms, double fabric)
-{
-    double bg = g->l2_background_sectors;
-    if (isnan(rate) || (isnan(fabric) && bg <= 0))
-        return rate;
-    double fabric_hits = 0;
-    if (isnan(fabric))
-        fabric = 0;
-    else
-        fabric_hits = far_share(g) * ((isnan(write_hits) ? 0 : write_hits) +
-                                      (g->l2_writes_hit ? atoms : 0)) +
-                      g->l2_fabric_idle_sectors;
-    if (tex_sectors + fabric + bg <= 0)
-        return rate;
-    return 100.0 * (rate / 100.0 * tex_sectors + fabric_hits + bg) / (tex_sectors + fabric + bg);
 }
 
 gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_kernel_row *row,
@@ -100,13 +53,11 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     }
     if (g->l2_partial_write_cycles > 1)
         in.l2_extra_slots = (double)ks->partial_store_sectors * (g->l2_partial_write_cycles - 1);
-    double fabric = fabric_sectors(
-        g, l2w, l2a, m[GF_C_DRAM_SECTORS_READ],
-        gf_hier_fabric_shared(&k->hp, gf_gpu_l2_lines_per_slice(g), g->l2.ways));
-    if (isnan(m[GF_C_L2_READ_SECTORS]))
-        fabric = NAN; /* the memory model failed (out of memory): its counters are NAN too */
-    if (!isnan(fabric))
-        in.l2_extra_slots += fabric;
+    /* the L2 as Nsight counts it: fabric sectors (timed here) and lookups */
+    gf_l2c_nsight nv;
+    gf_l2c_nsight_view(&k->hp, g, m, row->v[GF_C_L2_SECTOR_HIT_RATE], &nv);
+    if (!isnan(nv.fabric))
+        in.l2_extra_slots += nv.fabric;
     in.dram_read_sectors = isnan(m[GF_C_DRAM_SECTORS_READ]) ? 0 : m[GF_C_DRAM_SECTORS_READ];
     in.dram_write_sectors = isnan(m[GF_C_DRAM_SECTORS_WRITE]) ? 0 : m[GF_C_DRAM_SECTORS_WRITE];
     in.atom_sectors_max_slice = (double)k->hp.l2_atom_max_slice;
@@ -153,11 +104,8 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_GLD_INST] = m[GF_C_L1_GLD_REQUESTS];
     row->v[GF_C_GST_INST] = m[GF_C_L1_GST_REQUESTS];
     /* the idle background is counted, not timed: when it crosses is unknown */
-    double fabric_all = isnan(fabric) ? NAN : fabric + g->l2_fabric_idle_sectors;
-    row->v[GF_C_L2_FABRIC_SECTORS] = fabric_all;
-    row->v[GF_C_L2_SECTOR_HIT_RATE] =
-        nsight_l2_hit_rate(g, row->v[GF_C_L2_SECTOR_HIT_RATE], in.l2_sectors,
-                           m[GF_C_L2_WRITE_SECTOR_HITS], l2a, fabric_all);
+    row->v[GF_C_L2_FABRIC_SECTORS] = nv.fabric_all;
+    row->v[GF_C_L2_SECTOR_HIT_RATE] = nv.hit_rate;
     gf_ksim_stall_ratios(ks, scale, row->v); /* (issue 35: docs/stalls.md) */
     gf_report_derive(row);
     return GF_OK;
@@ -204,8 +152,8 @@ static gf_status run_kernel(const char *file, const gf_gpu *gpu, gf_isa **isa,
     st = gf_ksim_run(r, gpu, *isa, hier, &opt->ksim, &k->ks, err);
     gf_kreader_close(r);
     if (st == GF_OK) {
-        gf_hier_end_kernel(hier, k->mem);
-        k->hp = *gf_hier_profile(hier);
+        k->hp = *gf_hier_end_kernel(hier);
+        gf_l2c_counters(&k->hp, gpu, k->mem, NULL);
         /* (the hierarchy's trackers poison every memory counter when one could not grow:
          * say so rather than print n/a and a time without L2/DRAM traffic silently) */
         if (isnan(k->mem[GF_C_L2_READ_SECTORS]) && opt->ksim.warn_header) {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory/cachemodel.h"
+#include "memory/l2counters.h"
 #include "predict/profile_internal.h"
 
 #include "util/error.h"
@@ -185,11 +185,6 @@ const gf_gpu *gf_profile_gpu(const gf_profile *p)
 
 /* ------------------------------------------------------------------ evaluate */
 
-static unsigned ways_of(const gf_cache_model *c)
-{
-    return c->ways;
-}
-
 /* A what-if far from the profiled model can move a time past what a uint64_t holds:
  * saturate rather than convert out of range (undefined behaviour). */
 static uint64_t saturate_u64(double v)
@@ -199,69 +194,18 @@ static uint64_t saturate_u64(double v)
     return v < 0x1p63 ? (uint64_t)v : (uint64_t)1 << 63;
 }
 
-/* DRAM write-backs a cache of `lines` per slice and `ways` would make, from the dirty
- * histograms (gf_hier_kernel_profile.l2_wb, l2_wb_end): a dirty line met again at
- * distance d was evicted in between iff d >= lines (the per-access decisions are fully
- * associative); one still dirty at the kernel's end counts as the profiled run counted
- * it, with its set's chance of eviction or past the capacity. Approximation: a line's
- * dirty sectors are the profiled capacity's (at a smaller L2 a line written back early
- * and met again clean counts again at the end; at a larger one a line the profiled L2
- * wrote back is not followed further). Exact for data written and not met again. */
-static double writebacks_at(const gf_hier_kernel_profile *hp, uint64_t lines, unsigned ways)
+/* The memory counters of kernel k on gpu, from its profile (memory/l2counters.h: at
+ * another L2 size or associativity they are the what-if's); where the L2 is not the
+ * profiled one, move the issue model's time by the change in mean miss latency times its
+ * measured exposure (crit stall cycles / mean miss latency); the write-backs' DRAM time
+ * follows in the queueing model. */
+static void evaluate_memory(gf_kernel_summary *k, const gf_gpu *gpu)
 {
-    double wb = (double)gf_hist_total(&hp->l2_wb) - gf_cachemodel_hits(&hp->l2_wb, lines, 0);
-    unsigned end_ways = hp->wb_final ? ways : 0;
-    return wb + (double)gf_hist_total(&hp->l2_wb_end) -
-           gf_cachemodel_hits(&hp->l2_wb_end, lines, end_ways);
-}
-
-/* L2 size or associativity differ from the profiled model: re-derive L2 hits and DRAM
- * reads from the histograms (memory/hierarchy.h gf_hier_rates_for), keeping what the
- * cache model cannot see (MemcpyHtoD warming, partial-sector fetches) as an offset,
- * the DRAM write-backs likewise (writebacks_at), and move the issue model's time by the
- * change in mean miss latency times its measured exposure (crit stall cycles / mean
- * miss latency); the write-backs' DRAM time follows in the queueing model. */
-static void reevaluate_l2(gf_kernel_summary *k, const gf_gpu *base, const gf_gpu *gpu)
-{
-    if (base->l2.size == gpu->l2.size && base->l2.ways == gpu->l2.ways)
+    gf_l2c_whatif w;
+    gf_l2c_counters_kept(&k->hp, gpu, k->mem, &w); /* (k->mem: the profiled GPU's) */
+    if (!w.moved)
         return;
-    const gf_hier_kernel_profile *hp = &k->hp;
-    uint64_t lines = gf_gpu_l2_lines_per_slice(gpu);
-    gf_hier_rates was, now;
-    gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, hp->l2_lines, hp->l2_ways, &was);
-    gf_hier_rates_for(hp, hp->l1_lines, hp->l1_ways, lines, ways_of(&gpu->l2), &now);
-    double *m = k->mem;
-    double d_dram = now.dram_read_sectors - was.dram_read_sectors;
-    if (!isnan(m[GF_C_DRAM_SECTORS_READ])) {
-        m[GF_C_DRAM_SECTORS_READ] = fmax(0, m[GF_C_DRAM_SECTORS_READ] + d_dram);
-        m[GF_C_DRAM_BYTES_READ] = 32.0 * m[GF_C_DRAM_SECTORS_READ];
-    }
-    if (!isnan(m[GF_C_DRAM_SECTORS_WRITE])) {
-        double d_wb = writebacks_at(hp, lines, ways_of(&gpu->l2)) -
-                      writebacks_at(hp, hp->l2_lines, hp->l2_ways);
-        m[GF_C_DRAM_SECTORS_WRITE] = fmax(0, m[GF_C_DRAM_SECTORS_WRITE] + d_wb);
-        m[GF_C_DRAM_BYTES_WRITE] = 32.0 * m[GF_C_DRAM_SECTORS_WRITE];
-    }
-    double dr = now.l2_hits[GF_HIER_L2_READ] - was.l2_hits[GF_HIER_L2_READ];
-    /* with l2.writes_hit writes and atomics are lookup hits whatever the size */
-    double dw = gpu->l2_writes_hit ? 0 : now.l2_hits[GF_HIER_L2_WRITE] - was.l2_hits[GF_HIER_L2_WRITE];
-    double da = gpu->l2_writes_hit ? 0 : now.l2_hits[GF_HIER_L2_ATOM] - was.l2_hits[GF_HIER_L2_ATOM];
-    double reads = m[GF_C_L2_READ_SECTORS], writes = m[GF_C_L2_WRITE_SECTORS];
-    double atoms = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];
-    double all = reads + writes + atoms;
-    /* All hits (reads, writes and atomics) as the profiled model counted them, moved by
-     * the cache model's change for each class. */
-    double all_hits = all > 0 && !isnan(m[GF_C_L2_SECTOR_HIT_RATE])
-                          ? m[GF_C_L2_SECTOR_HIT_RATE] / 100.0 * all + dr + dw + da
-                          : NAN;
-    if (!isnan(m[GF_C_L2_READ_SECTOR_HITS]))
-        m[GF_C_L2_READ_SECTOR_HITS] = fmax(0, m[GF_C_L2_READ_SECTOR_HITS] + dr);
-    if (!isnan(m[GF_C_L2_WRITE_SECTOR_HITS]))
-        m[GF_C_L2_WRITE_SECTOR_HITS] = fmax(0, m[GF_C_L2_WRITE_SECTOR_HITS] + dw);
-    if (reads > 0)
-        m[GF_C_L2_READ_HIT_RATE] = 100.0 * m[GF_C_L2_READ_SECTOR_HITS] / reads;
-    if (all > 0 && !isnan(all_hits))
-        m[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * fmin(all, fmax(0, all_hits)) / all;
+    double d_dram = w.d_dram_read;
     gf_ksim_result *ks = &k->ks;
     double past_l1 = (double)ks->l2_sectors;
     if (past_l1 > 0 && ks->mean_miss_latency > 0) {
@@ -290,7 +234,7 @@ gf_status gf_profile_evaluate(const gf_profile *p, const gf_gpu *gpu, gf_report 
         if (!k)
             return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
         *k = p->k[i];
-        reevaluate_l2(k, &p->gpu, gpu);
+        evaluate_memory(k, gpu);
         gf_kernel_row *row = gf_report_add(out, k->name, k->id, gpu->name);
         gf_status st = row ? gf_predict_evaluate(gpu, k, row, NULL, err)
                            : gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");

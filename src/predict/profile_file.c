@@ -336,6 +336,7 @@ static gf_status check_hier(const gf_hier_kernel_profile *hp, const gf_gpu *g, u
     U(hp->l2_ways, g->l2.ways, g->l2.ways);
     U(hp->mode, GF_HIER_REUSE, GF_HIER_EXACT);
     U(hp->wb_final, 0, 1);
+    U(hp->nomem, 0, 1);
     gf_status st;
 #define COUNTS(a) check_counts(a, sizeof(a) / sizeof(a)[0], lim, #a, path, i, err)
     if ((st = COUNTS(hp->l1_requests)) || (st = COUNTS(hp->l1_sectors)) ||
@@ -410,6 +411,15 @@ static gf_status check_kernel(const gf_kernel_summary *k, const gf_gpu *g, const
                                 "(expected 0..%.17g)",
                                 i, d ? d->name : "?", k->mem[c], hi);
     }
+    /* the what-if evaluates the profile (memory/l2counters.h), whose counters are NAN
+     * exactly when its trackers ran out of memory, as the stored ones */
+    if (k->hp.nomem != (isnan(k->mem[GF_C_L2_READ_SECTORS]) ? 1 : 0))
+        return gf_error_set(err, GF_ERR_PARSE, path, 0,
+                            "corrupt profile: kernel %zu: its memory counters are %s but its "
+                            "memory profile says the memory model %s out of memory: profile "
+                            "the trace again",
+                            i, isnan(k->mem[GF_C_L2_READ_SECTORS]) ? "n/a" : "present",
+                            k->hp.nomem ? "ran" : "did not run");
     return check_hier(&k->hp, g, lim, *lim_run, path, i, err);
 }
 #undef U

@@ -16,10 +16,17 @@
 
 #include "memory/cachemodel.h"
 #include "memory/hierarchy.h"
+#include "memory/l2counters.h"
 #include "memory/lru.h"
 #include "memory/secreuse.h"
 #define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
 #include "counters/counters.h"
+
+/* Ends the kernel and writes its memory counters into v (the predictor's two steps). */
+static void end_kernel(gf_hier *h, double *v)
+{
+    gf_l2c_counters(gf_hier_end_kernel(h), gf_hier_gpu(h), v, NULL);
+}
 #undef GF_UNIT_COUNT
 
 static uint64_t rng;
@@ -440,7 +447,7 @@ static void torture_memoracle_hierarchy_fa(void **state)
             gf_hier_access(h, a->sm, 1, (i % 5) ? GF_SPACE_GLOBAL : GF_SPACE_LOCAL, dir, (i % 7) == 0,
                            &c, &o);
         }
-        gf_hier_end_kernel(h, v[mode]);
+        end_kernel(h, v[mode]);
         gf_hier_free(h);
     }
     for (int c = GF_C_L1_GLD_REQUESTS; c < GF_C_COUNT; c++)

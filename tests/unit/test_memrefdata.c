@@ -17,9 +17,16 @@
 #include <string.h>
 
 #include "memory/hierarchy.h"
+#include "memory/l2counters.h"
 #include "testutil.h"
 #define GF_UNIT_COUNT GF_COUNTER_UNIT_COUNT_
 #include "counters/counters.h"
+
+/* Ends the kernel and writes its memory counters into v (the predictor's two steps). */
+static void end_kernel(gf_hier *h, double *v)
+{
+    gf_l2c_counters(gf_hier_end_kernel(h), gf_hier_gpu(h), v, NULL);
+}
 #undef GF_UNIT_COUNT
 
 /* GTX 1080 memory geometry: refdata microgpusim/accelsim-gtx1080/HEAD/gpgpusim.config
@@ -139,7 +146,7 @@ static int replay(const char *tdir, gf_hier *h, uint64_t l1_bytes, double v[GF_C
                        strstr(op, ".CG") != NULL, &c, &o);
     }
     fclose(f);
-    gf_hier_end_kernel(h, v);
+    end_kernel(h, v);
     return 0;
 }
 

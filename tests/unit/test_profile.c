@@ -19,7 +19,9 @@
 
 #include "testutil.h"
 #include "predict/predict.h"
+#include "memory/l2counters.h"
 #include "predict/profile.h"
+#include "predict/profile_internal.h" /* (the kept counters of a profile) */
 
 #define HEAD 24 /* magic, version, payload length, CRC-32 */
 
@@ -297,7 +299,7 @@ static void torture_profile_counts_and_lengths(void **state)
 
 /* fuzz_profile's finding (2026-11-26, 636k runs): a mean miss latency of 1e-300 made the
  * exposure infinite, and re-evaluating for another L2 size converted infinity to a
- * cycle count (UBSan: float-cast-overflow in reevaluate_l2). A mean of latencies that
+ * cycle count (UBSan: float-cast-overflow in reevaluate_l2, now evaluate_memory). A mean of latencies that
  * are each at least l2.latency is 0 or at least 1: anything between is refused. */
 /* l2.partitions: the far partition's reads are recorded only when the profile is made
  * with 2 (hierarchy.c), so a profile made with another value is refused by a model
@@ -357,6 +359,53 @@ static void torture_profile_tiny_miss_latency(void **state)
     free(pl);
 }
 
+/* A saved profile's counters are gf_l2c_counters' at the profiled GPU, and the what-if
+ * (gf_l2c_counters_kept) starts from them instead of recomputing them: both must give the
+ * same bits, at the profiled L2 and at other sizes and ways, in both modes and with the
+ * kernel's L2 warm or cold. Fails if the kept counters and the recomputed ones part (a
+ * change to one half of l2counters.c only, or a profile whose counters were computed
+ * otherwise). */
+static void torture_profile_kept_counters_are_recomputed_ones(void **state)
+{
+    (void)state;
+    gf_gpu h100;
+    gf_error e;
+    if (gf_gpu_load("h100", NULL, NULL, 0, &h100, &e) != GF_OK)
+        fail_msg("h100: %s", e.message);
+    for (int mode = 0; mode < 2; mode++)
+        for (int cold = 0; cold < 2; cold++) {
+            gf_predict_options opt;
+            memset(&opt, 0, sizeof opt);
+            opt.mode = (gf_hier_mode)mode;
+            opt.cold = cold;
+            gf_profile *p;
+            if (gf_profile_build(GF_TEST_DATA_DIR "/h100/vecadd", &h100, &opt, &p, &e) != GF_OK)
+                fail_msg("profile: %s", e.message);
+            const gf_kernel_summary *k = &p->k[0];
+            static const uint64_t sizes[] = {14540800, 29286400, 58572800};
+            static const unsigned ways[] = {10, 20};
+            for (int si = 0; si < 3; si++)
+                for (int wi = 0; wi < 2; wi++) {
+                    gf_gpu g = h100;
+                    g.l2.size = sizes[si];
+                    g.l2.ways = ways[wi];
+                    double kept[GF_C_COUNT], fresh[GF_C_COUNT];
+                    memcpy(kept, k->mem, sizeof kept);
+                    memcpy(fresh, k->mem, sizeof fresh);
+                    gf_l2c_whatif wk, wf;
+                    gf_l2c_counters_kept(&k->hp, &g, kept, &wk);
+                    gf_l2c_counters(&k->hp, &g, fresh, &wf);
+                    if (memcmp(kept, fresh, sizeof kept) != 0 || wk.moved != wf.moved ||
+                        memcmp(&wk.d_dram_read, &wf.d_dram_read, sizeof(double)) != 0)
+                        fail_msg("mode %d cold %d l2.size %llu ways %u: kept and recomputed "
+                                 "counters differ", mode, cold,
+                                 (unsigned long long)sizes[si], ways[wi]);
+                    assert_int_equal(wk.moved, !(si == 1 && wi == 1));
+                }
+            gf_profile_free(p);
+        }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -366,6 +415,7 @@ int main(void)
         cmocka_unit_test(torture_profile_random_payload),
         cmocka_unit_test(torture_profile_counts_and_lengths),
         cmocka_unit_test(torture_profile_tiny_miss_latency),
+        cmocka_unit_test(torture_profile_kept_counters_are_recomputed_ones),
         cmocka_unit_test(torture_profile_partitions_are_a_dependency),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
