@@ -194,11 +194,26 @@ static uint64_t saturate_u64(double v)
     return v < 0x1p63 ? (uint64_t)v : (uint64_t)1 << 63;
 }
 
+/* Moves the issue model's time by a change of d_lat cycles in the mean miss latency,
+ * times its measured exposure (crit stall cycles / mean miss latency); d_load is the
+ * change of the loads' mean latency. */
+static void move_latency(gf_ksim_result *ks, double d_lat, double d_load)
+{
+    double exposed = (double)ks->crit_mem_stall_cycles / ks->mean_miss_latency;
+    double t = (double)ks->sm_cycles_max + exposed * d_lat;
+    double scale = ks->sm_cycles_max ? fmax(t, 1) / (double)ks->sm_cycles_max : 1;
+    ks->sm_cycles_max = saturate_u64(fmax(t, 1));
+    ks->sm_cycles_avg *= scale;
+    ks->warp_cycles_resident *= scale;
+    ks->crit_mem_stall_cycles = saturate_u64((double)ks->crit_mem_stall_cycles + exposed * d_lat);
+    ks->mean_miss_latency = fmax(1, ks->mean_miss_latency + d_lat);
+    ks->mean_load_miss_latency = fmax(1, ks->mean_load_miss_latency + d_load);
+}
+
 /* The memory counters of kernel k on gpu, from its profile (memory/l2counters.h: at
  * another L2 size or associativity they are the what-if's); where the L2 is not the
- * profiled one, move the issue model's time by the change in mean miss latency times its
- * measured exposure (crit stall cycles / mean miss latency); the write-backs' DRAM time
- * follows in the queueing model. */
+ * profiled one, move the issue model's time by the change in mean miss latency; the
+ * write-backs' DRAM time follows in the queueing model. */
 static void evaluate_memory(gf_kernel_summary *k, const gf_gpu *gpu)
 {
     gf_l2c_whatif w;
@@ -210,20 +225,36 @@ static void evaluate_memory(gf_kernel_summary *k, const gf_gpu *gpu)
     double past_l1 = (double)ks->l2_sectors;
     if (past_l1 > 0 && ks->mean_miss_latency > 0) {
         double d_lat = d_dram / past_l1 * gf_gpu_dram_latency(gpu);
-        double exposed = (double)ks->crit_mem_stall_cycles / ks->mean_miss_latency;
-        double t = (double)ks->sm_cycles_max + exposed * d_lat;
-        double scale = ks->sm_cycles_max ? fmax(t, 1) / (double)ks->sm_cycles_max : 1;
-        ks->sm_cycles_max = saturate_u64(fmax(t, 1));
-        ks->sm_cycles_avg *= scale;
-        ks->warp_cycles_resident *= scale;
-        ks->crit_mem_stall_cycles = saturate_u64((double)ks->crit_mem_stall_cycles + exposed * d_lat);
-        ks->mean_miss_latency = fmax(1, ks->mean_miss_latency + d_lat);
         /* DRAM reads are loads: their latency moves by d_lat over the load share */
         double ld = ks->max_l1_miss_sectors_sm
                         ? (double)ks->max_l1_load_miss_sectors_sm / (double)ks->max_l1_miss_sectors_sm
                         : 1;
-        ks->mean_load_miss_latency = fmax(1, ks->mean_load_miss_latency + (ld > 0 ? d_lat / ld : 0));
+        move_latency(ks, d_lat, ld > 0 ? d_lat / ld : 0);
     }
+}
+
+/* The issue model's DRAM server (dram.burst_server) at another DRAM rate (bandwidth or
+ * SM clock): a burst's first-come-first-served wait is proportional to the service time
+ * of the reads ahead, so the profiled mean wait scales by the profiled over the evaluated
+ * bytes per SM cycle, and the issue model's time moves by that change over the share of
+ * misses that read DRAM, as for a latency change. Approximate: the arrival pattern stays
+ * the profiled one (a faster DRAM would also let warps ask sooner). At the profiled rate
+ * nothing moves, so profile + evaluate equals predict. */
+static void evaluate_dram_burst(gf_kernel_summary *k, const gf_gpu *was, const gf_gpu *gpu)
+{
+    gf_ksim_result *ks = &k->ks;
+    if (!(ks->dram_sim_wait > 0) || !(was->core_clock_hz > 0) || !(gpu->core_clock_hz > 0))
+        return;
+    double r0 = was->dram_bandwidth / was->core_clock_hz, r = gpu->dram_bandwidth / gpu->core_clock_hz;
+    if (!(r0 > 0 && r > 0) || r == r0)
+        return;
+    double wait = ks->dram_sim_wait * r0 / r;
+    double past_l1 = (double)ks->l2_sectors;
+    if (past_l1 > 0 && ks->mean_miss_latency > 0) {
+        double d_lat = fmin(1, (double)ks->dram_sectors / past_l1) * (wait - ks->dram_sim_wait);
+        move_latency(ks, d_lat, d_lat);
+    }
+    ks->dram_sim_wait = wait;
 }
 
 gf_status gf_profile_evaluate(const gf_profile *p, const gf_gpu *gpu, gf_report *out,
@@ -235,6 +266,7 @@ gf_status gf_profile_evaluate(const gf_profile *p, const gf_gpu *gpu, gf_report 
             return gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");
         *k = p->k[i];
         evaluate_memory(k, gpu);
+        evaluate_dram_burst(k, &p->gpu, gpu);
         gf_kernel_row *row = gf_report_add(out, k->name, k->id, gpu->name);
         gf_status st = row ? gf_predict_evaluate(gpu, k, row, NULL, err)
                            : gf_error_set(err, GF_ERR_NOMEM, "", 0, "out of memory");

@@ -130,7 +130,8 @@ typedef struct gf_ksim_result {
 
 /* Runs kernel `r` (header already read) on `gpu`. The hierarchy must be created for
  * the same gpu; this calls gf_hier_begin_kernel with the carveout's L1 size, and the
- * caller calls gf_hier_end_kernel afterwards for the memory counters. */
+ * caller calls gf_hier_end_kernel afterwards for the kernel's memory profile
+ * (memory/l2counters.h turns it into counters). */
 /* Nsight's smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio of each
  * reason (warp-cycles stalled per warp instruction issued; selected is 1) into
  * v[GF_C_STALL_*] (counters/counters.h), NAN when nothing issued. `scale` is the predicted
