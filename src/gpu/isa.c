@@ -337,8 +337,10 @@ void gf_isa_free(gf_isa *isa)
  * twice that for 8-bit inputs with twice the K), so a warp's quarter of an m64nN
  * instruction holds its sub-core's tensor unit N/64 times as long: 64 cycles at N = 128,
  * 128 at N = 256, and for N > 64 the result comes that much later (for N < 64 the
- * latency stays the row's: no data on how it shrinks). Unvalidated here: no H100 case
- * uses GMMA (cuBLAS SGEMM and wmma issue HMMA). */
+ * latency stays the row's: no data on how it shrinks). 8-bit inputs (QGMMA/IGMMA,
+ * K = 32) take the same cycles for twice the multiply-adds, the whitepaper's 2x rate.
+ * Checked on one case, HGMMA.64x64x16 of refdata h100-gfbench cublas_hgemm1024 (tensor
+ * pipe 41.2 % predicted against Nsight's 42.9 %); FP8 and N > 64 are not checked. */
 static void gmma_shape(const char *base, char tok[][24], unsigned nt, gf_isa_entry *e)
 {
     if (strcmp(base, "HGMMA") != 0 && strcmp(base, "IGMMA") != 0 &&
