@@ -307,6 +307,11 @@ def main():
                               ("logo", "uncalibrated", "leave-one-group-out (a proxy)")):
         for name, space, floor in COUNTERS:
             d = counter_interval(rows, key, name, space, floor, args.level)
+            if "none" not in d and len(prefix) + 1 + len(name) > INI_MAX_SECTION:
+                # the library gpuforecast reads the file with (inih, as Debian builds it)
+                # keeps 49 characters of a section name: a longer one would be cut
+                d = dict(d, none="its section name [%s %s] is longer than the %d characters "
+                         "the .ini reader keeps" % (prefix, name, INI_MAX_SECTION))
             d.update(space=space, floor=floor, what=what, key=key)
             counters.append((prefix, name, d))
     write_counters_ini(args.counters_ini, args.level, counters)
@@ -321,6 +326,9 @@ def main():
             print("%s %s intervals: coverage %d/%d, mean width %.2f" % (
                 prefix, name, d["hit"], d["tot"], d["width"]))
     print("wrote %s, %s and %s" % (args.ini, args.counters_ini, args.output))
+
+
+INI_MAX_SECTION = 49  # inih's INI_MAX_SECTION (50) less its terminating NUL
 
 
 def write_doc(args, rows, summary):

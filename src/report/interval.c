@@ -3,6 +3,10 @@
 
 #include <errno.h>
 #include <ini.h>
+
+/* inih keeps section names of up to INI_MAX_SECTION - 1 characters (its default 50, as
+ * Debian builds it; ini.h does not export it): a longer one arrives cut. */
+#define GF_INI_MAX_SECTION 50
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -227,6 +231,12 @@ static centry *centry_of(cload_state *st, const char *section)
         if (strcmp(set[i].section, section) == 0)
             return &set[i];
     const gf_counter_def *d = gf_counter_find(sp + 1);
+    if (!d && strlen(section) >= GF_INI_MAX_SECTION - 1) {
+        fail(&st->src, "section [%s...]: names of %d characters or more are cut by the .ini "
+                       "reader; the counter it names cannot be told",
+              section, GF_INI_MAX_SECTION - 1);
+        return NULL;
+    }
     if (!d) {
         fail(&st->src, "section [%s]: unknown counter '%s' ('gpuforecast counters' lists them)",
               section, sp + 1);

@@ -418,6 +418,7 @@ typedef struct sim {
     uint8_t warned[GF_OPCODE_MAX];
     int warned_bulk; /* this kernel's TMA / bulk-copy warning was given (copies not modelled) */
     int warned_tma;  /* ... and the one for TMA loads (modelled, ksim_mbar.c) */
+    int warned_tma_clip; /* ... and the one for a TMA copy counted in part (ksim_mbar.c) */
     gf_spin spin;    /* wait-loop collapse between the reader and decoding */
     /* Decoded instructions of resident blocks: bytes held, and where blocks go that
      * would take it past opt->hold_bytes (opened on first need). */

@@ -40,8 +40,8 @@
  *    of a phase is taken as the row's (GEMM: A by the rows, B by the columns); the n-th
  *    copy of a block at one pc is the n-th tile of that row or column. So every tile
  *    reaches DRAM once (on cublas_hgemm1024: 2 MB of A and 2 MB of B, Nsight 4.21 MB)
- *    and L2 sees each block's copies. Copies are at most 32 KiB (1,024 sectors, the
- *    L1-to-L2 request list's size); larger ones are counted as 32 KiB.
+ *    and L2 sees each block's copies. Copies are at most 8 KiB (256 sectors, one
+ *    request's sector list); larger ones are counted as 8 KiB, with a warning.
  * Not modelled: the empty barriers' waits (a producer runs ahead of its consumers as
  * far as its own trace goes), the cluster partner's multicast copies (a phase completes
  * with its own block's copies), TMA stores (UTMASTG: one sector as before).
@@ -60,8 +60,11 @@
 #define MB_PHASE_COPIES 16u
 /* Copy pcs of a kernel with their own learned bytes and address region (more: share) */
 #define MB_PCS 256u
-/* The largest copy counted (see above) */
-#define MB_COPY_MAX_BYTES 32768u
+/* The largest copy counted: one request's sector list (ksim_mb_sectors fills a
+ * gf_coalesced); a larger one is counted as its first MB_COPY_MAX_BYTES, with a warning */
+#define MB_COPY_MAX_BYTES (GF_COALESCE_MAX_LISTED * GF_SECTOR_BYTES)
+_Static_assert(MB_COPY_MAX_BYTES / GF_SECTOR_BYTES <= GF_COALESCE_MAX_LISTED,
+               "a copy's sectors must fit one gf_coalesced");
 
 enum mb_class { MB_UNSEEN = 0, MB_NONE, MB_MOV, MB_POLL, MB_ARRIVE, MB_COPY };
 
@@ -254,6 +257,16 @@ static gf_status note_copy(sim *s, mb_dec *d, swarp *w, const gf_inst *in, gf_er
     d->pc_off[pci] += share * bytes;
     d->cur = 1;
     d->cur_bytes = bytes > MB_COPY_MAX_BYTES ? MB_COPY_MAX_BYTES : bytes;
+    if (bytes > MB_COPY_MAX_BYTES && !s->warned_tma_clip && s->opt->warn_header) {
+        s->warned_tma_clip = 1;
+        char msg[640];
+        snprintf(msg, sizeof msg,
+                 "kernel %.300s: a TMA copy of %llu bytes (line %lu) is counted as its first "
+                 "%u bytes (one request's sectors); its memory traffic and time come out low",
+                 s->ki->name, (unsigned long long)bytes, (unsigned long)gf_kreader_line(s->r),
+                 (unsigned)MB_COPY_MAX_BYTES);
+        s->opt->warn_header(s->opt->warn_ctx, gf_kreader_path(s->r), msg);
+    }
     d->cur_addr = (UINT64_C(1) << 58) | (uint64_t)(pci & 0xfffu) << 46 |
                   (line & 0xffffu) << 30 | (off & ((UINT64_C(1) << 30) - 1));
     d->cur_addr &= ~(uint64_t)31;

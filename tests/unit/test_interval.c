@@ -242,6 +242,9 @@ static void torture_counter_intervals_malformed(void **state)
 {
     (void)state;
     expect_cerror("[h100 dram__bytes_writ.sum]\nspace = log\n", 2, "unknown counter");
+    /* a section name inih cuts (49 characters): named as cut, not as an unknown counter */
+    expect_cerror("[uncalibrated lts__t_sectors_srcunit_tex_op_read.sum]\nspace = log\n", 2,
+                  "cut by the .ini reader");
     expect_cerror("[h100 dram__bytes_write.sum]\nspace = linear\n", 2, "not log or pp");
     expect_cerror("[h100 dram__bytes_write.sum]\nlevel = 2\n", 2, "between 0 and 1");
     expect_cerror("[h100 dram__bytes_write.sum]\nn = 1.5\n", 2, "at least 2");
