@@ -662,10 +662,13 @@ static void torture_l2_decisions_and_counters_agree(void **state)
 
 /* The same on H100 reference cases (data/h100), as they are predicted against Nsight's
  * measurements (--cold: every kernel starts with empty caches) and with the copies left
- * warm in L2: within 8 percentage points of the read sectors. Measured (--cold / warm):
- * local_array 5.6 / 5.6 (its spills are re-read near a slice's capacity), transpose_naive
- * 0.0 / 5.0, vecadd 0.0 / 3.7, reduce 0.0 / 1.3; stream_copy, stride16, pchase_dram,
- * sgemm_tiled, pchase_l1 and torch_layernorm 0.0 either way. */
+ * warm in L2: within 9 percentage points of the read sectors. Measured (--cold / warm)
+ * at l2.size 28600 KiB without the DRAM burst server: local_array 5.6 / 5.6 (its spills
+ * are re-read near a slice's capacity), transpose_naive 0.0 / 5.0, vecadd 0.0 / 3.7,
+ * reduce 0.0 / 1.3; stream_copy, stride16, pchase_dram, sgemm_tiled, pchase_l1 and
+ * torch_layernorm 0.0 either way. With both (28800 KiB): transpose_naive warm 8.4 (the
+ * server reorders its L2 stream). Breaking either side's geometry by 10 % gives 10.6 pp
+ * or more, so 9 still tells them apart. */
 static void torture_l2_decisions_and_counters_agree_h100(void **state)
 {
     (void)state;
@@ -676,7 +679,7 @@ static void torture_l2_decisions_and_counters_agree_h100(void **state)
     double worst[2] = {0, 0};
     for (int cold = 0; cold < 2; cold++) {
         opt.cold = cold;
-        double bound = 8.0;
+        double bound = 9.0;
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             char path[512];
             snprintf(path, sizeof path, "%s/h100/%s", GF_TEST_DATA_DIR, cases[i]);
