@@ -112,6 +112,8 @@ static uint64_t dram_queue(sim *s, uint64_t arrive, unsigned nsectors)
     double start = s->dram_free > (double)arrive ? s->dram_free : (double)arrive;
     s->dram_free = start + nsectors * 32.0 / bpc;
     double wait = start - (double)arrive;
+    if (wait > 0x1p50) /* (an absurd bandwidth: keep results far below READY_FROM_MEM) */
+        wait = 0x1p50;
     s->dram_wait_sum += wait;
     s->dram_waits++;
     return (uint64_t)wait;

@@ -156,11 +156,13 @@ static gf_status nomem(const sim *s, gf_error *err)
 }
 
 /* The number of warps, blocks of a row (see the header): rows x cols = blocks, rows
- * the largest divisor not above the square root. */
+ * the largest divisor not above the square root, looked for among the first 2^16 (a
+ * header's grid can hold 2^63 blocks: every kernel pays this once, so it stays small;
+ * past 2^32 blocks the rows may be fewer than the square root allows). */
 static uint64_t grid_cols(const gf_kernel_info *ki)
 {
     uint64_t g = (uint64_t)ki->grid[0] * ki->grid[1] * ki->grid[2], p = 1;
-    for (uint64_t d = 1; d * d <= g; d++)
+    for (uint64_t d = 1; d * d <= g && d <= (UINT64_C(1) << 16); d++)
         if (g % d == 0)
             p = d;
     return g / (p ? p : 1);
