@@ -22,7 +22,7 @@ for c in gpus show-gpu occupancy; do
     expect 0 out "usage: gpuforecast $c" -- $c --help
 done
 expect 0 out "^titanv  *NVIDIA TITAN V  *volta  *7.0  *80  *4608KiB  *652.8" -- gpus
-expect 0 out "^h100,\"NVIDIA H100 SXM5\",hopper,90,132,29286400,3350.0" -- gpus --format csv
+expect 0 out "^h100,\"NVIDIA H100 SXM5\",hopper,90,132,29491200,3350.0" -- gpus --format csv
 expect 0 out "^l2.size  *4608KiB" -- show-gpu titanv
 expect 0 out "^shmem.carveouts  *0KiB,8KiB,16KiB,32KiB,64KiB,96KiB" -- show-gpu titanv
 expect 0 out "^dram.bandwidth  *900GB/s" -- show-gpu v100 --set dram.bandwidth=900GB/s

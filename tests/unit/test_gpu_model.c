@@ -82,7 +82,7 @@ static void torture_gpu_shipped_values(void **state)
     assert_int_equal(gf_gpu_load("h100", NULL, NULL, 0, &g, &e), GF_OK);
     assert_int_equal(g.ncarveouts, 10);
     assert_int_equal(g.carveouts[9], 228 * 1024);
-    assert_int_equal(g.l2.size, 28600u << 10); /* the effective capacity (h100.ini) */
+    assert_int_equal(g.l2.size, 28800u << 10); /* the effective capacity (h100.ini) */
     assert_int_equal(g.dram_fetch_bytes, 64);
     assert_true(g.l2_writes_hit);
     assert_int_equal(g.l2_partitions, 2);

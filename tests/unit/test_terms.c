@@ -371,11 +371,11 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
      * the N reads made hits */
     gf_kernel_summary sh = s;
     gf_hist_add(&sh.hp.l2_far_first, 0, 5); /* distance 0: hits at home */
-    /* and 7 at twice a slice's lines (2 x 2,860): missed at home (a 20-way set keeps
+    /* and 7 at twice a slice's lines (2 x 2,880): missed at home (a 20-way set keeps
      * such a line with chance < 0.001), so not here; counted against the whole L2's lines
      * instead of a slice's, they would hit */
-    gf_hist_add(&sh.hp.l2_far_first, 2 * 2860, 7);
-    assert_true(g.l2.size / 128 / g.l2_slices == 2860);
+    gf_hist_add(&sh.hp.l2_far_first, 2 * 2880, 7);
+    assert_true(g.l2.size / 128 / g.l2_slices == 2880);
     sh.mem[GF_C_L2_READ_SECTOR_HITS] = 5;
     sh.mem[GF_C_L2_SECTOR_HIT_RATE] = 100.0 * (4 + 5) / (4 + N);
     gf_kernel_row shr;
