@@ -484,6 +484,16 @@ static FILE *hand_trace(const char *tag, const char **dir, const char *name, uns
     return hand_trace_v(tag, dir, name, grid, block, shmem, nregs, 70, 4);
 }
 
+/* Closes hand trace f (in dir d) and predicts it on the shipped H100 model. */
+static gf_kernel_row predict_h100_file(FILE *f, const char *d)
+{
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r;
+}
+
 /* Decoded instructions are interned as shapes (ksim_decode.c); a kernel whose shapes
  * hardly repeat stops interning after SHAPE_GIVE_UP instructions and stores the rest
  * inline in each warp's pool, between its memory records. Such a trace (random
@@ -535,10 +545,7 @@ static void torture_wide_local_access_is_a_request_per_word(void **state)
           "0020 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000028 0\n"
           "0030 ffffffff 0 EXIT 0 0\n#END_TB\n",
           f);
-    assert_int_equal(fclose(f), 0);
-    gf_gpu g = load_gpu("h100");
-    gf_kernel_row r;
-    predict1(d, &g, &r);
+    gf_kernel_row r = predict_h100_file(f, d);
     assert_true(r.v[GF_C_L1_LST_REQUESTS] == 4.0 + 2.0);
     assert_true(r.v[GF_C_L1_LST_SECTORS] == 16.0 + 8.0);
     assert_true(r.v[GF_C_L1_LLD_REQUESTS] == 1.0);
@@ -564,10 +571,7 @@ static double async_copy_cycles(int wait)
     for (unsigned i = 0; i < 100; i++)
         fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", 0x30 + 0x10 * i);
     fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n#END_TB\n", 0x30 + 0x10 * 100);
-    assert_int_equal(fclose(f), 0);
-    gf_gpu g = load_gpu("h100");
-    gf_kernel_row r;
-    predict1(d, &g, &r);
+    gf_kernel_row r = predict_h100_file(f, d);
     return r.v[GF_C_GPC_CYCLES_ELAPSED];
 }
 
@@ -607,10 +611,7 @@ static double wgmma_cycles(unsigned n, unsigned width, int keep)
     for (unsigned i = 0; i < 50; i++, pc += 0x10)
         fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", pc);
     fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n#END_TB\n", pc);
-    assert_int_equal(fclose(f), 0);
-    gf_gpu g = load_gpu("h100");
-    gf_kernel_row r;
-    predict1(d, &g, &r);
+    gf_kernel_row r = predict_h100_file(f, d);
     return r.v[GF_C_GPC_CYCLES_ELAPSED];
 }
 
@@ -633,10 +634,7 @@ static double wgmma_groups_cycles(int keep)
     for (unsigned i = 0; i < 100; i++, pc += 0x10)
         fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", pc);
     fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n#END_TB\n", pc);
-    assert_int_equal(fclose(f), 0);
-    gf_gpu g = load_gpu("h100");
-    gf_kernel_row r;
-    predict1(d, &g, &r);
+    gf_kernel_row r = predict_h100_file(f, d);
     return r.v[GF_C_GPC_CYCLES_ELAPSED];
 }
 
@@ -687,10 +685,7 @@ static void torture_tma_twin_lines_are_one_instruction(void **state)
                "0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x7f00162c02c0 0 0\n"
                "0020 ffffffff 1 R8 IADD3 2 R8 R9 0 0\n"
                "0020 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
-    assert_int_equal(fclose(f), 0);
-    gf_gpu g = load_gpu("h100");
-    gf_kernel_row r;
-    predict1(d, &g, &r);
+    gf_kernel_row r = predict_h100_file(f, d);
     assert_true(r.v[GF_C_INST_EXECUTED] == 4.0); /* 2 copies, the IADD3, the EXIT */
 
     /* Not a bulk copy: two equal lines at one pc are read as written. */
@@ -699,8 +694,7 @@ static void torture_tma_twin_lines_are_one_instruction(void **state)
                "0000 ffffffff 1 R8 IADD3 2 R8 R9 0 0\n"
                "0000 ffffffff 1 R8 IADD3 2 R8 R9 0 0\n"
                "0010 ffffffff 0 EXIT 0 0 0\n#END_TB\n");
-    assert_int_equal(fclose(f), 0);
-    predict1(d, &g, &r);
+    r = predict_h100_file(f, d);
     assert_true(r.v[GF_C_INST_EXECUTED] == 3.0);
 
     /* One-line copies (older tracers, gen warpspec) in a loop whose other lines later
@@ -719,8 +713,7 @@ static void torture_tma_twin_lines_are_one_instruction(void **state)
         fputs("0040 ffffffff 0 EXIT 0 0 0\n", f);
     }
     fputs("#END_TB\n", f);
-    assert_int_equal(fclose(f), 0);
-    predict1(d, &g, &r);
+    r = predict_h100_file(f, d);
     assert_true(r.v[GF_C_INST_EXECUTED] == 4.0 * 81.0);
 }
 
@@ -752,10 +745,7 @@ static double mbar_cycles(unsigned poll, int arrive_first, double *dram)
     fprintf(f, "\nwarp = 1\ninsts = 5\n0000 ffffffff 1 R6 MOV 0 0 8192\n%s%s"
                "0030 ffffffff 0 EXIT 0 0 0\n#END_TB\n",
             arrive_first ? arrive : copy, arrive_first ? copy : arrive);
-    assert_int_equal(fclose(f), 0);
-    gf_gpu g = load_gpu("h100");
-    gf_kernel_row r;
-    predict1(d, &g, &r);
+    gf_kernel_row r = predict_h100_file(f, d);
     *dram = r.v[GF_C_DRAM_BYTES_READ];
     return r.v[GF_C_GPC_CYCLES_ELAPSED];
 }
