@@ -140,6 +140,25 @@ static const int stall_rgb[][3] = {
 _Static_assert(sizeof stall_rgb / sizeof stall_rgb[0] == GF_PLOT_NSTALL,
                "a colour per stall reason");
 
+/* Opens a PLplot stream on device/path, a page `width` x 720 px, white with black text
+ * and the stall reasons' colours (cmap0 4 on), and starts its first page. */
+static void stall_page_open(const char *device, const char *path, double width)
+{
+    PLINT strm;
+    plmkstrm(&strm);
+    plsdev(device);
+    plsfnam(path);
+    plspage(0, 0, (PLINT)width, 720, 0, 0);
+    plscol0(0, 255, 255, 255);
+    plscol0(1, 0, 0, 0);
+    for (int i = 0; i < GF_PLOT_NSTALL; i++)
+        plscol0(4 + i, stall_rgb[i][0], stall_rgb[i][1], stall_rgb[i][2]);
+    plinit();
+    plcol0(1);
+    plschr(0, 0.8);
+    pladv(0);
+}
+
 /* The stall reasons' legend, in validate's colours: a box from x0 to x1 and the reason's
  * name at xt, one row per reason from ytop down by dy, boxes 2 half high (world units of
  * the current window). */
@@ -162,19 +181,7 @@ static void stall_legend(double x0, double x1, double xt, double ytop, double dy
 static void draw_stalls(const char *device, const char *path, const double pred[],
                         const double hw[], const char *title)
 {
-    PLINT strm;
-    plmkstrm(&strm);
-    plsdev(device);
-    plsfnam(path);
-    plspage(0, 0, 720, 720, 0, 0);
-    plscol0(0, 255, 255, 255);
-    plscol0(1, 0, 0, 0);
-    for (int i = 0; i < GF_PLOT_NSTALL; i++)
-        plscol0(4 + i, stall_rgb[i][0], stall_rgb[i][1], stall_rgb[i][2]);
-    plinit();
-    plcol0(1);
-    plschr(0, 0.8);
-    pladv(0);
+    stall_page_open(device, path, 720);
     plvsta();
     plwind(0, 4.2, 0, 100);
     plbox("bc", 0, 0, "bcnstv", 0, 0);
@@ -207,21 +214,9 @@ static void draw_sweep_stalls(const char *device, const char *path, int nbars,
                               const char *const *labels, const char *xtitle,
                               const double *ratios, double ymax, const char *title)
 {
-    PLINT strm;
-    plmkstrm(&strm);
-    plsdev(device);
-    plsfnam(path);
     /* wide enough for every bar (26 px each past the first 20) and a 280 px legend */
     double width = nbars > 20 ? 720 + 26 * (nbars - 20) : 720;
-    plspage(0, 0, (PLINT)width, 720, 0, 0);
-    plscol0(0, 255, 255, 255);
-    plscol0(1, 0, 0, 0);
-    for (int i = 0; i < GF_PLOT_NSTALL; i++)
-        plscol0(4 + i, stall_rgb[i][0], stall_rgb[i][1], stall_rgb[i][2]);
-    plinit();
-    plcol0(1);
-    plschr(0, 0.8);
-    pladv(0);
+    stall_page_open(device, path, width);
     /* vertical bar labels when there are many or long ones */
     size_t longest = 0;
     for (int i = 0; i < nbars; i++)
