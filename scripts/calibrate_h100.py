@@ -368,6 +368,78 @@ def r_hmma_interval(ref, k):
                        / hmma))
 
 
+# ---- control flow: Nsight's branch_resolving warp-cycles over the trace's control flow
+
+BRANCH_STALL = "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"
+_CONTROL = {}
+
+
+def control_counts(ref, case):
+    """(taken BRAs, full-mask EXITs) of a case's first kernel trace, as the model counts them
+    (ksim_decode.c: a BRA with lanes on is taken, a mask-0 one falls through; an EXIT with
+    every lane on ends its warp). Reads the whole trace (xz, gzip or plain)."""
+    if case in _CONTROL:
+        return _CONTROL[case]
+    import gzip
+    import lzma
+    d = os.path.join(ref.dir, case)
+    names = sorted(n for n in os.listdir(d) if re.match(r"kernel-1\.traceg(\.xz|\.gz)?$", n))
+    if not names:
+        raise Missing(case + ": kernel-1.traceg")
+    path = os.path.join(d, names[0])
+    opener = lzma.open if path.endswith(".xz") else gzip.open if path.endswith(".gz") else open
+    taken = exits = 0
+    with opener(path, "rt") as f:
+        for line in f:
+            t = line.split()
+            if len(t) < 4 or not re.match(r"^[0-9a-f]{4,}$", t[0]):
+                continue
+            try:
+                op = t[3 + int(t[2])].split(".")[0]
+            except (ValueError, IndexError):
+                continue
+            if op == "BRA" and t[1] != "00000000":
+                taken += 1
+            elif op == "EXIT" and t[1] == "ffffffff":
+                exits += 1
+    _CONTROL[case] = (taken, exits)
+    return _CONTROL[case]
+
+
+def branch_cycles_of(ref, case):
+    """Nsight's branch_resolving warp-cycles of a case (ratio x warp instructions)."""
+    return ref.v(case, BRANCH_STALL) * ref.v(case, "smsp__inst_executed.sum")
+
+
+def r_exit_cycles(ref, k):
+    """Kernels without branches (the strided reads): branch_resolving warp-cycles over their
+    full-mask EXITs, mean over the cases, to a cycle."""
+    per = []
+    for c in present(ref, EXIT_CASES):
+        taken, exits = control_counts(ref, c)
+        if taken == 0 and exits:
+            per.append(branch_cycles_of(ref, c) / exits)
+    if not per:
+        raise Missing("exit cases")
+    return float(round(statistics.fmean(per)))
+
+
+def r_branch_taken(ref, k):
+    """Loops with a taken BRA an iteration (ffma, stream_copy_sms2): branch_resolving
+    warp-cycles less sm.exit_cycles per full-mask EXIT, over their taken BRAs; mean, to a
+    cycle."""
+    per = []
+    for c in present(ref, BRANCH_CASES):
+        taken, exits = control_counts(ref, c)
+        if taken:
+            per.append((branch_cycles_of(ref, c) - k["sm.exit_cycles"] * exits) / taken)
+    return float(round(statistics.fmean(per)))
+
+
+EXIT_CASES = ["stride1", "stride2", "stride4", "stride16", "stride32"]
+BRANCH_CASES = ["ffma", "stream_copy_sms2"]
+
+
 # launch.block_cycles: per case, the value at which the model's sm__warps_active matches
 # Nsight's (the scan recorded in models/h100.ini [launch]; not re-run by this script, and
 # stale: with the current model vecadd matches at about 332 and stride1 at about 394).
@@ -470,6 +542,10 @@ RULES = [
      r_partitions, 0.0, "absent = 0: one L2", ""),
     ("isa.HMMA.interval", "mechanism", ["wmma_gemm"], r_hmma_interval, 4.0,
      "AC -trace_opcode_latency_initiation_spec_op_3 12,4", ""),
+    ("sm.exit_cycles", "closed", EXIT_CASES, r_exit_cycles, 0.0,
+     "absent = 0: a warp leaves at its EXIT (AC: EXIT 1 cycle)", ""),
+    ("sm.branch_taken_cycles", "closed", BRANCH_CASES, r_branch_taken, 0.0,
+     "absent = 0: no redirect (AC: none)", ""),
     ("launch.block_cycles", "scanned", list(BLOCK_CYCLES_SCAN), r_block_cycles, 0.0, "AC: 0", ""),
     ("l2.size", "scanned", L2_SIZE_CASES, r_l2_size, 51200.0,
      "80 slices x AC dl2 256 sets x 20 ways x 128 B (WP 50 MB)", "KiB"),

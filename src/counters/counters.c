@@ -178,6 +178,8 @@ static const gf_counter_def table[GF_C_COUNT] = {
           "warp-cycles per issue ready while another warp of its sub-core issued"),
     STALL(GF_C_STALL_DRAIN, "drain",
           "warp-cycles per issue after EXIT until its block's stores are acknowledged"),
+    STALL(GF_C_STALL_BRANCH_RESOLVING, "branch_resolving",
+          "warp-cycles per issue after a taken branch or an EXIT, its next PC not yet resolved"),
     STALL(GF_C_STALL_SELECTED, "selected", "the issuing warp's cycle: 1 per issue"),
 #undef STALL
 };
@@ -396,6 +398,7 @@ static double rate_weight(gf_counter_id id, const double *v)
     case GF_C_STALL_MATH_PIPE_THROTTLE:
     case GF_C_STALL_NOT_SELECTED:
     case GF_C_STALL_DRAIN:
+    case GF_C_STALL_BRANCH_RESOLVING:
     case GF_C_STALL_SELECTED:
         return v[GF_C_INST_EXECUTED]; /* per issued instruction */
     default:

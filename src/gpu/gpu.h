@@ -138,6 +138,10 @@ typedef struct gf_gpu {
     gf_dram_scheduler dram_scheduler;
 
     unsigned kernel_launch_cycles, block_launch_cycles;
+    /* Control flow (ksim_decode.c pred_role, ksim_issue.c issue): 1 when a conditional
+     * BRA/EXIT waits for the warp's last predicate write; the cycles a warp waits after a
+     * taken BRA and stays after its EXIT (Nsight's branch_resolving) */
+    unsigned pred_dependence, branch_taken_cycles, exit_cycles;
     /* 1: a block's slot frees only once its warps' stores are acknowledged by L2 (an L2
      * latency after they leave the SM): Nsight's "drain" stall after EXIT */
     unsigned store_drain;

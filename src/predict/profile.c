@@ -78,6 +78,9 @@ static const dep_field deps[] = {
     DEP("launch.store_drain", store_drain),
     DEP("l1.data_banks", l1_data_banks),
     DEP("dram.burst_server", dram_burst_server), /* whether the issue model queued reads */
+    DEP("sm.pred_dependence", pred_dependence),
+    DEP("sm.branch_taken_cycles", branch_taken_cycles),
+    DEP("sm.exit_cycles", exit_cycles),
 };
 
 gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err)

@@ -159,7 +159,8 @@ void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v)
     static const gf_counter_id id[GF_STALL_COUNT] = {
         GF_C_STALL_LONG_SCOREBOARD, GF_C_STALL_SHORT_SCOREBOARD, GF_C_STALL_WAIT,
         GF_C_STALL_BARRIER,         GF_C_STALL_LG_THROTTLE,      GF_C_STALL_MIO_THROTTLE,
-        GF_C_STALL_MATH_PIPE_THROTTLE, GF_C_STALL_NOT_SELECTED,  GF_C_STALL_DRAIN};
+        GF_C_STALL_MATH_PIPE_THROTTLE, GF_C_STALL_NOT_SELECTED,  GF_C_STALL_DRAIN,
+        GF_C_STALL_BRANCH_RESOLVING};
     double insts = (double)ks->warp_insts, c[GF_STALL_COUNT], all = insts;
     for (unsigned k = 0; k < GF_STALL_COUNT; k++) {
         c[k] = (double)ks->stall[k];

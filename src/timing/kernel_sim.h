@@ -91,6 +91,7 @@ typedef enum gf_stall {
     GF_STALL_MATH_PIPE_THROTTLE,  /* ready, its ALU/FMA/FP64/tensor pipe is busy */
     GF_STALL_NOT_SELECTED,        /* ready, another warp of its sub-core issued */
     GF_STALL_DRAIN,               /* exited, its block's stores not yet acknowledged */
+    GF_STALL_BRANCH_RESOLVING,    /* after a taken branch or its EXIT (sm.branch_taken_cycles) */
     GF_STALL_COUNT
 } gf_stall;
 

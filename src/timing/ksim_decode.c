@@ -403,12 +403,13 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     re->mspace = (uint8_t)mspace;
     re->nslots = (uint16_t)w->nslots;
     re->nnew = (uint8_t)(w->nslots - before);
-    const uint16_t *lists[3] = {in->dst, in->src, s->ag_regs};
+    static const uint16_t pred_reg[1] = {PRED_ANY};
+    const uint16_t *lists[4] = {in->dst, in->src, s->ag_regs, pred_reg};
     /* (an MMA's trace registers were not numbered: async_note_slow) */
-    unsigned counts[3] = {s->ag_drop ? 0 : in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
+    unsigned counts[4] = {s->ag_drop ? 0 : in->ndst < GF_MAX_DST ? in->ndst : GF_MAX_DST,
                           s->ag_drop ? 0 : in->nsrc < GF_MAX_SRC ? in->nsrc : GF_MAX_SRC,
-                          s->ag_nregs};
-    for (unsigned l = 0; l < 3; l++)
+                          s->ag_nregs, s->pred_cur ? 1u : 0u};
+    for (unsigned l = 0; l < 4; l++)
         for (unsigned i = 0; i < counts[l]; i++) {
             uint16_t r = lists[l][i];
             if (r != GF_REG_ZERO && r < KSIM_REG_COUNT && s->regslot[r] >= before)
@@ -706,6 +707,35 @@ static inline void async_note(sim *s, const gf_inst *in)
     async_note_slow(s, in);
 }
 
+/* The predicate role of instruction in (see PRED_ANY): 2 when it writes a predicate, 3
+ * when it is control flow that may read one, else 0. A writer is an instruction of the
+ * integer, FP32 or FP64 pipes that names no destination register: the tracer drops
+ * predicate operands, and these instructions' only result is then a predicate
+ * (ISETP, FSETP, DSETP, PLOP3, LOP3.LUT P, R2P...). Readers: BRA and EXIT, which the
+ * compiler guards with the predicate a comparison just set (ISETP; @P0 BRA); an
+ * unconditional one reads a predicate long ready and waits for nothing. What is
+ * approximated: every predicate is one register (an instruction guarded by an older
+ * predicate waits for the newest), and predicated ALU instructions do not wait. */
+static unsigned pred_role(sim *s, const gf_isa_entry *e, const gf_inst *in)
+{
+    if (!s->gpu->pred_dependence || in->opcode >= GF_OPCODE_MAX)
+        return 0;
+    uint8_t c = s->pred_class[in->opcode];
+    if (!c) {
+        const char *n = gf_opcode_name(in->base_opcode);
+        c = 1;
+        if ((e->unit == GF_UNIT_ALU || e->unit == GF_UNIT_FMA || e->unit == GF_UNIT_FP64) &&
+            e->space == GF_SPACE_NONE && !e->is_exit && !e->is_barrier)
+            c = 2;
+        else if (e->is_exit || (n && strcmp(n, "BRA") == 0))
+            c = 3;
+        s->pred_class[in->opcode] = c;
+    }
+    if (c == 2)
+        return in->ndst == 0 ? 2u : 0u;
+    return c == 3 ? 3u : 0u;
+}
+
 /* Decodes in into w in full (ksim_produce_block tries replay_inst first). */
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
@@ -764,8 +794,16 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     unsigned mspace = 0; /* K_MEM: its record's space (per warp, not in the shape) */
     /* EXIT with some lanes off (or none on: predicated off, mask 0) does not end the
      * warp; the warp ends with its last traced instruction. */
-    if (e->is_exit && in->mask == 0xffffffffu)
+    if (e->is_exit && in->mask == 0xffffffffu) {
         si.kind = K_EXIT;
+        si.aux = s->gpu->exit_cycles; /* (see shape.aux) */
+    } else if (in->mask && s->gpu->branch_taken_cycles && pred_role(s, e, in) == 3 &&
+               !e->is_exit) {
+        /* a BRA with lanes on: taken (refdata h100-gfbench traces: every full-mask BRA
+         * jumps, every mask-0 one falls through; a divergent one does both, counted as
+         * taken) */
+        si.aux = s->gpu->branch_taken_cycles;
+    }
     else if (e->is_barrier && in->mask)
         si.kind = K_BAR;
     else if ((e->space == GF_SPACE_SHARED || e->space == GF_SPACE_SHARED_ATOMIC) && !in->mask) {
@@ -792,19 +830,24 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     if ((st = warp_reserve(w, s, err)) != GF_OK)
         return st;
     unsigned before = w->nslots;
-    uint16_t regs[GF_MAX_DST + GF_MAX_SRC + AG_MAX_REGS];
+    uint16_t regs[GF_MAX_DST + GF_MAX_SRC + AG_MAX_REGS + 1];
     unsigned nr = 0;
     for (unsigned i = 0; !s->ag_drop && i < in->ndst && i < GF_MAX_DST; i++)
         if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->dst[i]);
     for (unsigned i = 0; s->ag_dst && i < s->ag_nregs; i++)
         regs[nr++] = reg_slot(s, w, s->ag_regs[i]);
+    s->pred_cur = (uint8_t)pred_role(s, e, in);
+    if (s->pred_cur == 2)
+        regs[nr++] = reg_slot(s, w, PRED_ANY);
     si.ndst = (uint8_t)nr;
     for (unsigned i = 0; !s->ag_drop && i < in->nsrc && i < GF_MAX_SRC; i++)
         if (in->src[i] != GF_REG_ZERO && in->src[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->src[i]);
     for (unsigned i = 0; !s->ag_dst && i < s->ag_nregs; i++)
         regs[nr++] = reg_slot(s, w, s->ag_regs[i]);
+    if (s->pred_cur == 3)
+        regs[nr++] = reg_slot(s, w, PRED_ANY);
     si.nsrc = (uint8_t)(nr - si.ndst);
     uint32_t id = shape_intern(s, &si, regs);
     if ((st = warp_emit(s, b, w, in, e, id, &si, regs, &c, mspace, err)) != GF_OK)

@@ -87,7 +87,9 @@ typedef struct shape {
     uint16_t latency, interval;
     uint32_t aux;      /* K_SHARED: wavefronts (bits 0-11), bank conflicts (12-23), store
                           flag (24), no active lane (25: occupies the pipe, counts as no
-                          request); 0 otherwise */
+                          request); K_ALU and K_EXIT: cycles the warp waits after
+                          issuing it (a taken branch's redirect, an EXIT's wind-down:
+                          sm.branch_taken_cycles, sm.exit_cycles); 0 otherwise */
     uint16_t regs[];   /* ndst + nsrc register slots (dst then src); RZ and registers past
                           GF_REG_COUNT are left out; async-copy pseudo registers added */
 } shape;
@@ -376,7 +378,12 @@ typedef struct replay_ent replay_ent;
  * waits for make ready; later polls are not tied to any copy. */
 #define MB_WAITS 512u
 #define MB_WAIT_BASE (WG_REG_BASE + WG_GROUPS * WG_MEMBERS)
-#define KSIM_REG_COUNT (MB_WAIT_BASE + MB_WAITS)
+/* The trace names no predicate registers (NVBit lists R and UR operands only): a warp's
+ * predicate writes (an ALU/FMA/FP64 instruction with no register destination: ISETP,
+ * FSETP, LOP3 P, PLOP3...) all write pseudo register PRED_ANY, and its conditional
+ * control flow (BRA, EXIT) reads it (ksim_decode.c pred_role). */
+#define PRED_ANY (MB_WAIT_BASE + MB_WAITS)
+#define KSIM_REG_COUNT (PRED_ANY + 1)
 /* (the most pseudo registers one instruction names: a wait on every group) */
 #define AG_MAX_REGS (AG_GROUPS * AG_MEMBERS > WG_GROUPS * WG_MEMBERS ? AG_GROUPS * AG_MEMBERS \
                                                                        : WG_GROUPS * WG_MEMBERS)
@@ -449,6 +456,10 @@ typedef struct sim {
     uint16_t ag_regs[AG_MAX_REGS];
     uint8_t ag_nregs, ag_dst, ag_changes, ag_drop;
     uint8_t ag_class[GF_OPCODE_MAX];
+    /* Each opcode's predicate role (pred_role: 0 unseen, 1 none, 2 may write, 3 reads)
+     * and the current instruction's (0 none, 2 writes, 3 reads PRED_ANY). */
+    uint8_t pred_class[GF_OPCODE_MAX];
+    uint8_t pred_cur;
     /* Opcodes already looked up in this kernel (the ISA table's own cache takes a lock
      * per call); entries point into the ISA table, which outlives the kernel. */
     const gf_isa_entry *isa_seen[GF_OPCODE_MAX];

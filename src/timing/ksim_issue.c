@@ -383,20 +383,23 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         w->ready[r] = done | flag;
     }
     int kind = in->kind; /* in may be overwritten: ksim_warp_prepare may load the next window */
+    /* a taken branch's redirect or an EXIT's wind-down (shape.aux): the warp waits */
+    uint64_t redirect = kind == K_SHARED || kind == K_MEM ? 0 : in->aux;
     if (done != UINT64_MAX && done > sm->last_done)
         sm->last_done = done;
 
-    w->next_issue = t + 1;
+    w->next_issue = t + 1 + redirect;
+    sm->stall[GF_STALL_BRANCH_RESOLVING] += redirect;
     warp_prepare_inline(w);
     sblock *b = w->block;
     if (kind == K_EXIT || w->pc >= w->ntot) {
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
         w->state = W_DONE;
         warp_mirror(w);
-        if (sm->lsu_free > t + 1) /* (its accesses still in the LSU: docs/stalls.md) */
-            sm->stall[GF_STALL_DRAIN] += sm->lsu_free - (t + 1);
+        if (sm->lsu_free > t + 1 + redirect) /* (its accesses still in the LSU: docs/stalls.md) */
+            sm->stall[GF_STALL_DRAIN] += sm->lsu_free - (t + 1 + redirect);
         b->live--;
-        b->done = t + 1 > b->drain ? t + 1 : b->drain;
+        b->done = t + 1 + redirect > b->drain ? t + 1 + redirect : b->drain;
         if (b->done > sm->last_done)
             sm->last_done = b->done;
         release_barrier(sm, b, t);

@@ -239,6 +239,7 @@ static void torture_stalls_charge_each_cycle_once(void **state)
     char text[4096];
     gf_gpu g = load_gpu("h100");
     g.num_sms = 1;
+    g.exit_cycles = 0; /* (the EXIT's wind-down: torture_branches_wait_for_predicates_...) */
     /* one warp: FFMA R1 <- R2 R3; FFMA R4 <- R1 R1; FFMA R5 <- R4 R4; EXIT */
     int n = snprintf(text, sizeof text, head, 32);
     n += snprintf(text + n, sizeof text - (size_t)n,
@@ -589,6 +590,74 @@ static void torture_depbar_waits_for_async_copies(void **state)
     p.grid[0] = 6;
     gf_gpu g = load_gpu("a100");
     (void)assert_replay_changes_nothing(gen(&p, "ldgsts-replay"), &g);
+}
+
+/* One warp, `iters` times: IADD3 R8 += R9, ISETP on R8 (a predicate: no register in the
+ * trace), BRA with lanes `mask` (ffffffff: taken, 00000000: predicated off, falls
+ * through); then EXIT. Predicted on the H100 model with the control-flow keys as given
+ * (docs/model.md, "Control flow"). */
+static gf_kernel_row branch_loop(unsigned iters, const char *mask, unsigned pred, unsigned taken,
+                                 unsigned exit_cycles)
+{
+    const char *d;
+    char tag[64];
+    snprintf(tag, sizeof tag, "branch-%s-%u%u%u", mask, pred, taken, exit_cycles);
+    FILE *f = hand_trace(tag, &d, "branchloop", 1, 32, 0, 32);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
+    for (unsigned i = 0; i < iters; i++)
+        fprintf(f, "0000 ffffffff 1 R8 IADD3 2 R8 R9 0\n"
+                   "0010 ffffffff 0 ISETP.NE.AND 1 R8 0\n"
+                   "0020 %s 0 BRA 0 0\n", mask);
+    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    g.pred_dependence = pred;
+    g.branch_taken_cycles = taken;
+    g.exit_cycles = exit_cycles;
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r;
+}
+
+/* The shipped H100 model has the control-flow mechanisms on, with the calibrated values
+ * (scripts/calibrate_h100.py rules exit_cycles, branch_taken). A conditional BRA waits
+ * for the ISETP before it (3 more cycles than the next cycle: ISETP's latency 4) and a
+ * taken one holds its warp sm.branch_taken_cycles more: 6 cycles an iteration, exactly,
+ * for a lone warp; the redirect and the EXIT's wind-down are Nsight's branch_resolving
+ * (warp-cycles per issue). A BRA with no lane on falls through: no redirect, but it still
+ * reads the predicate. */
+static void torture_branches_wait_for_predicates_and_redirect(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    assert_int_equal(g.pred_dependence, 1);
+    assert_int_equal(g.branch_taken_cycles, 3);
+    assert_int_equal(g.exit_cycles, 8);
+    enum { N = 200 };
+    /* each mechanism's cost an iteration: the same loop N and 2N times */
+    double c[2][4];
+    gf_kernel_row all = {0}, fall = {0}, off = {0}, pred = {0};
+    for (unsigned k = 0; k < 2; k++) {
+        unsigned n = N * (k + 1);
+        off = branch_loop(n, "ffffffff", 0, 0, 0);
+        pred = branch_loop(n, "ffffffff", 1, 0, 0);
+        all = branch_loop(n, "ffffffff", 1, 3, 8);
+        fall = branch_loop(n, "00000000", 1, 3, 8);
+        c[k][0] = off.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        c[k][1] = pred.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        c[k][2] = all.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        c[k][3] = fall.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+    }
+    assert_true(c[1][1] - c[1][0] - (c[0][1] - c[0][0]) == 3.0 * N); /* the predicate */
+    assert_true(c[1][2] - c[1][1] - (c[0][2] - c[0][1]) == 3.0 * N); /* the redirect */
+    assert_true(c[1][3] - c[1][1] - (c[0][3] - c[0][1]) == 0.0);     /* none: falls through */
+    /* the redirects and the EXIT's wind-down are Nsight's branch_resolving, per issue */
+    double insts = 3.0 * 2 * N + 1;
+    assert_true(fabs(all.v[GF_C_STALL_BRANCH_RESOLVING] * insts - (3.0 * 2 * N + 8.0)) < 1e-6);
+    assert_true(fabs(fall.v[GF_C_STALL_BRANCH_RESOLVING] * insts - 8.0) < 1e-6);
+    assert_true(off.v[GF_C_STALL_BRANCH_RESOLVING] == 0.0);
+    /* the BRA's wait for its predicate is a fixed-latency dependence: Nsight's wait */
+    assert_true(pred.v[GF_C_STALL_WAIT] * insts - off.v[GF_C_STALL_WAIT] * insts > 3.0 * 2 * N - 1);
 }
 
 /* One warp of a warpgroup alone: WARPGROUP.ARRIVE, n warpgroup MMAs of shape 64xNx16 all
@@ -1068,6 +1137,7 @@ int main(void)
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
+        cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
         cmocka_unit_test(torture_tma_twin_lines_are_one_instruction),
         cmocka_unit_test(torture_mbarrier_wait_waits_for_the_tma_copy),
