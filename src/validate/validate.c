@@ -545,7 +545,10 @@ static void write_json(const gf_validation *v, FILE *out)
             fputs(f2 ? "\n    {\"counter\": " : ",\n    {\"counter\": ", out);
             f2 = 0;
             gf_report_json_string(out, d->name);
-            fputs(", \"predicted\": ", out);
+            fputs(", \"unit\": ", out);
+            gf_report_json_string(out, gf_counter_unit_name(d->unit));
+            fprintf(out, ", \"kind\": \"%s\", \"predicted\": ",
+                    d->kind == GF_COUNTER_COUNTED ? "counted" : "predicted");
             gf_report_json_number(out, x->pred);
             fputs(", \"hardware_mean\": ", out);
             gf_report_json_number(out, x->hw_mean);

@@ -772,6 +772,10 @@ static void torture_match_rules(void **state)
     assert_non_null(strstr(buf, "summary,,,gpc__cycles_elapsed.max,\"cycle\",predicted,,,,,,10,"
                                 "MAPE_pct,1,2,"));
     assert_non_null(strstr(buf, "\"error_pct\": -10"));
+    /* JSON kernel counters carry the unit and kind the CSV has (scripts/validate_h100.py
+     * reads them) */
+    assert_non_null(strstr(buf, "{\"counter\": \"gpc__cycles_elapsed.max\", \"unit\": \"cycle\", "
+                                "\"kind\": \"predicted\", \"predicted\": "));
     free(buf);
     gf_validate_free(v);
     gf_validate_free(NULL);
