@@ -9,11 +9,22 @@ For each case folder of REFDIR (sorted): read ncu.csv, take the SM clock of its 
     gpuforecast predict CASE --gpu h100 --cold --set clock.core=<MHz>MHz
                          --set clock.l2=<L2 MHz>MHz --format csv -q -j N
 
-and compare with `gpuforecast validate PRED.csv CASE/ncu.csv --format csv`, which matches
-kernels and converts units; this script only aggregates. A second view predicts without
+and compare with `gpuforecast validate PRED.csv CASE/ncu.csv --format json`, which matches
+kernels and converts units, and says which ncu.csv line each launch was paired with; this
+script only aggregates. A second view predicts without
 --cold at the SM clock of ncu-warm.csv (the model's own L2 clock) and compares cycles with
 ncu-warm.csv and the predicted time with times.txt. Writes a Markdown page (-o), prints the summary; --check FILE compares
 the figures with committed thresholds (exit 1 when one is worse by more than 0.05).
+
+What the script still reads from ncu.csv itself, and why (validate reports the counters
+gpuforecast predicts, measured and predicted, and nothing else):
+- the SM and L2 clocks (launch_clocks_mhz): they are inputs to predict, read before there is
+  a prediction to validate, and a setting rather than a counter the model predicts;
+- the stall reasons the model has no counter for (tex_throttle and the "other" reasons,
+  STALL_EXTRA), at the lines validate paired each launch with (stall_measured).
+Its statistics are not validate's: validate summarises one run over its kernels, while the
+page's figures pool cases by group, one sample per case (launches summed) for counts and
+cycles, and leave out DRAM below 1 MB (stats); validate's per-kernel values are the input.
 
 Groups: the 13 micro-benchmarks and 10 application-like cases listed below (MICRO, APP);
 "all" means them. The model's constants were derived on the micro-benchmarks and the first
@@ -32,7 +43,6 @@ import argparse
 import concurrent.futures
 import csv
 import datetime
-import io
 import json
 import math
 import os
@@ -118,6 +128,9 @@ STALL_MERGE = {"tex_throttle": "lg_throttle", "membar": "other", "no_instruction
                "dispatch_stall": "other", "sleeping": "other", "branch_resolving": "other",
                "misc": "other", "imc_miss": "other", "gmma": "other"}
 STALL_CATS = STALL_MODEL + ["other"]
+# The Nsight reasons gpuforecast has no counter for: `gpuforecast validate` does not report
+# them, so they are read from the ncu.csv rows it paired (stall_measured).
+STALL_EXTRA = [r for r in STALL_NSIGHT if r not in STALL_MODEL]
 CLOCK_COL = "gpc__cycles_elapsed.avg.per_second"
 L2_CLOCK_COL = "lts__cycles_elapsed.avg.per_second"  # ~1.71 GHz, locked or not
 TO_MHZ = {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3, "thz": 1e6}
@@ -147,22 +160,52 @@ def read_ncu(path):
     return rows[0], rows[1], rows[2:]
 
 
-def stall_measured(path):
-    """Per launch (in file order): {category: measured ratio} over STALL_CATS, or None for
-    a launch without the stall columns."""
-    head, _, launches = read_ncu(path)
-    out = []
-    for r in launches:
-        cats, seen = dict.fromkeys(STALL_CATS, 0.0), False
-        for reason in STALL_NSIGHT:
+def read_ncu_lines(path):
+    """Header and {line: launch row} of an `ncu --csv --page raw` file; line is the file
+    line the row starts on, as `gpuforecast validate` numbers it in its pairs."""
+    with open(path, newline="") as f:
+        rd = csv.reader(f)
+        head, rows, line = None, {}, 1
+        for r in rd:
+            if head is None:
+                head = r
+            else:
+                rows[line] = r
+            line = rd.line_num + 1
+    if head is None or len(rows) < 2:
+        raise CaseError("%s: expected a header, a units row and launches" % path)
+    del rows[min(rows)]  # the units row
+    return head, rows
+
+
+def stall_measured(kernel, ncu, lines):
+    """{category: measured ratio} over STALL_CATS of one validated launch, or None when it
+    has no stall reason measured. kernel: its validate counters (the reasons gpuforecast
+    predicts, hardware means); ncu: read_ncu_lines of the file; lines: the lines validate
+    paired the launch with, whose rows give the other reasons (STALL_EXTRA, averaged over
+    the rows as validate averages)."""
+    cats, seen = dict.fromkeys(STALL_CATS, 0.0), False
+    extra = {}
+    head, rows = ncu
+    if lines:
+        for reason in STALL_EXTRA:
             col = STALL_PREFIX + reason + STALL_SUFFIX
-            if col in head and head.index(col) < len(r):
-                v = num(r[head.index(col)])
-                if v is not None:
-                    cats[STALL_MERGE.get(reason, reason)] += v
-                    seen = True
-        out.append(cats if seen else None)
-    return out
+            if col not in head:
+                continue
+            j = head.index(col)
+            vs = [num(rows[l][j]) for l in lines if l in rows and j < len(rows[l])]
+            vs = [v for v in vs if v is not None]
+            if vs:
+                extra[reason] = statistics.fmean(vs)
+    for reason in STALL_NSIGHT:  # Nsight's order: sums as the file's columns add up
+        if reason in extra:
+            v = extra[reason]
+        else:
+            v = (kernel.get(STALL_PREFIX + reason + STALL_SUFFIX) or {}).get("hw")
+        if v is not None:
+            cats[STALL_MERGE.get(reason, reason)] += v
+            seen = True
+    return cats if seen else None
 
 
 def shares(cats):
@@ -276,17 +319,27 @@ def predict(args, trace, mhz, l2mhz, cold, out):
 
 
 def validate(args, pred, hw):
-    """Kernel rows of `gpuforecast validate`: {kernel_id: {counter: row}}, unmatched list."""
-    text = run([args.bin, "validate", pred, hw, "--format", "csv"], "validate")
-    kernels, unmatched = {}, []
-    for r in csv.DictReader(io.StringIO(text)):
-        if r["section"] == "kernel":
-            k = kernels.setdefault(int(r["kernel_id"]), {"name": r["kernel_name"]})
-            k[r["counter"]] = {"unit": r["unit"], "kind": r["kind"],
-                               "pred": num(r["predicted"]), "hw": num(r["hardware_mean"])}
-        elif r["section"] == "unmatched":
-            unmatched.append("%s %s (%s)" % (r["kernel_id"], r["kernel_name"], r["source"]))
-    return kernels, unmatched
+    """`gpuforecast validate --format json`: {kernel_id: {"name": ..., counter: {"unit",
+    "kind", "pred", "hw"}}}, the unmatched launches ("ID NAME (FILE:LINE)" or "(prediction)")
+    and {kernel_id: [lines of hw paired with it]}."""
+    text = run([args.bin, "validate", pred, hw, "--format", "json"], "validate")
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise CaseError("validate: output is not JSON: %s" % e)
+    fl = lambda x: None if x is None else float(x)
+    kernels, unmatched, lines = {}, [], {}
+    for k in doc["kernels"]:
+        kk = kernels.setdefault(int(k["id"]), {"name": k["name"]})
+        for r in k["counters"]:
+            kk[r["counter"]] = {"unit": r["unit"], "kind": r["kind"],
+                                "pred": fl(r["predicted"]), "hw": fl(r["hardware_mean"])}
+    for u in doc["unmatched"]:
+        src = "%s:%d" % (u["source"], u["line"]) if "line" in u else u["source"]
+        unmatched.append("%s %s (%s)" % (u["id"], u["name"], src))
+    for p in doc["pairs"]:
+        lines.setdefault(int(p["id"]), []).append(int(p["line"]))
+    return kernels, unmatched, lines
 
 
 def parse_times(path):
@@ -569,8 +622,9 @@ def write_doc(path, args, cases, fig, meta):
       "`gpc__cycles_elapsed.avg.per_second` and L2 MHz `lts__cycles_elapsed.avg.per_second` "
       "(~1.71 GHz: the L2 has its own clock) of the case's **first** launch in `ncu.csv` "
       "(converted with the units row); then `gpuforecast validate PRED.csv CASE/ncu.csv "
-      "--format csv`, which matches the kernels and converts the units. The script only "
-      "aggregates its rows." % (" --cold" if meta["cold"] else "", args.jobs,
+      "--format json`, which matches the kernels, converts the units and names the "
+      "`ncu.csv` line of each launch (the stall reasons the model has no counter for are "
+      "read there). The script only aggregates." % (" --cold" if meta["cold"] else "", args.jobs,
                                 (" " + " ".join(args.extra)) if args.extra else ""))
     if args.extra:
         w("- **extra predict arguments** (GF_H100_EXTRA_ARGS): `%s`" % " ".join(args.extra))
@@ -622,8 +676,8 @@ def write_doc(path, args, cases, fig, meta):
             continue
         ks = c["cold"]["kernels"]
         for kid in sorted(ks):
-            cells = [launch_label(c, kid, len(ks), mark=False), GROUP_LABEL[c["group"]], "%.1f" % c["mhz_launch"][
-                min(kid, len(c["mhz_launch"])) - 1], c["cold"]["limiter"].get(kid, "") or "—"]
+            cells = [launch_label(c, kid, len(ks), mark=False), GROUP_LABEL[c["group"]],
+                     "%.1f" % c["mhz_kernel"][kid], c["cold"]["limiter"].get(kid, "") or "—"]
             for counter in ("gpc__cycles_elapsed.max", "sm__cycles_active.max",
                             "smsp__inst_executed.sum"):
                 v = ks[kid].get(counter)
@@ -803,23 +857,6 @@ def known_cause(name, pos, counter):
     return ""
 
 
-def red_note(hw, pos, counter):
-    """Nsight counts global reductions (RED) under op_red, not op_atom: the measured op_red
-    count of the pos-th launch of hw, for the table of inexact counts."""
-    if "_op_atom" not in counter:
-        return ""
-    try:
-        head, _, launches = read_ncu(hw)
-    except (OSError, CaseError):
-        return ""
-    row = launches[pos] if pos < len(launches) else None
-    col = counter.replace("_op_atom", "_op_red")
-    if row is None or col not in head:
-        return ""
-    red = num(row[head.index(col)])
-    return "" if not red else "Nsight `%s` = %s" % (col.split("__", 1)[1], f_val(red, "count"))
-
-
 def has_cold(binary):
     """Whether predict takes --cold: listed in its help, or not refused as an unknown option
     (probed on a path that does not exist, so nothing is predicted)."""
@@ -857,18 +894,24 @@ def run_case(args, name, refdir, traces, tmp, cold, times):
             c["l2mhz"] = None
         pred = os.path.join(tmp, name + ".cold.csv")
         prows = predict(args, tr, c["mhz"], c["l2mhz"], cold, pred)
-        kernels, c["unmatched"] = validate(args, pred, hw)
+        kernels, c["unmatched"], lines = validate(args, pred, hw)
         add_dram_total(kernels)
         c["cold"] = {"kernels": kernels,
                      "limiter": {k: r.get("limiter", "") for k, r in prows.items()}}
-        hw_stalls = stall_measured(hw)
-        c["cold"]["stall_hw"] = {kid: hw_stalls[pos] for pos, kid in enumerate(sorted(kernels))
-                                 if pos < len(hw_stalls) and hw_stalls[pos]}
+        # each launch's measured clock: that of the first ncu.csv row validate paired it with
+        ncu = read_ncu_lines(hw)
+        order = sorted(ncu[1])
+        c["mhz_kernel"] = {kid: c["mhz_launch"][order.index(lines[kid][0])]
+                           if lines.get(kid) and lines[kid][0] in order else c["mhz"]
+                           for kid in kernels}
+        hw_stalls = {kid: stall_measured(kernels[kid], ncu, lines.get(kid)) for kid in kernels}
+        c["cold"]["stall_hw"] = {kid: s for kid, s in hw_stalls.items() if s}
+        # (validate's atomic counters hold Nsight's op_atom + op_red: a RED-only kernel is
+        # compared with its op_red count, so no note is needed for it)
         for pos, kid in enumerate(sorted(kernels)):
             for counter, v in kernels[kid].items():
                 if counter != "name":
-                    v["note"] = red_note(hw, pos, counter) if v["kind"] == "counted" and \
-                        v["hw"] == 0 and v["pred"] else known_cause(name, pos, counter)
+                    v["note"] = known_cause(name, pos, counter)
     except CaseError as e:
         c["error"] = str(e)
     warm = os.path.join(refdir, name, "ncu-warm.csv")
@@ -877,7 +920,7 @@ def run_case(args, name, refdir, traces, tmp, cold, times):
             c["warm_mhz"] = launch_clocks_mhz(warm)[0]
             pred = os.path.join(tmp, name + ".warm.csv")
             prows = predict(args, tr, c["warm_mhz"], None, False, pred)
-            kernels, c["warm_unmatched"] = validate(args, pred, warm)
+            kernels, c["warm_unmatched"], _ = validate(args, pred, warm)
             c["warm"] = {"kernels": kernels}
             ts = [num(r.get("gpu__time_duration.sum")) for r in prows.values()]
             if ts and None not in ts:

@@ -372,9 +372,26 @@ static const char *error_label(const gf_counter_def *d, int summary)
     return summary ? "MAPE_pct" : "error_pct";
 }
 
+/* The width of the table's counter column: the longest name it shows, at least 58 (the
+ * stall ratios' names run to 76 characters). */
+static int name_width(const gf_validation *v)
+{
+    size_t w = 58;
+    for (int c = 0; c < GF_C_COUNT; c++) {
+        int shown = v->summary[c].n > 0;
+        for (size_t k = 0; !shown && k < v->nkernels; k++)
+            shown = v->kernels[k].v[c].hw_n > 0;
+        size_t l = strlen(gf_counter_def_of((gf_counter_id)c)->name);
+        if (shown && l > w)
+            w = l;
+    }
+    return (int)w;
+}
+
 static void write_table(const gf_validation *v, FILE *out)
 {
     char b1[48], b2[48], b3[48], b4[48];
+    int nw = name_width(v);
     fprintf(out, "validation: %zu predicted kernel(s) matched; hardware: %s\n",
             v->nkernels, v->sources[0] ? v->sources : "none");
     if (v->nskipped)
@@ -383,7 +400,7 @@ static void write_table(const gf_validation *v, FILE *out)
     fputc('\n', out);
     fputs("per counter (rates: mean absolute error, pp = percentage points; counts and "
           "cycles: mean absolute percentage error; r: Pearson)\n", out);
-    fprintf(out, "%-58s %-7s %7s %-9s %10s %7s\n", "counter", "unit", "kernels", "metric",
+    fprintf(out, "%-*s %-7s %7s %-9s %10s %7s\n", nw, "counter", "unit", "kernels", "metric",
             "error", "r");
     for (int c = 0; c < GF_C_COUNT; c++) {
         const gf_vsummary *s = &v->summary[c];
@@ -394,13 +411,13 @@ static void write_table(const gf_validation *v, FILE *out)
         if (!isnan(s->error))
             strcat(b1, d->is_rate ? (d->unit == GF_CUNIT_PCT ? "pp" : "") : "%");
         fmt_num(s->correlation, 1, b2, sizeof b2);
-        fprintf(out, "%-58s %-7s %7d %-9s %10s %7s\n", d->name, gf_counter_unit_name(d->unit),
+        fprintf(out, "%-*s %-7s %7d %-9s %10s %7s\n", nw, d->name, gf_counter_unit_name(d->unit),
                 s->n, d->is_rate ? "MAE" : "MAPE", b1, b2);
     }
     for (size_t k = 0; k < v->nkernels; k++) {
         const gf_vkernel *vk = &v->kernels[k];
         fprintf(out, "\nkernel %ld: %s\n", vk->id, vk->name);
-        fprintf(out, "  %-58s %12s %12s %25s %4s %10s\n", "counter", "predicted", "hardware",
+        fprintf(out, "  %-*s %12s %12s %25s %4s %10s\n", nw, "counter", "predicted", "hardware",
                 "hardware min..max", "n", "error");
         for (int c = 0; c < GF_C_COUNT; c++) {
             const gf_vvalue *x = &vk->v[c];
@@ -416,7 +433,7 @@ static void write_table(const gf_validation *v, FILE *out)
                 strcat(b3, d->is_rate ? (d->unit == GF_CUNIT_PCT ? "pp" : "") : "%");
             /* with repeated measurements, say when the prediction is within their spread */
             int inside = x->hw_n > 1 && x->pred >= x->hw_min && x->pred <= x->hw_max;
-            fprintf(out, "  %-58s %12s %12s %25s %4d %10s%s\n", d->name,
+            fprintf(out, "  %-*s %12s %12s %25s %4d %10s%s\n", nw, d->name,
                     fmt_num(x->pred, d->is_rate, b1, sizeof b1),
                     fmt_num(x->hw_mean, d->is_rate || x->hw_n > 1, b2, sizeof b2),
                     x->hw_n > 1 ? range : "", x->hw_n, b3, inside ? "  within the runs" : "");
@@ -545,7 +562,10 @@ static void write_json(const gf_validation *v, FILE *out)
             fputs(f2 ? "\n    {\"counter\": " : ",\n    {\"counter\": ", out);
             f2 = 0;
             gf_report_json_string(out, d->name);
-            fputs(", \"predicted\": ", out);
+            fputs(", \"unit\": ", out);
+            gf_report_json_string(out, gf_counter_unit_name(d->unit));
+            fprintf(out, ", \"kind\": \"%s\", \"predicted\": ",
+                    d->kind == GF_COUNTER_COUNTED ? "counted" : "predicted");
             gf_report_json_number(out, x->pred);
             fputs(", \"hardware_mean\": ", out);
             gf_report_json_number(out, x->hw_mean);

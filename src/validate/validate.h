@@ -104,7 +104,8 @@ void gf_validate_free(gf_validation *v);
 /* Writes the per-counter summary, the per-kernel comparison and the unmatched
  * kernels. CSV: one table, column "section" = summary|kernel|unmatched|pair (a pair row:
  * the predicted kernel's id and name, source = FILE:LINE of the measured launch); JSON
- * adds "pairs": [{"id", "source", "line"}]. The table leaves the pairs out. */
+ * has the same (a kernel's counters with their unit and kind, counted or predicted) and
+ * "pairs": [{"id", "source", "line"}]. The table leaves the pairs out. */
 gf_status gf_validate_write(const gf_validation *v, gf_report_format fmt, FILE *out,
                             gf_error *err);
 

@@ -722,6 +722,63 @@ static void torture_repeated_launches(void **state)
     gf_hardware_free(&hw);
 }
 
+/* The table's columns line up when a counter's name is longer than the default 58-wide
+ * column (the stall ratios run to 76 characters): every row's unit starts where the
+ * header's "unit" does, in the summary and in each kernel's table (its "predicted"). */
+static void torture_table_long_names(void **state)
+{
+    (void)state;
+    gf_report pred;
+    gf_report_init(&pred);
+    gf_kernel_row *p = gf_report_add(&pred, "k", 1, "");
+    p->v[GF_C_GPC_CYCLES_ELAPSED] = 105;
+    p->v[GF_C_STALL_MATH_PIPE_THROTTLE] = 0.5;
+    gf_hw_file hw;
+    memset(&hw, 0, sizeof hw);
+    snprintf(hw.path, sizeof hw.path, "h.csv");
+    hw_add(&hw, 1, "k", 100);
+    hw.rows.rows[0].v[GF_C_STALL_MATH_PIPE_THROTTLE] = 0.25;
+    gf_validation *v;
+    gf_error e;
+    assert_int_equal(gf_validate_run(&pred, &hw, 1, &v, &e), GF_OK);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_int_equal(gf_validate_write(v, GF_REPORT_TABLE, out, &e), GF_OK);
+    fclose(out);
+    const char *stall = "smsp__average_warps_issue_stalled_math_pipe_throttle_per_issue_active.ratio";
+    assert_true(strlen(stall) > 58);
+    /* summary: "counter ... unit", then a row per counter */
+    const char *head = strstr(buf, "\ncounter ");
+    assert_non_null(head);
+    head++;
+    long unit_col = strstr(head, "unit") - head;
+    const char *cyc = strstr(head, "\ngpc__cycles_elapsed.max ");
+    const char *st = strstr(head, stall);
+    assert_non_null(cyc);
+    assert_non_null(st);
+    cyc++;
+    assert_int_equal(strstr(cyc + strlen("gpc__cycles_elapsed.max"), "cycle") - cyc, unit_col);
+    assert_int_equal(strstr(st + strlen(stall), "ratio") - st, unit_col);
+    /* kernel table: the predicted values are right-aligned in one column */
+    const char *kh = strstr(buf, "\n  counter ");
+    assert_non_null(kh);
+    kh++;
+    long pred_end = strstr(kh, "predicted") - kh + (long)strlen("predicted");
+    const char *kc = strstr(kh, "\n  gpc__cycles_elapsed.max ");
+    const char *ks = strstr(kh, stall);
+    assert_non_null(kc);
+    assert_non_null(ks);
+    kc++;
+    ks -= 2; /* the row's start */
+    assert_int_equal(strstr(kc, "105 ") + 3 - kc, pred_end);
+    assert_int_equal(strstr(ks, "0.50 ") + 4 - ks, pred_end);
+    free(buf);
+    gf_validate_free(v);
+    gf_report_free(&pred);
+    gf_hardware_free(&hw);
+}
+
 static void torture_match_rules(void **state)
 {
     (void)state;
@@ -772,6 +829,10 @@ static void torture_match_rules(void **state)
     assert_non_null(strstr(buf, "summary,,,gpc__cycles_elapsed.max,\"cycle\",predicted,,,,,,10,"
                                 "MAPE_pct,1,2,"));
     assert_non_null(strstr(buf, "\"error_pct\": -10"));
+    /* JSON kernel counters carry the unit and kind the CSV has (scripts/validate_h100.py
+     * reads them) */
+    assert_non_null(strstr(buf, "{\"counter\": \"gpc__cycles_elapsed.max\", \"unit\": \"cycle\", "
+                                "\"kind\": \"predicted\", \"predicted\": "));
     free(buf);
     gf_validate_free(v);
     gf_validate_free(NULL);
@@ -872,6 +933,7 @@ int main(void)
         cmocka_unit_test(torture_stats_hand_computed),
         cmocka_unit_test(torture_base_names),
         cmocka_unit_test(torture_match_rules),
+        cmocka_unit_test(torture_table_long_names),
         cmocka_unit_test(torture_kname_canonical),
         cmocka_unit_test(torture_kname_torch_names),
         cmocka_unit_test(torture_kname_refuses),
