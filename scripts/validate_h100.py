@@ -121,11 +121,12 @@ THRESHOLD_HEADER = """\
 STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active.ratio"
 STALL_MODEL = ["long_scoreboard", "short_scoreboard", "wait", "barrier", "lg_throttle",
-               "mio_throttle", "math_pipe_throttle", "not_selected", "drain"]
+               "mio_throttle", "math_pipe_throttle", "not_selected", "drain",
+               "branch_resolving"]
 STALL_NSIGHT = STALL_MODEL + ["tex_throttle", "membar", "no_instruction", "dispatch_stall",
-                              "sleeping", "branch_resolving", "misc", "imc_miss", "gmma"]
+                              "sleeping", "misc", "imc_miss", "gmma"]
 STALL_MERGE = {"tex_throttle": "lg_throttle", "membar": "other", "no_instruction": "other",
-               "dispatch_stall": "other", "sleeping": "other", "branch_resolving": "other",
+               "dispatch_stall": "other", "sleeping": "other",
                "misc": "other", "imc_miss": "other", "gmma": "other"}
 STALL_CATS = STALL_MODEL + ["other"]
 # The Nsight reasons gpuforecast has no counter for: `gpuforecast validate` does not report
