@@ -12,7 +12,8 @@
  *  - a phase: the copies a warp issued since its last expect-tx arrive, closed by the
  *    next arrive whose tx operand is a register last set by MOV with an immediate
  *    (tracer v5's immediate; refdata h100-gfbench cublas_hgemm1024: MOV R6, 24576). The
- *    k-th such arrive of a block on barrier address X closes phase (X, k).
+ *    k-th such arrive of a block on barrier address X closes phase (X, k), with or
+ *    without copies (one without completes at once: its polls do not wait).
  *  - a wait: a poll with active lanes of address X opens the warp's next wait on X
  *    unless its previous poll was of X with no arrive of the warp in between (then it
  *    is the same wait tried again); the k-th wait of a warp on X waits for phase (X, k)
@@ -330,16 +331,22 @@ static void learn_bytes(mb_dec *d, uint64_t e)
 
 /* Closes the warp's open phase (its copies since the last close) as phase (addr, k) of
  * the block, k counting the block's closes on addr, expecting e bytes. A phase without
- * copies is dropped (nothing would complete it). */
+ * copies (an expect-tx arrive no copy followed) takes its number but no record: its
+ * polls match nothing, so they do not wait (it completes at once), and the phases after
+ * it keep their numbers. */
 static gf_status close_phase(sim *s, mb_dec *d, sblock *b, swarp *w, uint64_t addr,
                              uint64_t e, gf_error *err)
 {
-    if (!d->nph_all)
-        return GF_OK;
     mb_count *c = count_of(&d->arr, &d->narr, &d->arrcap, addr);
+    if (!c)
+        return nomem(s, err);
+    if (!d->nph_all) {
+        c->n++;
+        return GF_OK;
+    }
     void *p = b->mbp, *q = d->keys;
     size_t cap = b->mbpcap, kcap = d->keycap;
-    int okp = c && gf_grow(&p, &cap, (size_t)b->nmbp + 1, sizeof *b->mbp) == 0;
+    int okp = gf_grow(&p, &cap, (size_t)b->nmbp + 1, sizeof *b->mbp) == 0;
     b->mbp = p;
     b->mbpcap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     int okq = okp && gf_grow(&q, &kcap, (size_t)b->nmbp + 1, sizeof *d->keys) == 0;
