@@ -43,6 +43,10 @@
  *    reaches DRAM once (on cublas_hgemm1024: 2 MB of A and 2 MB of B, Nsight 4.21 MB)
  *    and L2 sees each block's copies. Copies are at most 8 KiB (256 sectors, one
  *    request's sector list); larger ones are counted as 8 KiB, with a warning.
+ * The copies' addresses lie at and above 2^58 (MB_TMA_SECTOR), where an outcome is taken
+ * for a copy's: a trace access there (no GPU has such virtual addresses; a damaged or
+ * hostile trace) is refused, naming its file and line (ksim_mb_note_inst), since it would
+ * be taken for a copy and complete another warp's phase.
  * Not modelled: the empty barriers' waits (a producer runs ahead of its consumers as
  * far as its own trace goes), the cluster partner's multicast copies (a phase completes
  * with its own block's copies), TMA stores (UTMASTG: one sector as before).
@@ -429,14 +433,48 @@ static gf_status note_poll(sim *s, mb_dec *d, sblock *b, swarp *w, unsigned wid,
     return GF_OK;
 }
 
+/* The first byte address of the copies' space (see the header). */
+#define MB_COPY_ADDR_MIN (MB_TMA_SECTOR * GF_SECTOR_BYTES)
+
+/* The highest address in's active lanes (mask != 0) touch, given in either form the
+ * reader leaves (a stride pattern's lanes do not wrap: trace.h). */
+static uint64_t max_lane_addr(const gf_inst *in)
+{
+    uint32_t m = in->mask;
+    uint64_t a = in->addr[__builtin_ctz(m)];
+    if (in->addr_pattern & 1u) {
+        uint64_t stride = (uint64_t)((int64_t)in->addr_pattern >> 2);
+        uint64_t last = a + (uint64_t)(__builtin_popcount(m) - 1) * stride;
+        return last > a ? last : a;
+    }
+    uint64_t hi = 0;
+    for (; m; m &= m - 1) {
+        uint64_t x = in->addr[__builtin_ctz(m)];
+        hi = x > hi ? x : hi;
+    }
+    return hi;
+}
+
 /* Called for every instruction the decoder parses (after async_note, which it may add
- * a pseudo register to). Errors only when out of memory. */
+ * a pseudo register to). Errors: GF_ERR_PARSE for an access at or above 2^58 (the
+ * copies' space, see the header), GF_ERR_NOMEM. */
 gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_inst *in,
                             gf_error *err)
 {
     mb_dec *d = s->mb;
     d->cur = 0;
     s->mb_keep = 0;
+    if (in->mem_width && in->mask) {
+        uint64_t hi = max_lane_addr(in);
+        if (hi >= MB_COPY_ADDR_MIN)
+            return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r),
+                                gf_kreader_line(s->r),
+                                "%s accesses address 0x%llx: expected addresses below 2^58 "
+                                "(0x%llx; no GPU maps memory there, and the simulator keeps "
+                                "that space for TMA copies)",
+                                gf_opcode_name(in->opcode), (unsigned long long)hi,
+                                (unsigned long long)MB_COPY_ADDR_MIN);
+    }
     if (in->opcode >= GF_OPCODE_MAX)
         return GF_OK;
     if (d->cls[in->opcode] == MB_UNSEEN)
