@@ -173,6 +173,11 @@ run "block dim 0" block0.traceg -- predict block0.traceg --gpu v100
 sed '/^-grid dim/d' "$k" >nogrid.traceg
 run "no -grid dim line" "nogrid.traceg:16: the kernel header ends without a '-grid dim" \
     -- predict nogrid.traceg --gpu v100
+# a header without '-block dim': refused where the header ends, like the grid (it failed
+# later in timing, naming no line)
+sed '/^-block dim/d' "$k" >noblock.traceg
+run "no -block dim line" "noblock.traceg:16: the kernel header ends without a '-block dim" \
+    -- predict noblock.traceg --gpu v100
 # an access at or above 2^58, where the simulator places TMA copies (timing/ksim_mbar.c):
 # a producer warp's load there (line 27), done before its copy, would be taken for it
 cat >tmahigh.traceg <<'EOF_TMA'
@@ -321,6 +326,9 @@ cat >>table.md <<'EOF_NOTES'
   checked against it (inside the grid, listed once, all present or `--partial`); a trace
   without it would have every block accepted unchecked, e.g. a block at (77,3,2) of a
   six-block launch. The error names the first line after the header.
+- **No `-block dim` line: refused**, at the same line. Every tracer writes it too; a
+  block's threads, warps and occupancy come from it (without it a prediction failed
+  later, in timing, naming no line).
 - **A warp of `insts = 0`: accepted.** Accel-Sim's post-traces-processing sizes each
   traced block's warp list from `-block dim` (ceil(threads / 32)) and writes every warp,
   `insts = 0` (with a warning of its own) for one that recorded nothing: it is a warp
