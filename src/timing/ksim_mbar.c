@@ -12,7 +12,8 @@
  *  - a phase: the copies a warp issued since its last expect-tx arrive, closed by the
  *    next arrive whose tx operand is a register last set by MOV with an immediate
  *    (tracer v5's immediate; refdata h100-gfbench cublas_hgemm1024: MOV R6, 24576). The
- *    k-th such arrive of a block on barrier address X closes phase (X, k).
+ *    k-th such arrive of a block on barrier address X closes phase (X, k), with or
+ *    without copies (one without completes at once: its polls do not wait).
  *  - a wait: a poll with active lanes of address X opens the warp's next wait on X
  *    unless its previous poll was of X with no arrive of the warp in between (then it
  *    is the same wait tried again); the k-th wait of a warp on X waits for phase (X, k)
@@ -42,6 +43,10 @@
  *    reaches DRAM once (on cublas_hgemm1024: 2 MB of A and 2 MB of B, Nsight 4.21 MB)
  *    and L2 sees each block's copies. Copies are at most 8 KiB (256 sectors, one
  *    request's sector list); larger ones are counted as 8 KiB, with a warning.
+ * The copies' addresses lie at and above 2^58 (MB_TMA_SECTOR), where an outcome is taken
+ * for a copy's: a trace access there (no GPU has such virtual addresses; a damaged or
+ * hostile trace) is refused, naming its file and line (ksim_mb_note_inst), since it would
+ * be taken for a copy and complete another warp's phase.
  * Not modelled: the empty barriers' waits (a producer runs ahead of its consumers as
  * far as its own trace goes), the cluster partner's multicast copies (a phase completes
  * with its own block's copies), TMA stores (UTMASTG: one sector as before).
@@ -330,16 +335,22 @@ static void learn_bytes(mb_dec *d, uint64_t e)
 
 /* Closes the warp's open phase (its copies since the last close) as phase (addr, k) of
  * the block, k counting the block's closes on addr, expecting e bytes. A phase without
- * copies is dropped (nothing would complete it). */
+ * copies (an expect-tx arrive no copy followed) takes its number but no record: its
+ * polls match nothing, so they do not wait (it completes at once), and the phases after
+ * it keep their numbers. */
 static gf_status close_phase(sim *s, mb_dec *d, sblock *b, swarp *w, uint64_t addr,
                              uint64_t e, gf_error *err)
 {
-    if (!d->nph_all)
-        return GF_OK;
     mb_count *c = count_of(&d->arr, &d->narr, &d->arrcap, addr);
+    if (!c)
+        return nomem(s, err);
+    if (!d->nph_all) {
+        c->n++;
+        return GF_OK;
+    }
     void *p = b->mbp, *q = d->keys;
     size_t cap = b->mbpcap, kcap = d->keycap;
-    int okp = c && gf_grow(&p, &cap, (size_t)b->nmbp + 1, sizeof *b->mbp) == 0;
+    int okp = gf_grow(&p, &cap, (size_t)b->nmbp + 1, sizeof *b->mbp) == 0;
     b->mbp = p;
     b->mbpcap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     int okq = okp && gf_grow(&q, &kcap, (size_t)b->nmbp + 1, sizeof *d->keys) == 0;
@@ -422,14 +433,48 @@ static gf_status note_poll(sim *s, mb_dec *d, sblock *b, swarp *w, unsigned wid,
     return GF_OK;
 }
 
+/* The first byte address of the copies' space (see the header). */
+#define MB_COPY_ADDR_MIN (MB_TMA_SECTOR * GF_SECTOR_BYTES)
+
+/* The highest address in's active lanes (mask != 0) touch, given in either form the
+ * reader leaves (a stride pattern's lanes do not wrap: trace.h). */
+static uint64_t max_lane_addr(const gf_inst *in)
+{
+    uint32_t m = in->mask;
+    uint64_t a = in->addr[__builtin_ctz(m)];
+    if (in->addr_pattern & 1u) {
+        uint64_t stride = (uint64_t)((int64_t)in->addr_pattern >> 2);
+        uint64_t last = a + (uint64_t)(__builtin_popcount(m) - 1) * stride;
+        return last > a ? last : a;
+    }
+    uint64_t hi = 0;
+    for (; m; m &= m - 1) {
+        uint64_t x = in->addr[__builtin_ctz(m)];
+        hi = x > hi ? x : hi;
+    }
+    return hi;
+}
+
 /* Called for every instruction the decoder parses (after async_note, which it may add
- * a pseudo register to). Errors only when out of memory. */
+ * a pseudo register to). Errors: GF_ERR_PARSE for an access at or above 2^58 (the
+ * copies' space, see the header), GF_ERR_NOMEM. */
 gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_inst *in,
                             gf_error *err)
 {
     mb_dec *d = s->mb;
     d->cur = 0;
     s->mb_keep = 0;
+    if (in->mem_width && in->mask) {
+        uint64_t hi = max_lane_addr(in);
+        if (hi >= MB_COPY_ADDR_MIN)
+            return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r),
+                                gf_kreader_line(s->r),
+                                "%s accesses address 0x%llx: expected addresses below 2^58 "
+                                "(0x%llx; no GPU maps memory there, and the simulator keeps "
+                                "that space for TMA copies)",
+                                gf_opcode_name(in->opcode), (unsigned long long)hi,
+                                (unsigned long long)MB_COPY_ADDR_MIN);
+    }
     if (in->opcode >= GF_OPCODE_MAX)
         return GF_OK;
     if (d->cls[in->opcode] == MB_UNSEEN)

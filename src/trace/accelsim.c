@@ -260,9 +260,10 @@ static gf_status header_line(gf_accelsim *r, char *line, gf_error *err)
 /* The end of an Accel-Sim header (the first line after it is line `ln`): a '-grid dim'
  * is required, since every block is checked against it (check_block, check_complete) and
  * every Accel-Sim tracer writes it; without it a block at (77,3,2) of a 6-block launch
- * would pass unseen. The warps a block must list come from '-block dim' (still optional:
- * without it the block's warps are not checked). A misspelt key is refused at its line
- * (header_line). */
+ * would pass unseen. So is a '-block dim', which every tracer writes too: the warps a
+ * block must list come from it, and the simulator sizes blocks and occupancy by it
+ * (without it the launch used to fail in timing, naming no line). A misspelt key is
+ * refused at its line (header_line). */
 static gf_status header_done(gf_accelsim *r, long ln, gf_error *err)
 {
     if (!r->info.has_grid)
@@ -270,10 +271,13 @@ static gf_status header_done(gf_accelsim *r, long ln, gf_error *err)
                             "the kernel header ends without a '-grid dim = (x,y,z)' line: "
                             "expected one before the first thread block (every Accel-Sim "
                             "tracer writes it; the blocks are checked against it)");
+    if (!r->has_block_dim)
+        return gf_error_set(err, GF_ERR_PARSE, gf_stream_path(r->s), ln,
+                            "the kernel header ends without a '-block dim = (x,y,z)' line: "
+                            "expected one before the first thread block (every Accel-Sim "
+                            "tracer writes it; a block's threads and warps come from it)");
     unsigned long long threads =
-        r->has_block_dim
-            ? (unsigned long long)r->info.block[0] * r->info.block[1] * r->info.block[2]
-            : 0;
+        (unsigned long long)r->info.block[0] * r->info.block[1] * r->info.block[2];
     r->block_warps = threads == 0 || threads > 4096 ? 0u : (unsigned)((threads + 31) / 32);
     return GF_OK;
 }

@@ -19,15 +19,15 @@ expect 1 "gpuforecast: error: $tmp/missing: cannot open" -- info "$tmp/missing"
 expect 2 "unknown option '--bogus'" -- info --bogus x
 expect 2 "Try 'gpuforecast info --help'" -- info
 expect 2 "unknown format 'yaml'" -- info x --format yaml
-printf -- '-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0000 ffffffff 0 NOP 0 0\n' \
+printf -- '-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n0000 ffffffff 0 NOP 0 0\n' \
     >"$tmp/short.traceg"
-expect 1 "gpuforecast: error: $tmp/short.traceg:9: warp 0 declares insts = 2" -- info "$tmp/short.traceg"
-expect 1 "gpuforecast: error: .*:9:" -- info "$tmp/short.traceg" -o "$tmp/out.json"
+expect 1 "gpuforecast: error: $tmp/short.traceg:10: warp 0 declares insts = 2" -- info "$tmp/short.traceg"
+expect 1 "gpuforecast: error: .*:10:" -- info "$tmp/short.traceg" -o "$tmp/out.json"
 [ ! -e "$tmp/out.json" ] || { echo "FAIL: -o left a file behind"; fail=1; }
 echo old >"$tmp/keep.json"
-expect 1 "gpuforecast: error: .*:9:" -- info "$tmp/short.traceg" -o "$tmp/keep.json"
+expect 1 "gpuforecast: error: .*:10:" -- info "$tmp/short.traceg" -o "$tmp/keep.json"
 [ "$(cat "$tmp/keep.json")" = old ] || { echo "FAIL: -o clobbered an existing file on error"; fail=1; }
-printf -- '-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n' \
+printf -- '-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n' \
     >"$tmp/ok.traceg"
 "$bin" info "$tmp/ok.traceg" --format json -o "$tmp/ok.json" && python3 -m json.tool "$tmp/ok.json" >/dev/null ||
     { echo "FAIL: -o with a valid trace"; fail=1; }

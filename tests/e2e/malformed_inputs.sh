@@ -173,6 +173,49 @@ run "block dim 0" block0.traceg -- predict block0.traceg --gpu v100
 sed '/^-grid dim/d' "$k" >nogrid.traceg
 run "no -grid dim line" "nogrid.traceg:16: the kernel header ends without a '-grid dim" \
     -- predict nogrid.traceg --gpu v100
+# a header without '-block dim': refused where the header ends, like the grid (it failed
+# later in timing, naming no line)
+sed '/^-block dim/d' "$k" >noblock.traceg
+run "no -block dim line" "noblock.traceg:16: the kernel header ends without a '-block dim" \
+    -- predict noblock.traceg --gpu v100
+# an access at or above 2^58, where the simulator places TMA copies (timing/ksim_mbar.c):
+# a producer warp's load there (line 27), done before its copy, would be taken for it
+cat >tmahigh.traceg <<'EOF_TMA'
+-kernel name = mbar
+-kernel id = 1
+-grid dim = (1,1,1)
+-block dim = (64,1,1)
+-shmem = 65536
+-nregs = 32
+-binary version = 90
+-cuda stream id = 0
+-shmem base_addr = 0x00007f2000000000
+-local mem base_addr = 0x00007f1000000000
+-nvbit version = 1.5.5
+-accelsim tracer version = 5
+
+#BEGIN_TB
+
+thread block = 0,0,0
+
+warp = 0
+insts = 3
+0000 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x34440 0 0
+0010 ffffffff 1 R8 IADD3 2 R8 R9 0 0
+0020 ffffffff 0 EXIT 0 0 0
+
+warp = 1
+insts = 6
+0000 ffffffff 1 R6 MOV 0 0 8192
+0008 ffffffff 1 R10 LDG.E 1 R2 4 1 0x400000000000000 4 0
+0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x400 0 0
+0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x7f00162c02c0 0 0
+0020 00000001 1 R255 SYNCS.ARRIVE.TRANS64.RED 2 R0 R6 4 1 0x34440 0 0
+0030 ffffffff 0 EXIT 0 0 0
+#END_TB
+EOF_TMA
+run "address in the TMA copies' space (2^58 up)" "tmahigh.traceg:27: LDG.E accesses address" \
+    -- predict tmahigh.traceg --gpu h100
 # (issue #34) a misspelt header key is named at its line
 sed 's/^-block dim/-blok dim/' "$k" >misspelt.traceg
 run "misspelt header key" "misspelt.traceg:4: unknown header key '-blok dim'" -- predict misspelt.traceg --gpu v100
@@ -283,6 +326,9 @@ cat >>table.md <<'EOF_NOTES'
   checked against it (inside the grid, listed once, all present or `--partial`); a trace
   without it would have every block accepted unchecked, e.g. a block at (77,3,2) of a
   six-block launch. The error names the first line after the header.
+- **No `-block dim` line: refused**, at the same line. Every tracer writes it too; a
+  block's threads, warps and occupancy come from it (without it a prediction failed
+  later, in timing, naming no line).
 - **A warp of `insts = 0`: accepted.** Accel-Sim's post-traces-processing sizes each
   traced block's warp list from `-block dim` (ceil(threads / 32)) and writes every warp,
   `insts = 0` (with a warning of its own) for one that recorded nothing: it is a warp

@@ -842,6 +842,64 @@ static void torture_mbarrier_wait_waits_for_the_tma_copy(void **state)
     assert_true(first - untied > lat - 10.0 && first - untied < lat + 10.0);
 }
 
+/* An expect-tx arrive with no copy (the producer's first arrive on 0x34440, then a poll
+ * of 0x34480 that closes it) is phase (0x34440, 0) of the block, which completes at once;
+ * the copy and the arrive after it are phase 1. The consumer polls 0x34440 `waits` times
+ * (an arrive on 0x344c0 in between makes the second a new wait), then runs 200 dependent
+ * IADD3s. Returns the kernel's cycles; *dram its DRAM read bytes. */
+static double mbar_empty_phase_cycles(unsigned waits, double *dram)
+{
+    const char *d;
+    char tag[48];
+    snprintf(tag, sizeof tag, "mbar_empty%u", waits);
+    FILE *f = hand_trace_v(tag, &d, "mbar_empty", 1, 64, 65536, 32, 90, 5);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n"
+               "0000 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x34440 0 0\n",
+            waits == 2 ? 204u : 202u);
+    if (waits == 2)
+        fputs("0004 00000001 1 R255 SYNCS.ARRIVE.TRANS64.RED 2 R0 R7 4 1 0x344c0 0 0\n"
+              "0008 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x34440 0 0\n",
+              f);
+    unsigned pc = 0x10;
+    for (unsigned i = 0; i < 200; i++, pc += 0x10)
+        fprintf(f, "%04x ffffffff 1 R8 IADD3 2 R8 R9 0 0\n", pc);
+    fprintf(f, "%04x ffffffff 0 EXIT 0 0 0\n", pc);
+    fputs("\nwarp = 1\ninsts = 7\n0000 ffffffff 1 R6 MOV 0 0 8192\n"
+          "0008 00000001 1 R255 SYNCS.ARRIVE.TRANS64.RED 2 R0 R6 4 1 0x34440 0 0\n"
+          "000c ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x34480 0 0\n"
+          "0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x400 0 0\n"
+          "0010 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x7f00162c02c0 0 0\n"
+          "0020 00000001 1 R255 SYNCS.ARRIVE.TRANS64.RED 2 R0 R6 4 1 0x34440 0 0\n"
+          "0030 ffffffff 0 EXIT 0 0 0\n#END_TB\n",
+          f);
+    gf_kernel_row r = predict_h100_file(f, d);
+    *dram = r.v[GF_C_DRAM_BYTES_READ];
+    return r.v[GF_C_GPC_CYCLES_ELAPSED];
+}
+
+/* A phase without copies keeps its number (ksim_mbar.c close_phase): dropping it shifted
+ * the later phases down, so the consumer's first wait, on the empty phase, waited for the
+ * copy of phase 1 (a copy's latency late), and its wait for phase 1 matched nothing. */
+static void torture_mbarrier_empty_phase_keeps_numbering(void **state)
+{
+    (void)state;
+    double dram, dram_free;
+    double untied = mbar_cycles(0x34480, 0, &dram_free);
+    gf_gpu g = load_gpu("h100");
+    double lat = 64.0 + gf_gpu_l2_latency(&g) + gf_gpu_dram_latency(&g);
+    /* one wait, on phase 0 (no copy): no wait; the copy still moves its 8 KiB */
+    double one = mbar_empty_phase_cycles(1, &dram);
+    assert_true(dram == 8192.0);
+    if (fabs(one - untied) > 40.0)
+        fail_msg("a wait on the empty phase took %.0f cycles, a free one %.0f (tied: +%.0f)",
+                 one, untied, lat);
+    /* a second wait, on phase 1: it waits for the copy */
+    double two = mbar_empty_phase_cycles(2, &dram);
+    if (two - one < lat - 60.0)
+        fail_msg("the wait on the copy's phase took %.0f cycles, the free one %.0f (copy "
+                 "latency %.0f)", two, one, lat);
+}
+
 /* One decision per access (memory/hierarchy.c l1_assoc_table): the L1 hits that time the
  * kernel and send its misses to L2 agree with the hits its counters report, which take
  * the set-associative model. Worst case: a pointer chase swept twice over a footprint
@@ -1141,6 +1199,7 @@ int main(void)
         cmocka_unit_test(torture_wgmma_is_asynchronous),
         cmocka_unit_test(torture_tma_twin_lines_are_one_instruction),
         cmocka_unit_test(torture_mbarrier_wait_waits_for_the_tma_copy),
+        cmocka_unit_test(torture_mbarrier_empty_phase_keeps_numbering),
         cmocka_unit_test(torture_timing_and_counters_agree_on_l1_hits),
         cmocka_unit_test(torture_replayed_decoding_predicts_the_same),
         cmocka_unit_test(torture_quick_scans_predict_the_same),

@@ -23,7 +23,7 @@
 #define HDR4                                                                               \
     "-kernel name = _Z4testPf\n"                                                           \
     "-kernel id = 3\n"                                                                     \
-    "-grid dim = (2,1,1)\n"                                                                \
+    "-grid dim = (2,1,1)\n-block dim = (32,1,1)\n"                                                                \
     "-block dim = (64,1,1)\n"                                                              \
     "-shmem = 1024\n"                                                                      \
     "-nregs = 16\n"                                                                        \
@@ -52,8 +52,12 @@
     "warp = 1\ninsts = 1\n0058 00000000 0 EXIT 0 0 \n" /* each of the block's 2 warps */
 
 #define H                                                                                  \
-    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n#BEGIN_TB\n"       \
-    "thread block = 0,0,0\n"
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"                        \
+    "-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\n"
+/* the same for a block of two warps */
+#define H2                                                                                 \
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"                        \
+    "-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\n"
 
 /* A gf_trace_warn_fn that counts its calls and keeps the last message. */
 static int warned;
@@ -440,12 +444,12 @@ static void torture_pre_v3_format(void **state)
 static void torture_v3_v5_and_lineinfo(void **state)
 {
     (void)state;
-    static const char body[] = "#BEGIN_TB\nthread block = 0,0,0\nwarp = 3\ninsts = 1\n"
+    static const char body[] = "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
                                "%s0010 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 4 %s\n#END_TB\n";
     for (int v = 3; v <= 5; v++) {
         char text[1024];
         int n = snprintf(text, sizeof text,
-                         "-kernel name = k\n-grid dim = (1,1,1)\n"
+                         "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
                          "-accelsim tracer version = %d\n"
                          "-enable lineinfo = %d\n",
                          v, v == 5);
@@ -468,7 +472,7 @@ static void torture_v5_immediate(void **state)
 {
     (void)state;
     static const char *const ok =
-        "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 5\n#BEGIN_TB\n"
+        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 5\n#BEGIN_TB\n"
         "thread block = 0,0,0\n"
         "warp = 0\ninsts = 5\n"
         "00e0 ffffffff 1 R4 IMAD.WIDE 2 R9 R4 0 4 \n"
@@ -507,7 +511,7 @@ static void torture_v5_immediate(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[512];
         snprintf(text, sizeof text,
-                 "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = %s\n"
+                 "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = %s\n"
                  "#BEGIN_TB\n"
                  "thread block = 0,0,0\nwarp = 0\ninsts = 1\n%s#END_TB\n",
                  bad[i].version, bad[i].line);
@@ -516,7 +520,7 @@ static void torture_v5_immediate(void **state)
         assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
         assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_ERR_PARSE);
         assert_non_null(strstr(e.message, bad[i].says));
-        assert_int_equal(e.line, 8);
+        assert_int_equal(e.line, 9);
         gf_kreader_close(r);
     }
     const char *p = gf_test_write_file("v6.traceg", "-kernel name = k\n"
@@ -548,7 +552,7 @@ static void torture_suspect_header_inferred(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[1024];
         int n = snprintf(text, sizeof text,
-                         "-kernel name = k\n-grid dim = (2,1,1)\n-shmem = %s\n-nregs = %s\n"
+                         "-kernel name = k\n-grid dim = (2,1,1)\n-block dim = (32,1,1)\n-shmem = %s\n-nregs = %s\n"
                          "-binary version = %s\n"
                          "-accelsim tracer version = 5\n%s",
                          cases[i].shmem, cases[i].nregs, cases[i].bin, body);
@@ -819,14 +823,14 @@ static void torture_kernelslist_memcpy_and_kernels(void **state)
     snprintf(gz, sizeof gz, "%s/kernel-2.traceg.gz", d);
     gzFile g = gzopen(gz, "wb");
     assert_non_null(g);
-    const char *k2 = "-kernel name = second\n-kernel id = 2\n-grid dim = (1,1,1)\n"
+    const char *k2 = "-kernel name = second\n-kernel id = 2\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
                      "-accelsim tracer version = 4\n"
                      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
                      "0000 ffffffff 0 EXIT 0 0 \n#END_TB\n";
     gzwrite(g, k2, (unsigned)strlen(k2));
     gzclose(g);
     /* kernel-3 exists only as .xz */
-    const char *k3 = "-kernel name = third\n-kernel id = 3\n-grid dim = (1,1,1)\n"
+    const char *k3 = "-kernel name = third\n-kernel id = 3\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
                      "-accelsim tracer version = 4\n"
                      "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 2\n"
                      "0000 0000ffff 0 NOP 0 0 \n0008 ffffffff 0 EXIT 0 0 \n#END_TB\n";
@@ -933,21 +937,22 @@ static void torture_error_truncated_file(void **state)
 {
     (void)state;
     expect_error(H "warp = 0\ninsts = 3\n0000 ffffffff 0 NOP 0 0\n0008 ffffffff 0 NOP 0 0\n",
-                 GF_ERR_PARSE, 10, "found end of file (truncated?)");
-    expect_error(H "warp = 0\n", GF_ERR_PARSE, 7, "expected 'insts = N'");
-    expect_error("-kernel name = k\n-grid dim = (1,1,1)\n#BEGIN_TB\n", GF_ERR_PARSE, 4,
+                 GF_ERR_PARSE, 11, "found end of file (truncated?)");
+    expect_error(H "warp = 0\n", GF_ERR_PARSE, 8, "expected 'insts = N'");
+    expect_error("-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n#BEGIN_TB\n",
+                 GF_ERR_PARSE, 5,
                  "expected 'thread block");
 }
 
 static void torture_error_insts_more_than_lines(void **state)
 {
     (void)state;
-    expect_error(H "warp = 0\ninsts = 5\n"
+    expect_error(H2 "warp = 0\ninsts = 5\n"
                    "0000 ffffffff 0 NOP 0 0\n0000 ffffffff 0 NOP 0 0\n"
                    "0000 ffffffff 0 NOP 0 0\n0000 ffffffff 0 NOP 0 0\n"
                    "warp = 1\ninsts = 1\n0000 ffffffff 0 NOP 0 0\n#END_TB\n",
-                 GF_ERR_PARSE, 12, "declares insts = 5 (line 7) but has only 4");
-    expect_error(H "warp = 0\ninsts = 2\n0000 ffffffff 0 NOP 0 0\n#END_TB\n", GF_ERR_PARSE, 9,
+                 GF_ERR_PARSE, 13, "declares insts = 5 (line 8) but has only 4");
+    expect_error(H "warp = 0\ninsts = 2\n0000 ffffffff 0 NOP 0 0\n#END_TB\n", GF_ERR_PARSE, 10,
                  "has only 1 instruction line:");
 }
 
@@ -956,31 +961,31 @@ static void torture_error_bad_hex(void **state)
     (void)state;
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1g08 0x10 "
                    "0x10\n",
-                 GF_ERR_PARSE, 8, "bad hex address '0x1g08' for lane 1");
-    expect_error(H "warp = 0\ninsts = 1\nxyz0 ffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
+                 GF_ERR_PARSE, 9, "bad hex address '0x1g08' for lane 1");
+    expect_error(H "warp = 0\ninsts = 1\nxyz0 ffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 9,
                  "bad hex PC 'xyz0'");
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000 four\n",
-                 GF_ERR_PARSE, 8, "expected a decimal stride");
+                 GF_ERR_PARSE, 9, "expected a decimal stride");
     expect_error(H "warp = 0\ninsts = 1\n0000 00000003 1 R2 LDG.E 1 R4 4 2 0x1000 +x\n",
-                 GF_ERR_PARSE, 8, "bad decimal address delta '+x'");
+                 GF_ERR_PARSE, 9, "bad decimal address delta '+x'");
 }
 
 static void torture_error_bad_mask(void **state)
 {
     (void)state;
-    expect_error(H "warp = 0\ninsts = 1\n0000 fffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
+    expect_error(H "warp = 0\ninsts = 1\n0000 fffffffff 0 NOP 0 0\n", GF_ERR_PARSE, 9,
                  "bad mask 'fffffffff'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffzfff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffzfff 0 NOP 0 0\n", GF_ERR_PARSE, 9,
                  "bad mask 'ffffzfff'");
-    expect_error(H "warp = 0\ninsts = 1\n0000\n", GF_ERR_PARSE, 8, "bad mask '(end)'");
+    expect_error(H "warp = 0\ninsts = 1\n0000\n", GF_ERR_PARSE, 9, "bad mask '(end)'");
 }
 
 static void torture_error_unknown_address_mode(void **state)
 {
     (void)state;
     expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4 3 0x1000\n",
-                 GF_ERR_PARSE, 8, "unknown address mode '3'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4\n", GF_ERR_PARSE, 8,
+                 GF_ERR_PARSE, 9, "unknown address mode '3'");
+    expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4\n", GF_ERR_PARSE, 9,
                  "unknown address mode '(end)'");
 }
 
@@ -989,13 +994,13 @@ static void torture_error_too_few_addresses(void **state)
     (void)state;
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1004 "
                    "0x1008\n",
-                 GF_ERR_PARSE, 8, "too few addresses: expected 4 for 4 active lanes");
+                 GF_ERR_PARSE, 9, "too few addresses: expected 4 for 4 active lanes");
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 2 0x1000 4 4\n",
-                 GF_ERR_PARSE, 8, "expected base + 3 deltas for 4 active lanes");
+                 GF_ERR_PARSE, 9, "expected base + 3 deltas for 4 active lanes");
     expect_error(H "warp = 0\ninsts = 1\n0000 0000000f 1 R2 LDG.E 1 R4 4 1 0x1000\n",
-                 GF_ERR_PARSE, 8, "expected a decimal stride");
+                 GF_ERR_PARSE, 9, "expected a decimal stride");
     expect_error(H "warp = 0\ninsts = 1\n0000 00000001 1 R2 LDG.E 1 R4 4 0 0x1000 0x2000\n",
-                 GF_ERR_PARSE, 8, "unexpected token '0x2000'");
+                 GF_ERR_PARSE, 9, "unexpected token '0x2000'");
 }
 
 static void torture_error_empty_file(void **state)
@@ -1014,21 +1019,22 @@ static void torture_error_garbage_lines(void **state)
 {
     (void)state;
     expect_error("hello world\n", GF_ERR_PARSE, 1, "expected an Accel-Sim kernel header");
-    expect_error(H "hello world\n", GF_ERR_PARSE, 6,
+    expect_error(H "hello world\n", GF_ERR_PARSE, 7,
                  "expected 'warp = N', '#END_TB' or '#BEGIN_TB'");
-    expect_error("-kernel name = k\n-grid dim = (1,1,1)\nwarp = 0\n", GF_ERR_PARSE, 3,
+    expect_error("-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\nwarp = 0\n",
+                 GF_ERR_PARSE, 4,
                  "expected '#BEGIN_TB'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 X5 MOV 0 0\n", GF_ERR_PARSE, 8,
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 X5 MOV 0 0\n", GF_ERR_PARSE, 9,
                  "unknown register token 'X5'");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 R1 mov 0 0\n", GF_ERR_PARSE, 8,
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 1 R1 mov 0 0\n", GF_ERR_PARSE, 9,
                  "expected an opcode");
-    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 9 R1 MOV 0 0\n", GF_ERR_PARSE, 8,
+    expect_error(H "warp = 0\ninsts = 1\n0000 ffffffff 9 R1 MOV 0 0\n", GF_ERR_PARSE, 9,
                  "destination register count 0..4");
     expect_error("-kernel name = k\n-grid dim = (1,2)\n", GF_ERR_PARSE, 2,
                  "bad value '(1,2)' for header key 'grid dim'");
     expect_error("-kernel name\n", GF_ERR_PARSE, 1, "expected a header line");
-    expect_error(H "warp = x\n", GF_ERR_PARSE, 6, "expected 'warp = N'");
-    expect_error(H "warp = 1\ninsts = -1\n", GF_ERR_PARSE, 7, "expected 'insts = N'");
+    expect_error(H "warp = x\n", GF_ERR_PARSE, 7, "expected 'warp = N'");
+    expect_error(H2 "warp = 1\ninsts = -1\n", GF_ERR_PARSE, 8, "expected 'insts = N'");
     /* binary junk: never a crash, always an error */
     char junk[4096];
     for (size_t i = 0; i < sizeof junk; i++)
@@ -1241,7 +1247,7 @@ static void torture_tracer_and_binary_versions(void **state)
     expect_error("-kernel name = k\n-accelsim tracer version = 0\n", GF_ERR_PARSE, 2,
                  "accelsim tracer version 0 is no version a tracer writes");
     /* -binary version = 0: a suspect header field (infer.c's rule), not a silent 0 */
-    const char *text = "-kernel name = k\n-binary version = 0\n-grid dim = (1,1,1)\n"
+    const char *text = "-kernel name = k\n-binary version = 0\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
                        "-accelsim tracer version = 4\n"
                        "#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 1\n"
                        "0000 ffffffff 0 NOP 0 0\n";
@@ -1261,7 +1267,7 @@ static void torture_memcpy_wrapping_refused(void **state)
     (void)state;
     const char *dir = tmpsub("klist-wrap");
     write_at(dir, "kernel-1.traceg",
-             "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n");
+             "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n");
     gf_error e;
     gf_trace *t;
     /* ends exactly at 2^64: the last byte is 2^64 - 1, a copy a GPU can make */
@@ -1305,7 +1311,7 @@ static void torture_binary_and_directory_messages(void **state)
     write_at(dir, "kernelslist.g", "kernel-1.traceg\n\x1b[2J\x07,x\n");
     assert_int_equal(gf_trace_open(dir, &t, &e), GF_ERR_PARSE);
     assert_non_null(strstr(e.message, "found '\\x1b[2J\\x07,x'"));
-    expect_error(H "warp = 0\ninsts = 1\n0000 fff\x1b" "ffff 0 NOP 0 0\n", GF_ERR_PARSE, 8,
+    expect_error(H "warp = 0\ninsts = 1\n0000 fff\x1b" "ffff 0 NOP 0 0\n", GF_ERR_PARSE, 9,
                  "bad mask 'fff\\x1b" "ffff'");
     /* a listed kernel file that is a directory is not "not found" */
     char sub[1200];
@@ -1393,13 +1399,13 @@ static void expect_same_decode(const char *hdr, const char *line, size_t len)
 }
 
 static const char *const fast_headers[] = {
-    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n",
-    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 4\n"
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n",
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 4\n"
     "-enable lineinfo = 1\n",
-    "-kernel name = k\n-grid dim = (1,1,1)\n", /* before v3: tbx tby tbz warp first */
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n", /* before v3: tbx tby tbz warp first */
     /* an immediate last */
-    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 5\n",
-    "-kernel name = k\n-grid dim = (1,1,1)\n-accelsim tracer version = 5\n"
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 5\n",
+    "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n-accelsim tracer version = 5\n"
     "-enable lineinfo = 1\n",
 };
 enum { NHDR = 5 };
