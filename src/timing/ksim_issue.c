@@ -81,6 +81,7 @@ static inline void warp_mirror(const swarp *w)
     uint64_t m = 1ull << (w->bit & 63), *c = w->cand;
     c[2 + old_unit] &= ~m;
     c[CAND_PARKED] &= ~m; /* (park_min stays a lower bound) */
+    c[CAND_PMIN] &= ~m;
     if (e->run && !wait) {
         c[0] |= m;
         c[1] = e->lsu ? c[1] | m : c[1] & ~m;
@@ -465,6 +466,79 @@ static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const sca
     return 0;
 }
 
+/* Position of row entry i in a scan starting at `start` over n entries. */
+static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
+{
+    return i >= start ? i - start : i + n - start;
+}
+
+/* Visits the warps of `set` (a row of one word) in scan order from `start`, none of which
+ * can issue at t (scan_visit). */
+static inline void visit_set(const ssm *sm, const uint64_t *unit_free, const scan_ent *ents,
+                             uint64_t set, uint64_t t, unsigned start, uint64_t *next,
+                             const scan_ent **first_min)
+{
+    /* (rotated so that bit 0 is position start, as in scan_subcore) */
+    uint64_t word = set >> start | set << ((64u - start) & 63u);
+    for (; word; word &= word - 1) {
+        unsigned i = ((unsigned)__builtin_ctzll(word) + start) & 63u;
+        (void)scan_visit(sm, unit_free, &ents[i], t, next, first_min);
+    }
+}
+
+/* The parked warps of sub-core sc (a row of one word) met by an exact scan at t (none of
+ * them can issue at t: their operands come after t + PARK_NEAR): lowers *next to their
+ * least earliest cycle, and *first_min to the first of them in scan order (from `start`
+ * over n) with it where that is earlier than the one found so far — what visiting them
+ * in the scan would give. Each parked warp's earliest cycle is at least its opready,
+ * which is at least park_min, and only the warps in CAND_PMIN have opready park_min
+ * (ssm.park_min): so they are skipped when park_min is past *next, and when a CAND_PMIN
+ * warp can issue at park_min (its unit and the LSU free by then) the minimum is
+ * park_min, found among those alone. Else (or when park_min is only a bound: CAND_PMIN
+ * empty, which it fills again) every parked warp is visited. On the stream copy the
+ * exact scans visited 24 M parked warps, ~16 per scan (bench/README, 2026-11-29,
+ * session 23). */
+static __attribute__((noinline)) void scan_parked(ssm *sm, unsigned sc, uint64_t *bits,
+                                                  const scan_ent *ents,
+                                                  const uint64_t *unit_free, uint64_t t,
+                                                  unsigned start, unsigned n, uint64_t *next,
+                                                  const scan_ent **first_min)
+{
+    uint64_t pk = bits[CAND_PARKED], pm = bits[CAND_PMIN];
+    if (!pm) {
+        uint64_t least = UINT64_MAX;
+        for (uint64_t word = pk; word; word &= word - 1) {
+            unsigned i = (unsigned)__builtin_ctzll(word);
+            uint64_t r = ents[i].opready;
+            if (r < least) {
+                least = r;
+                pm = 0;
+            }
+            if (r == least)
+                pm |= 1ull << i;
+        }
+        sm->park_min[sc] = least;
+        bits[CAND_PMIN] = pm;
+    }
+    uint64_t m = sm->park_min[sc];
+    if (m > *next)
+        return;
+    uint64_t pn = UINT64_MAX;
+    const scan_ent *pf = NULL;
+    visit_set(sm, unit_free, ents, pm, t, start, &pn, &pf);
+    if (pn != m) {
+        pn = UINT64_MAX;
+        pf = NULL;
+        visit_set(sm, unit_free, ents, pk, t, start, &pn, &pf);
+    }
+    if (pn < *next || (pn == *next && (!*first_min ||
+                                       scan_pos((unsigned)(pf - ents), start, n) <
+                                           scan_pos((unsigned)(*first_min - ents), start, n)))) {
+        *next = pn;
+        *first_min = pf;
+    }
+}
+
 /* What scan_subcore found on one sub-core. */
 typedef struct scan_out {
     uint64_t next;              /* the least earliest cycle of the warps it visited */
@@ -486,12 +560,6 @@ static scan_tune scan_tune_of(const sim *s)
 {
     scan_tune q = {s->quick, s->quick ? PARK_FAR : UINT64_MAX / 2};
     return q;
-}
-
-/* Position of row entry i in a scan starting at `start` over n entries. */
-static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
-{
-    return i >= start ? i - start : i + n - start;
 }
 
 /* Scans sub-core sc's warps in its scheduler's order (from scan_from, wrapping) for the
@@ -529,13 +597,17 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
         if (pk && sm->park_min[sc] <= t + PARK_NEAR) {
             cand |= pk; /* (none can issue yet: see PARK_FAR) */
             bits[0] = cand;
-            bits[CAND_PARKED] = pk = 0;
+            bits[CAND_PARKED] = bits[CAND_PMIN] = pk = 0;
             sm->park_min[sc] = UINT64_MAX;
         }
+        /* (the exact scans find the parked warps' minimum through park_min afterwards,
+         * scan_parked: none of them can issue at t) */
+        uint64_t exact_parked = 0;
         if (mode == SCAN_REST) {
-            cand = o->skipped | o->parked;
+            cand = o->skipped;
+            exact_parked = o->parked ? bits[CAND_PARKED] : 0;
         } else if (mode == SCAN_FULL) {
-            cand |= pk;
+            exact_parked = pk;
         } else {
             unsigned u = sm->last_unit[sc];
             if (sm->lsu_free > t && (cand & bits[1] & q->skip)) {
@@ -565,10 +637,16 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
             if (mode == SCAN_QUICK && ready > far) {
                 bits[0] &= ~(1ull << i);
                 bits[CAND_PARKED] |= 1ull << i;
-                if (ready < sm->park_min[sc])
+                if (ready < sm->park_min[sc]) {
                     sm->park_min[sc] = ready;
+                    bits[CAND_PMIN] = 1ull << i;
+                } else if (ready == sm->park_min[sc]) {
+                    bits[CAND_PMIN] |= 1ull << i;
+                }
             }
         }
+        if (exact_parked && pick < 0)
+            scan_parked(sm, sc, bits, ents, unit_free, t, start, n, &next, &first_min);
     } else {
         for (unsigned pass = 0; pick < 0 && pass < 2; pass++) {
             unsigned lo = pass ? 0 : start, hi = pass ? start : n;
