@@ -755,16 +755,30 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
         return;
     }
     /* The SM's next cycle is the least of the sub-cores' exact ones (ties to the first
-     * sub-core). One not scanned in full (bit in skipped) has wake[sc] below its exact
-     * cycle: it needs its full scan only when that bound does not exceed the least
-     * exact cycle known so far, which only falls, so one pass settles them all. */
-    uint64_t least = UINT64_MAX;
+     * sub-core: `best`). One not scanned in full (bit in skipped) has wake[sc] below its
+     * exact cycle: it needs its full scan only when it could still be the least, that is
+     * when that bound is below the least exact cycle known so far, or equal to it and the
+     * sub-core comes first. They are settled lowest bound first (ties: first sub-core), so
+     * that a low one's exact cycle spares the scans of those bound above it; each settled
+     * one can only lower the least, so when the lowest bound left cannot be the least,
+     * none can. (In sub-core order, a sub-core bound far ahead was scanned before one
+     * whose exact cycle would have shown it not needed: the stream copy's DRAM returns.) */
+    uint64_t next = UINT64_MAX;
+    unsigned best = nsub;
     for (unsigned sc = 0; sc < nsub; sc++)
-        if (!(skipped >> sc & 1u) && so[sc].next < least)
-            least = so[sc].next;
-    for (unsigned sc = 0; sc < nsub; sc++) {
-        if (!(skipped >> sc & 1u) || wake[sc] > least)
-            continue;
+        if (!(skipped >> sc & 1u) && so[sc].next < next) {
+            next = so[sc].next;
+            best = sc;
+        }
+    while (skipped) {
+        unsigned sc = (unsigned)__builtin_ctz(skipped);
+        for (unsigned left = skipped & (skipped - 1); left; left &= left - 1) {
+            unsigned k = (unsigned)__builtin_ctz(left);
+            if (wake[k] < wake[sc])
+                sc = k;
+        }
+        if (wake[sc] > next || (wake[sc] == next && sc > best))
+            break;
         int rest = partial >> sc & 1u;
         if (!rest && wake[sc] == UINT64_MAX) { /* (a bound of "never" is exact) */
             so[sc].next = UINT64_MAX;
@@ -775,18 +789,14 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             wake[sc] = so[sc].next;
         }
         skipped &= ~(1u << sc);
-        least = so[sc].next < least ? so[sc].next : least;
-    }
-    uint64_t next = UINT64_MAX;
-    int next_mem = 0, waiting = 0;
-    unsigned best = nsub;
-    for (unsigned sc = 0; sc < nsub; sc++) {
-        waiting |= sm->nwait[sc] > 0;
-        if (!(skipped >> sc & 1u) && so[sc].next < next) {
+        if (so[sc].next < next || (so[sc].next == next && sc < best && next != UINT64_MAX)) {
             next = so[sc].next;
             best = sc;
         }
     }
+    int next_mem = 0, waiting = 0;
+    for (unsigned sc = 0; sc < nsub; sc++)
+        waiting |= sm->nwait[sc] > 0;
     if (best < nsub)
         next_mem = scan_mem(sm, best, &so[best]);
     if (next != UINT64_MAX && next < end) {
