@@ -794,9 +794,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             best = sc;
         }
     }
-    int next_mem = 0, waiting = 0;
-    for (unsigned sc = 0; sc < nsub; sc++)
-        waiting |= sm->nwait[sc] > 0;
+    int next_mem = 0;
     if (best < nsub)
         next_mem = scan_mem(sm, best, &so[best]);
     if (next != UINT64_MAX && next < end) {
@@ -808,6 +806,9 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
          * next known cycle (the epoch's end if none); a memory stall is counted for all
          * of it, and the part an outcome cuts short is taken back (stall_back). */
         next = next == UINT64_MAX ? end : next;
+        int waiting = 0;
+        for (unsigned sc = 0; sc < nsub; sc++)
+            waiting |= sm->nwait[sc] > 0;
         if (waiting || next_mem) {
             sm->mem_stall += next - t;
             sm->stall_to = next;
