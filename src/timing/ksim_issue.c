@@ -832,22 +832,25 @@ void ksim_prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end)
     unsigned row = s->bps * s->warps_per_block;
     for (unsigned sc = 0; sc < s->nsub; sc++) {
         swarp *const *list = sm->sub + sc * row;
-        if (!deep)
+        const scan_ent *ents = sm->ent + sc * row;
+        if (!deep) {
             for (size_t k = 0; k < s->row_cap * sizeof(scan_ent); k += 64)
-                __builtin_prefetch((const char *)(sm->ent + sc * row) + k);
+                __builtin_prefetch((const char *)ents + k);
+            for (unsigned i = 0; i < s->row_cap; i++)
+                if (list[i]) {
+                    __builtin_prefetch(list[i]);
+                    __builtin_prefetch((const char *)list[i] + 64);
+                }
+            continue;
+        }
         for (unsigned i = 0; i < s->row_cap; i++) {
-            const swarp *w = list[i];
-            if (!w)
-                continue;
-            if (!deep) {
-                __builtin_prefetch(w);
-                __builtin_prefetch((const char *)w + 64);
-                continue;
-            }
             /* (nor for warps that cannot issue before the epoch ends: waiting for an
-             * outcome, or parked) */
-            if (w->state == W_DONE || w->pc - w->win0 >= w->n ||
-                (w->ent && w->ent->opready >= end))
+             * outcome, or parked; a listed warp's entry is ents[i], so its swarp is read
+             * only when it may issue) */
+            if (ents[i].opready >= end)
+                continue;
+            const swarp *w = list[i];
+            if (!w || w->state == W_DONE || w->pc - w->win0 >= w->n)
                 continue;
             if (w->ids != s->rp_ids) /* (the shared stream is hot: every warp reads it) */
                 __builtin_prefetch(w->ids + (w->pc - w->win0));
