@@ -51,9 +51,10 @@
 /* sm.subcores is at most 16 (gpu/model.c key table). */
 #define GF_MAX_SUBCORES 16u
 /* Words per 64 warps of a sub-core's row in ssm.cand: candidates, LSU users, per unit,
- * parked. */
+ * parked, and those of the parked whose operands are ready at park_min (see ssm.cand). */
 #define CAND_PARKED (2u + GF_UNIT_COUNT)
-#define CAND_GROUP (3u + GF_UNIT_COUNT)
+#define CAND_PMIN (3u + GF_UNIT_COUNT)
+#define CAND_GROUP (4u + GF_UNIT_COUNT)
 /* A quick scan parks a warp whose operands are ready more than PARK_FAR cycles on: a
  * load's value, once its L2 outcome is known, which every scan visited again until it
  * came (on the vector add 72 % of the visits to warps waiting for an operand were 64
@@ -274,7 +275,11 @@ typedef struct ssm {
     uint8_t last_unit[GF_MAX_SUBCORES]; /* per sub-core: the unit it issued to last */
     unsigned scan_from[GF_MAX_SUBCORES]; /* per sub-core: where its scans start (set_last) */
     uint64_t park_min[GF_MAX_SUBCORES]; /* per sub-core: no parked warp's operands are
-                                           ready before this cycle (UINT64_MAX: none) */
+                                           ready before this cycle (UINT64_MAX: none);
+                                           its CAND_PMIN word holds exactly the parked
+                                           warps whose opready equals it, so when that
+                                           word is not empty it is their least opready,
+                                           else a lower bound below all of them */
     swarp **sub;           /* per sub-core rows of resident warps at fixed positions, in age
                               order (list_warp): nsub rows of bps * warps_per_block entries,
                               the first row_cap used; NULL or finished warps elsewhere */
@@ -285,7 +290,9 @@ typedef struct ssm {
                               whose next instruction needs the LSU, word 2 + u those
                               that need unit u (scan_subcore skips those while busy),
                               word CAND_PARKED the candidates parked instead (not in
-                              word 0: see PARK_FAR) */
+                              word 0: see PARK_FAR), word CAND_PMIN those parked warps
+                              whose opready is park_min (rows of one word only; see
+                              park_min) */
     unsigned cand_words;
     unsigned *nwait;       /* per sub-core: running warps waiting for a memory outcome */
     uint64_t *wake;        /* per sub-core: no warp can issue before this cycle (step) */

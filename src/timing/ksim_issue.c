@@ -81,6 +81,7 @@ static inline void warp_mirror(const swarp *w)
     uint64_t m = 1ull << (w->bit & 63), *c = w->cand;
     c[2 + old_unit] &= ~m;
     c[CAND_PARKED] &= ~m; /* (park_min stays a lower bound) */
+    c[CAND_PMIN] &= ~m;
     if (e->run && !wait) {
         c[0] |= m;
         c[1] = e->lsu ? c[1] | m : c[1] & ~m;
@@ -468,6 +469,79 @@ static inline int scan_visit(const ssm *sm, const uint64_t *unit_free, const sca
     return 0;
 }
 
+/* Position of row entry i in a scan starting at `start` over n entries. */
+static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
+{
+    return i >= start ? i - start : i + n - start;
+}
+
+/* Visits the warps of `set` (a row of one word) in scan order from `start`, none of which
+ * can issue at t (scan_visit). */
+static inline void visit_set(const ssm *sm, const uint64_t *unit_free, const scan_ent *ents,
+                             uint64_t set, uint64_t t, unsigned start, uint64_t *next,
+                             const scan_ent **first_min)
+{
+    /* (rotated so that bit 0 is position start, as in scan_subcore) */
+    uint64_t word = set >> start | set << ((64u - start) & 63u);
+    for (; word; word &= word - 1) {
+        unsigned i = ((unsigned)__builtin_ctzll(word) + start) & 63u;
+        (void)scan_visit(sm, unit_free, &ents[i], t, next, first_min);
+    }
+}
+
+/* The parked warps of sub-core sc (a row of one word) met by an exact scan at t (none of
+ * them can issue at t: their operands come after t + PARK_NEAR): lowers *next to their
+ * least earliest cycle, and *first_min to the first of them in scan order (from `start`
+ * over n) with it where that is earlier than the one found so far — what visiting them
+ * in the scan would give. Each parked warp's earliest cycle is at least its opready,
+ * which is at least park_min, and only the warps in CAND_PMIN have opready park_min
+ * (ssm.park_min): so they are skipped when park_min is past *next, and when a CAND_PMIN
+ * warp can issue at park_min (its unit and the LSU free by then) the minimum is
+ * park_min, found among those alone. Else (or when park_min is only a bound: CAND_PMIN
+ * empty, which it fills again) every parked warp is visited. On the stream copy the
+ * exact scans visited 24 M parked warps, ~16 per scan (bench/README, 2026-11-29,
+ * session 23). */
+static __attribute__((noinline)) void scan_parked(ssm *sm, unsigned sc, uint64_t *bits,
+                                                  const scan_ent *ents,
+                                                  const uint64_t *unit_free, uint64_t t,
+                                                  unsigned start, unsigned n, uint64_t *next,
+                                                  const scan_ent **first_min)
+{
+    uint64_t pk = bits[CAND_PARKED], pm = bits[CAND_PMIN];
+    if (!pm) {
+        uint64_t least = UINT64_MAX;
+        for (uint64_t word = pk; word; word &= word - 1) {
+            unsigned i = (unsigned)__builtin_ctzll(word);
+            uint64_t r = ents[i].opready;
+            if (r < least) {
+                least = r;
+                pm = 0;
+            }
+            if (r == least)
+                pm |= 1ull << i;
+        }
+        sm->park_min[sc] = least;
+        bits[CAND_PMIN] = pm;
+    }
+    uint64_t m = sm->park_min[sc];
+    if (m > *next)
+        return;
+    uint64_t pn = UINT64_MAX;
+    const scan_ent *pf = NULL;
+    visit_set(sm, unit_free, ents, pm, t, start, &pn, &pf);
+    if (pn != m) {
+        pn = UINT64_MAX;
+        pf = NULL;
+        visit_set(sm, unit_free, ents, pk, t, start, &pn, &pf);
+    }
+    if (pn < *next || (pn == *next && (!*first_min ||
+                                       scan_pos((unsigned)(pf - ents), start, n) <
+                                           scan_pos((unsigned)(*first_min - ents), start, n)))) {
+        *next = pn;
+        *first_min = pf;
+    }
+}
+
 /* What scan_subcore found on one sub-core. */
 typedef struct scan_out {
     uint64_t next;              /* the least earliest cycle of the warps it visited */
@@ -489,12 +563,6 @@ static scan_tune scan_tune_of(const sim *s)
 {
     scan_tune q = {s->quick, s->quick ? PARK_FAR : UINT64_MAX / 2};
     return q;
-}
-
-/* Position of row entry i in a scan starting at `start` over n entries. */
-static inline unsigned scan_pos(unsigned i, unsigned start, unsigned n)
-{
-    return i >= start ? i - start : i + n - start;
 }
 
 /* Scans sub-core sc's warps in its scheduler's order (from scan_from, wrapping) for the
@@ -532,13 +600,17 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
         if (pk && sm->park_min[sc] <= t + PARK_NEAR) {
             cand |= pk; /* (none can issue yet: see PARK_FAR) */
             bits[0] = cand;
-            bits[CAND_PARKED] = pk = 0;
+            bits[CAND_PARKED] = bits[CAND_PMIN] = pk = 0;
             sm->park_min[sc] = UINT64_MAX;
         }
+        /* (the exact scans find the parked warps' minimum through park_min afterwards,
+         * scan_parked: none of them can issue at t) */
+        uint64_t exact_parked = 0;
         if (mode == SCAN_REST) {
-            cand = o->skipped | o->parked;
+            cand = o->skipped;
+            exact_parked = o->parked ? bits[CAND_PARKED] : 0;
         } else if (mode == SCAN_FULL) {
-            cand |= pk;
+            exact_parked = pk;
         } else {
             unsigned u = sm->last_unit[sc];
             if (sm->lsu_free > t && (cand & bits[1] & q->skip)) {
@@ -568,10 +640,16 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
             if (mode == SCAN_QUICK && ready > far) {
                 bits[0] &= ~(1ull << i);
                 bits[CAND_PARKED] |= 1ull << i;
-                if (ready < sm->park_min[sc])
+                if (ready < sm->park_min[sc]) {
                     sm->park_min[sc] = ready;
+                    bits[CAND_PMIN] = 1ull << i;
+                } else if (ready == sm->park_min[sc]) {
+                    bits[CAND_PMIN] |= 1ull << i;
+                }
             }
         }
+        if (exact_parked && pick < 0)
+            scan_parked(sm, sc, bits, ents, unit_free, t, start, n, &next, &first_min);
     } else {
         for (unsigned pass = 0; pick < 0 && pass < 2; pass++) {
             unsigned lo = pass ? 0 : start, hi = pass ? start : n;
@@ -680,16 +758,30 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
         return;
     }
     /* The SM's next cycle is the least of the sub-cores' exact ones (ties to the first
-     * sub-core). One not scanned in full (bit in skipped) has wake[sc] below its exact
-     * cycle: it needs its full scan only when that bound does not exceed the least
-     * exact cycle known so far, which only falls, so one pass settles them all. */
-    uint64_t least = UINT64_MAX;
+     * sub-core: `best`). One not scanned in full (bit in skipped) has wake[sc] below its
+     * exact cycle: it needs its full scan only when it could still be the least, that is
+     * when that bound is below the least exact cycle known so far, or equal to it and the
+     * sub-core comes first. They are settled lowest bound first (ties: first sub-core), so
+     * that a low one's exact cycle spares the scans of those bound above it; each settled
+     * one can only lower the least, so when the lowest bound left cannot be the least,
+     * none can. (In sub-core order, a sub-core bound far ahead was scanned before one
+     * whose exact cycle would have shown it not needed: the stream copy's DRAM returns.) */
+    uint64_t next = UINT64_MAX;
+    unsigned best = nsub;
     for (unsigned sc = 0; sc < nsub; sc++)
-        if (!(skipped >> sc & 1u) && so[sc].next < least)
-            least = so[sc].next;
-    for (unsigned sc = 0; sc < nsub; sc++) {
-        if (!(skipped >> sc & 1u) || wake[sc] > least)
-            continue;
+        if (!(skipped >> sc & 1u) && so[sc].next < next) {
+            next = so[sc].next;
+            best = sc;
+        }
+    while (skipped) {
+        unsigned sc = (unsigned)__builtin_ctz(skipped);
+        for (unsigned left = skipped & (skipped - 1); left; left &= left - 1) {
+            unsigned k = (unsigned)__builtin_ctz(left);
+            if (wake[k] < wake[sc])
+                sc = k;
+        }
+        if (wake[sc] > next || (wake[sc] == next && sc > best))
+            break;
         int rest = partial >> sc & 1u;
         if (!rest && wake[sc] == UINT64_MAX) { /* (a bound of "never" is exact) */
             so[sc].next = UINT64_MAX;
@@ -700,18 +792,12 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             wake[sc] = so[sc].next;
         }
         skipped &= ~(1u << sc);
-        least = so[sc].next < least ? so[sc].next : least;
-    }
-    uint64_t next = UINT64_MAX;
-    int next_mem = 0, waiting = 0;
-    unsigned best = nsub;
-    for (unsigned sc = 0; sc < nsub; sc++) {
-        waiting |= sm->nwait[sc] > 0;
-        if (!(skipped >> sc & 1u) && so[sc].next < next) {
+        if (so[sc].next < next || (so[sc].next == next && sc < best && next != UINT64_MAX)) {
             next = so[sc].next;
             best = sc;
         }
     }
+    int next_mem = 0;
     if (best < nsub)
         next_mem = scan_mem(sm, best, &so[best]);
     if (next != UINT64_MAX && next < end) {
@@ -723,6 +809,9 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
          * next known cycle (the epoch's end if none); a memory stall is counted for all
          * of it, and the part an outcome cuts short is taken back (stall_back). */
         next = next == UINT64_MAX ? end : next;
+        int waiting = 0;
+        for (unsigned sc = 0; sc < nsub; sc++)
+            waiting |= sm->nwait[sc] > 0;
         if (waiting || next_mem) {
             sm->mem_stall += next - t;
             sm->stall_to = next;
@@ -743,25 +832,33 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
 void ksim_prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end)
 {
     const ssm *sm = &s->sms[smi];
+    /* (nothing to fetch for an SM that will not run in this epoch: no block, or asleep
+     * past its end; ksim_run_sm returns at once, and its state does not change until
+     * then. A one-warp pointer chase spent 80 % of its time fetching for 131 idle SMs.) */
+    if (!sm->resident || sm->now >= end)
+        return;
     unsigned row = s->bps * s->warps_per_block;
     for (unsigned sc = 0; sc < s->nsub; sc++) {
         swarp *const *list = sm->sub + sc * row;
-        if (!deep)
+        const scan_ent *ents = sm->ent + sc * row;
+        if (!deep) {
             for (size_t k = 0; k < s->row_cap * sizeof(scan_ent); k += 64)
-                __builtin_prefetch((const char *)(sm->ent + sc * row) + k);
+                __builtin_prefetch((const char *)ents + k);
+            for (unsigned i = 0; i < s->row_cap; i++)
+                if (list[i]) {
+                    __builtin_prefetch(list[i]);
+                    __builtin_prefetch((const char *)list[i] + 64);
+                }
+            continue;
+        }
         for (unsigned i = 0; i < s->row_cap; i++) {
-            const swarp *w = list[i];
-            if (!w)
-                continue;
-            if (!deep) {
-                __builtin_prefetch(w);
-                __builtin_prefetch((const char *)w + 64);
-                continue;
-            }
             /* (nor for warps that cannot issue before the epoch ends: waiting for an
-             * outcome, or parked) */
-            if (w->state == W_DONE || w->pc - w->win0 >= w->n ||
-                (w->ent && w->ent->opready >= end))
+             * outcome, or parked; a listed warp's entry is ents[i], so its swarp is read
+             * only when it may issue) */
+            if (ents[i].opready >= end)
+                continue;
+            const swarp *w = list[i];
+            if (!w || w->state == W_DONE || w->pc - w->win0 >= w->n)
                 continue;
             if (w->ids != s->rp_ids) /* (the shared stream is hot: every warp reads it) */
                 __builtin_prefetch(w->ids + (w->pc - w->win0));
