@@ -433,6 +433,8 @@ def r_branch_taken(ref, k):
         taken, exits = control_counts(ref, c)
         if taken:
             per.append((branch_cycles_of(ref, c) - k["sm.exit_cycles"] * exits) / taken)
+    if not per:
+        raise Missing("branch cases")
     return float(round(statistics.fmean(per)))
 
 

@@ -707,33 +707,52 @@ static inline void async_note(sim *s, const gf_inst *in)
     async_note_slow(s, in);
 }
 
-/* The predicate role of instruction in (see PRED_ANY): 2 when it writes a predicate, 3
- * when it is control flow that may read one, else 0. A writer is an instruction of the
- * integer, FP32 or FP64 pipes that names no destination register: the tracer drops
- * predicate operands, and these instructions' only result is then a predicate
- * (ISETP, FSETP, DSETP, PLOP3, LOP3.LUT P, R2P...). Readers: BRA and EXIT, which the
- * compiler guards with the predicate a comparison just set (ISETP; @P0 BRA); an
- * unconditional one reads a predicate long ready and waits for nothing. What is
- * approximated: every predicate is one register (an instruction guarded by an older
- * predicate waits for the newest), and predicated ALU instructions do not wait. */
-static unsigned pred_role(sim *s, const gf_isa_entry *e, const gf_inst *in)
+/* Control-flow classes of opcodes (sim.pred_class): a predicate writer, EXIT, BRA. */
+enum { PC_UNSEEN = 0, PC_NONE, PC_WRITER, PC_EXIT, PC_BRANCH };
+
+/* in's control-flow class. Predicate writers are the SASS instructions whose only result
+ * can be a predicate: the comparisons and predicate logic (ISETP, FSETP, DSETP, HSETP2,
+ * PSETP, PLOP3, LOP3 with a predicate output, FCHK, R2P, VOTE), and they write one only
+ * when they name no destination register (the tracer drops predicate operands). By name,
+ * not by pipe: NOP, DEPBAR, WARPGROUP.*, CCTL, ERRBAR name no register either and write
+ * no predicate (found in review: cuBLAS's NOP; BRA waited for it). */
+static unsigned control_class(sim *s, const gf_inst *in)
 {
-    if (!s->gpu->pred_dependence || in->opcode >= GF_OPCODE_MAX)
-        return 0;
+    if (in->opcode >= GF_OPCODE_MAX)
+        return PC_NONE;
     uint8_t c = s->pred_class[in->opcode];
     if (!c) {
+        static const char *const writers[] = {"ISETP", "FSETP", "DSETP", "HSETP2", "PSETP",
+                                              "PLOP3", "LOP3",  "FCHK",  "R2P",    "VOTE"};
         const char *n = gf_opcode_name(in->base_opcode);
-        c = 1;
-        if ((e->unit == GF_UNIT_ALU || e->unit == GF_UNIT_FMA || e->unit == GF_UNIT_FP64) &&
-            e->space == GF_SPACE_NONE && !e->is_exit && !e->is_barrier)
-            c = 2;
-        else if (e->is_exit || (n && strcmp(n, "BRA") == 0))
-            c = 3;
+        c = PC_NONE;
+        for (size_t i = 0; n && i < sizeof writers / sizeof writers[0]; i++)
+            if (strcmp(n, writers[i]) == 0)
+                c = PC_WRITER;
+        if (n && strcmp(n, "EXIT") == 0)
+            c = PC_EXIT;
+        else if (n && strcmp(n, "BRA") == 0) /* (BRA.U too: the base name) */
+            c = PC_BRANCH;
         s->pred_class[in->opcode] = c;
     }
-    if (c == 2)
+    return c;
+}
+
+/* The predicate role of instruction in (see PRED_ANY) under sm.pred_dependence: 2 when it
+ * writes a predicate, 3 when it is a BRA or EXIT, which the compiler guards with the
+ * predicate a comparison just set (ISETP; @P0 BRA); an unconditional one reads a
+ * predicate long ready and waits for nothing. What is approximated: every predicate is
+ * one register (an instruction guarded by an older predicate waits for the newest), a
+ * branch on a uniform predicate (@UP0 BRA.U, set by UISETP: not a writer here) waits for
+ * the last vector predicate instead, and predicated ALU instructions do not wait. */
+static unsigned pred_role(sim *s, const gf_inst *in)
+{
+    if (!s->gpu->pred_dependence)
+        return 0;
+    unsigned c = control_class(s, in);
+    if (c == PC_WRITER)
         return in->ndst == 0 ? 2u : 0u;
-    return c == 3 ? 3u : 0u;
+    return c == PC_EXIT || c == PC_BRANCH ? 3u : 0u;
 }
 
 /* Decodes in into w in full (ksim_produce_block tries replay_inst first). */
@@ -797,11 +816,13 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     if (e->is_exit && in->mask == 0xffffffffu) {
         si.kind = K_EXIT;
         si.aux = s->gpu->exit_cycles; /* (see shape.aux) */
-    } else if (in->mask && s->gpu->branch_taken_cycles && pred_role(s, e, in) == 3 &&
-               !e->is_exit) {
-        /* a BRA with lanes on: taken (refdata h100-gfbench traces: every full-mask BRA
-         * jumps, every mask-0 one falls through; a divergent one does both, counted as
-         * taken) */
+    } else if (in->mask && s->gpu->branch_taken_cycles && control_class(s, in) == PC_BRANCH) {
+        /* a BRA with lanes on is counted as taken, one with none (predicated off) as
+         * falling through: the next line's PC would tell, but it is not read yet. Right
+         * for every BRA of the micro-benchmarks and most others; cublas_hgemm1024 has 11 %
+         * full-mask BRAs that fall through (guarded by uniform predicates the mask does
+         * not show), torch_layernorm's divergent ones jump half the time (review,
+         * session 23; docs/model.md, "Control flow") */
         si.aux = s->gpu->branch_taken_cycles;
     }
     else if (e->is_barrier && in->mask)
@@ -837,7 +858,7 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             regs[nr++] = reg_slot(s, w, in->dst[i]);
     for (unsigned i = 0; s->ag_dst && i < s->ag_nregs; i++)
         regs[nr++] = reg_slot(s, w, s->ag_regs[i]);
-    s->pred_cur = (uint8_t)pred_role(s, e, in);
+    s->pred_cur = (uint8_t)pred_role(s, in);
     if (s->pred_cur == 2)
         regs[nr++] = reg_slot(s, w, PRED_ANY);
     si.ndst = (uint8_t)nr;

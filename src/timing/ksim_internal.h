@@ -386,9 +386,9 @@ typedef struct replay_ent replay_ent;
 #define MB_WAITS 512u
 #define MB_WAIT_BASE (WG_REG_BASE + WG_GROUPS * WG_MEMBERS)
 /* The trace names no predicate registers (NVBit lists R and UR operands only): a warp's
- * predicate writes (an ALU/FMA/FP64 instruction with no register destination: ISETP,
- * FSETP, LOP3 P, PLOP3...) all write pseudo register PRED_ANY, and its conditional
- * control flow (BRA, EXIT) reads it (ksim_decode.c pred_role). */
+ * predicate writes (a comparison or predicate logic naming no register destination:
+ * ISETP, FSETP, LOP3 P, PLOP3...) all write pseudo register PRED_ANY, and its control
+ * flow (BRA, EXIT) reads it (ksim_decode.c pred_role). */
 #define PRED_ANY (MB_WAIT_BASE + MB_WAITS)
 #define KSIM_REG_COUNT (PRED_ANY + 1)
 /* (the most pseudo registers one instruction names: a wait on every group) */
@@ -463,8 +463,8 @@ typedef struct sim {
     uint16_t ag_regs[AG_MAX_REGS];
     uint8_t ag_nregs, ag_dst, ag_changes, ag_drop;
     uint8_t ag_class[GF_OPCODE_MAX];
-    /* Each opcode's predicate role (pred_role: 0 unseen, 1 none, 2 may write, 3 reads)
-     * and the current instruction's (0 none, 2 writes, 3 reads PRED_ANY). */
+    /* Each opcode's control-flow class (ksim_decode.c control_class: PC_*) and the
+     * current instruction's predicate role (0 none, 2 writes, 3 reads PRED_ANY). */
     uint8_t pred_class[GF_OPCODE_MAX];
     uint8_t pred_cur;
     /* Opcodes already looked up in this kernel (the ISA table's own cache takes a lock

@@ -658,6 +658,36 @@ static void torture_branches_wait_for_predicates_and_redirect(void **state)
     assert_true(off.v[GF_C_STALL_BRANCH_RESOLVING] == 0.0);
     /* the BRA's wait for its predicate is a fixed-latency dependence: Nsight's wait */
     assert_true(pred.v[GF_C_STALL_WAIT] * insts - off.v[GF_C_STALL_WAIT] * insts > 3.0 * 2 * N - 1);
+    /* the redirect does not need the predicate rule (review, session 23) */
+    gf_kernel_row alone = branch_loop(2 * N, "ffffffff", 0, 3, 8);
+    assert_true(fabs(alone.v[GF_C_STALL_BRANCH_RESOLVING] * insts - (3.0 * 2 * N + 8.0)) < 1e-6);
+}
+
+/* Instructions that name no register but write no predicate either (NOP, DEPBAR,
+ * WARPGROUP.ARRIVE) are not predicate writers: a BRA after a NOP waits for nothing
+ * (review, session 23: cuBLAS's `ISETP; NOP; BRA`). */
+static void torture_nop_is_no_predicate_writer(void **state)
+{
+    (void)state;
+    double c[2];
+    for (unsigned pred = 0; pred < 2; pred++) {
+        const char *d;
+        char tag[32];
+        snprintf(tag, sizeof tag, "nopbra%u", pred);
+        FILE *f = hand_trace(tag, &d, "nopbra", 1, 32, 0, 32);
+        fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * 100 + 1);
+        for (unsigned i = 0; i < 100; i++)
+            fputs("0000 ffffffff 1 R1 IADD3 2 R1 R2 0\n0010 ffffffff 0 NOP 0 0\n"
+                  "0020 ffffffff 0 BRA 0 0\n", f);
+        fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
+        assert_int_equal(fclose(f), 0);
+        gf_gpu g = load_gpu("h100");
+        g.pred_dependence = pred;
+        gf_kernel_row r;
+        predict1(d, &g, &r);
+        c[pred] = r.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+    }
+    assert_true(c[0] == c[1]);
 }
 
 /* One warp of a warpgroup alone: WARPGROUP.ARRIVE, n warpgroup MMAs of shape 64xNx16 all
@@ -1196,6 +1226,7 @@ int main(void)
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
+        cmocka_unit_test(torture_nop_is_no_predicate_writer),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
         cmocka_unit_test(torture_tma_twin_lines_are_one_instruction),
         cmocka_unit_test(torture_mbarrier_wait_waits_for_the_tma_copy),
