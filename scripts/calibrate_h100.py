@@ -33,7 +33,9 @@ Standard library only; reads ncu.csv with scripts/validate_h100.py's reader.
 """
 import argparse
 import csv
+import gzip
 import json
+import lzma
 import math
 import os
 import re
@@ -380,8 +382,6 @@ def control_counts(ref, case):
     every lane on ends its warp). Reads the whole trace (xz, gzip or plain)."""
     if case in _CONTROL:
         return _CONTROL[case]
-    import gzip
-    import lzma
     d = os.path.join(ref.dir, case)
     names = sorted(n for n in os.listdir(d) if re.match(r"kernel-1\.traceg(\.xz|\.gz)?$", n))
     if not names:
