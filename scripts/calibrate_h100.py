@@ -57,7 +57,8 @@ UNIT_SCALE = {"": 1.0, "cycle": 1.0, "sector": 1.0, "request": 1.0, "inst": 1.0,
               "byte": 1.0, "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
               "hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9,
               "ns": 1e-9, "us": 1e-6, "usecond": 1e-6, "ms": 1e-3, "msecond": 1e-3,
-              "s": 1.0, "second": 1.0, "%": 1.0, "sector/cycle": 1.0}
+              "s": 1.0, "second": 1.0, "%": 1.0, "sector/cycle": 1.0,
+              "block": 1.0, "sm": 1.0}
 
 CLOCK_CORE_HZ = 1980e6   # WP max boost; models/h100.ini [clock] core (a datasheet value)
 IMAD_WIDE_CYCLES = 4     # the pointer chase's dependent IMAD.WIDE (models/isa/hopper.csv)
@@ -377,9 +378,10 @@ _CONTROL = {}
 
 
 def control_counts(ref, case):
-    """(taken BRAs, full-mask EXITs) of a case's first kernel trace, as the model counts them
-    (ksim_decode.c: a BRA with lanes on is taken, a mask-0 one falls through; an EXIT with
-    every lane on ends its warp). Reads the whole trace (xz, gzip or plain)."""
+    """(taken BRAs, full-mask EXITs, code lines) of a case's first kernel trace, as the model
+    counts them (ksim_decode.c: a BRA with lanes on is taken, a mask-0 one falls through; an
+    EXIT with every lane on ends its warp; a code line is 128 bytes of PCs, sim.code_seen).
+    Reads the whole trace (xz, gzip or plain)."""
     if case in _CONTROL:
         return _CONTROL[case]
     d = os.path.join(ref.dir, case)
@@ -389,11 +391,13 @@ def control_counts(ref, case):
     path = os.path.join(d, names[0])
     opener = lzma.open if path.endswith(".xz") else gzip.open if path.endswith(".gz") else open
     taken = exits = 0
+    lines = set()
     with opener(path, "rt") as f:
         for line in f:
             t = line.split()
             if len(t) < 4 or not re.match(r"^[0-9a-f]{4,}$", t[0]):
                 continue
+            lines.add(int(t[0], 16) >> 7)
             try:
                 op = t[3 + int(t[2])].split(".")[0]
             except (ValueError, IndexError):
@@ -402,7 +406,7 @@ def control_counts(ref, case):
                 taken += 1
             elif op == "EXIT" and t[1] == "ffffffff":
                 exits += 1
-    _CONTROL[case] = (taken, exits)
+    _CONTROL[case] = (taken, exits, len(lines))
     return _CONTROL[case]
 
 
@@ -416,7 +420,7 @@ def r_exit_cycles(ref, k):
     full-mask EXITs, mean over the cases, to a cycle."""
     per = []
     for c in present(ref, EXIT_CASES):
-        taken, exits = control_counts(ref, c)
+        taken, exits, _ = control_counts(ref, c)
         if taken == 0 and exits:
             per.append(branch_cycles_of(ref, c) / exits)
     if not per:
@@ -430,12 +434,86 @@ def r_branch_taken(ref, k):
     cycle."""
     per = []
     for c in present(ref, BRANCH_CASES):
-        taken, exits = control_counts(ref, c)
+        taken, exits, _ = control_counts(ref, c)
         if taken:
             per.append((branch_cycles_of(ref, c) - k["sm.exit_cycles"] * exits) / taken)
     if not per:
         raise Missing("branch cases")
     return float(round(statistics.fmean(per)))
+
+
+# ---- instruction fetch: Nsight's no_instruction warp-cycles over the code and the branches
+
+NOINST_STALL = "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"
+
+
+def no_instruction_of(ref, case):
+    """Nsight's no_instruction warp-cycles of a case (ratio x warp instructions)."""
+    return ref.v(case, NOINST_STALL) * ref.v(case, "smsp__inst_executed.sum")
+
+
+def first_wave_warps(ref, case):
+    """Warps of the launch's first wave: blocks on min(grid, SMs x resident blocks per SM,
+    Nsight's occupancy limits) SMs, times warps per block."""
+    per_sm = min(ref.v(case, "launch__occupancy_limit_" + x)
+                 for x in ("blocks", "registers", "shared_mem", "warps"))
+    blocks = min(ref.v(case, "launch__grid_size"), ref.v(case, "launch__sm_count") * per_sm)
+    return blocks * math.ceil(ref.v(case, "launch__block_size") / 32)
+
+
+def r_fetch_redirect(ref, k):
+    """The two pointer chases run one warp through the same code, 514 and 2050 loop
+    iterations: their no_instruction difference over their taken-BRA difference (the cold
+    start cancels), to a cycle."""
+    cases = present(ref, FETCH_REDIRECT_CASES)
+    if len(cases) != 2:
+        raise Missing("both pointer chases")
+    (ta, _, la), (tb, _, lb) = (control_counts(ref, c) for c in cases)
+    if ta == tb or la != lb:
+        raise Missing("pointer chases with one code and different loop counts")
+    return float(round((no_instruction_of(ref, cases[1]) - no_instruction_of(ref, cases[0]))
+                       / (tb - ta)))
+
+
+def fetch_cold_fit(ref, k):
+    """Least squares of the relative error of y = cold + line x L over the micro-benchmarks
+    (each case weighs 1/y^2: an error of 10 % counts alike on 100 and on 300 cycles): y a
+    case's no_instruction warp-cycles less sm.fetch_redirect_cycles per taken BRA, over
+    its first-wave warps; L its code lines. (cold, line)."""
+    xs, ys = [], []
+    for c in present(ref, FETCH_COLD_CASES):
+        taken, _, lines = control_counts(ref, c)
+        y = (no_instruction_of(ref, c) - k["sm.fetch_redirect_cycles"] * taken) \
+            / first_wave_warps(ref, c)
+        if y > 0:
+            xs.append(float(lines))
+            ys.append(y)
+    if len(xs) < 3 or len(set(xs)) < 2:
+        raise Missing("micro-benchmarks of different code sizes")
+    w = [1.0 / (y * y) for y in ys]
+    sw = sum(w)
+    mx = sum(wi * x for wi, x in zip(w, xs)) / sw
+    my = sum(wi * y for wi, y in zip(w, ys)) / sw
+    line = sum(wi * (x - mx) * (y - my) for wi, x, y in zip(w, xs, ys)) / \
+        sum(wi * (x - mx) ** 2 for wi, x in zip(w, xs))
+    return mx, my, line
+
+
+def r_fetch_line(ref, k):
+    """The slope of fetch_cold_fit, cycles per 128-byte line, to 0.01."""
+    return round(fetch_cold_fit(ref, k)[2], 2)
+
+
+def r_fetch_cold(ref, k):
+    """The intercept of fetch_cold_fit at sm.fetch_line_cycles' value, to a cycle."""
+    mx, my, _ = fetch_cold_fit(ref, k)
+    return float(round(my - k["sm.fetch_line_cycles"] * mx))
+
+
+FETCH_REDIRECT_CASES = ["pchase_l1", "pchase_dram"]
+FETCH_COLD_CASES = ["vecadd", "stream_copy", "stream_copy_sms132", "stream_copy_sms4",
+                    "stream_copy_sms2", "stride1", "stride2", "stride4", "stride16", "stride32",
+                    "pchase_l1", "pchase_dram", "ffma"]
 
 
 EXIT_CASES = ["stride1", "stride2", "stride4", "stride16", "stride32"]
@@ -548,6 +626,12 @@ RULES = [
      "absent = 0: a warp leaves at its EXIT (AC: EXIT 1 cycle)", ""),
     ("sm.branch_taken_cycles", "closed", BRANCH_CASES, r_branch_taken, 0.0,
      "absent = 0: no redirect (AC: none)", ""),
+    ("sm.fetch_redirect_cycles", "closed", FETCH_REDIRECT_CASES, r_fetch_redirect, 0.0,
+     "absent = 0: no fetch bubble (AC: none)", ""),
+    ("sm.fetch_line_cycles", "closed", FETCH_COLD_CASES, r_fetch_line, 0.0,
+     "absent = 0: no cold instruction fetch (AC: none)", ""),
+    ("sm.fetch_cold_cycles", "closed", FETCH_COLD_CASES, r_fetch_cold, 0.0,
+     "absent = 0: no cold instruction fetch (AC: none)", ""),
     ("launch.block_cycles", "scanned", list(BLOCK_CYCLES_SCAN), r_block_cycles, 0.0, "AC: 0", ""),
     ("l2.size", "scanned", L2_SIZE_CASES, r_l2_size, 51200.0,
      "80 slices x AC dl2 256 sets x 20 ways x 128 B (WP 50 MB)", "KiB"),

@@ -122,10 +122,10 @@ STALL_PREFIX = "smsp__average_warps_issue_stalled_"
 STALL_SUFFIX = "_per_issue_active.ratio"
 STALL_MODEL = ["long_scoreboard", "short_scoreboard", "wait", "barrier", "lg_throttle",
                "mio_throttle", "math_pipe_throttle", "not_selected", "drain",
-               "branch_resolving"]
-STALL_NSIGHT = STALL_MODEL + ["tex_throttle", "membar", "no_instruction", "dispatch_stall",
+               "branch_resolving", "no_instruction"]
+STALL_NSIGHT = STALL_MODEL + ["tex_throttle", "membar", "dispatch_stall",
                               "sleeping", "misc", "imc_miss", "gmma"]
-STALL_MERGE = {"tex_throttle": "lg_throttle", "membar": "other", "no_instruction": "other",
+STALL_MERGE = {"tex_throttle": "lg_throttle", "membar": "other",
                "dispatch_stall": "other", "sleeping": "other",
                "misc": "other", "imc_miss": "other", "gmma": "other"}
 STALL_CATS = STALL_MODEL + ["other"]

@@ -180,6 +180,9 @@ static const gf_counter_def table[GF_C_COUNT] = {
           "warp-cycles per issue after EXIT until its block's stores are acknowledged"),
     STALL(GF_C_STALL_BRANCH_RESOLVING, "branch_resolving",
           "warp-cycles per issue after a taken branch or an EXIT, its next PC not yet resolved"),
+    STALL(GF_C_STALL_NO_INSTRUCTION, "no_instruction",
+          "warp-cycles per issue waiting for its code: the first wave's cold instruction fetch, "
+          "a taken branch's fetch bubble"),
     STALL(GF_C_STALL_SELECTED, "selected", "the issuing warp's cycle: 1 per issue"),
 #undef STALL
 };
@@ -399,6 +402,7 @@ static double rate_weight(gf_counter_id id, const double *v)
     case GF_C_STALL_NOT_SELECTED:
     case GF_C_STALL_DRAIN:
     case GF_C_STALL_BRANCH_RESOLVING:
+    case GF_C_STALL_NO_INSTRUCTION:
     case GF_C_STALL_SELECTED:
         return v[GF_C_INST_EXECUTED]; /* per issued instruction */
     default:

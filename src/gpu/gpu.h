@@ -142,6 +142,12 @@ typedef struct gf_gpu {
      * BRA/EXIT waits for the warp's last predicate write; the cycles a warp waits after a
      * taken BRA and stays after its EXIT (Nsight's branch_resolving) */
     unsigned pred_dependence, branch_taken_cycles, exit_cycles;
+    /* Instruction fetch (kernel_sim.c cold_start, ksim_issue.c issue): the first wave's
+     * warps wait fetch_cold_cycles + fetch_line_cycles per 128-byte line of the kernel's
+     * code before their first issue, a taken BRA adds fetch_redirect_cycles (Nsight's
+     * no_instruction; 0 = not modelled) */
+    unsigned fetch_cold_cycles, fetch_redirect_cycles;
+    double fetch_line_cycles;
     /* 1: a block's slot frees only once its warps' stores are acknowledged by L2 (an L2
      * latency after they leave the SM): Nsight's "drain" stall after EXIT */
     unsigned store_drain;

@@ -81,6 +81,9 @@ static const dep_field deps[] = {
     DEP("sm.pred_dependence", pred_dependence),
     DEP("sm.branch_taken_cycles", branch_taken_cycles),
     DEP("sm.exit_cycles", exit_cycles),
+    DEP("sm.fetch_cold_cycles", fetch_cold_cycles),
+    DEP("sm.fetch_line_cycles", fetch_line_cycles),
+    DEP("sm.fetch_redirect_cycles", fetch_redirect_cycles),
 };
 
 gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err)

@@ -160,7 +160,7 @@ void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v)
         GF_C_STALL_LONG_SCOREBOARD, GF_C_STALL_SHORT_SCOREBOARD, GF_C_STALL_WAIT,
         GF_C_STALL_BARRIER,         GF_C_STALL_LG_THROTTLE,      GF_C_STALL_MIO_THROTTLE,
         GF_C_STALL_MATH_PIPE_THROTTLE, GF_C_STALL_NOT_SELECTED,  GF_C_STALL_DRAIN,
-        GF_C_STALL_BRANCH_RESOLVING};
+        GF_C_STALL_BRANCH_RESOLVING, GF_C_STALL_NO_INSTRUCTION};
     double insts = (double)ks->warp_insts, c[GF_STALL_COUNT], all = insts;
     for (unsigned k = 0; k < GF_STALL_COUNT; k++) {
         c[k] = (double)ks->stall[k];
@@ -180,6 +180,40 @@ void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v)
     for (unsigned k = 0; k < GF_STALL_COUNT; k++)
         v[id[k]] = insts > 0 ? c[k] / insts : NAN;
     v[GF_C_STALL_SELECTED] = insts > 0 ? 1.0 : NAN;
+}
+
+/* The first wave's cold instruction fetch (sm.fetch_cold_cycles, sm.fetch_line_cycles;
+ * docs/model.md, "Instruction fetch"): every SM's instruction caches are empty at launch
+ * and a sequential prefetcher streams the code in, so the first wave's warps wait for the
+ * first instructions and a few cycles more per 128-byte line of the code (the lines the
+ * first wave's blocks hold: decoded before this runs). Later blocks find the code warm.
+ * Approximated: every warp waits for the whole code, not just for the lines it reaches
+ * first (Nsight's no_instruction on the H100 micro-benchmarks: scripts/calibrate_h100.py
+ * rule fetch_cold). */
+static void cold_start(sim *s, uint64_t t0)
+{
+    const gf_gpu *g = s->gpu;
+    double c = g->fetch_cold_cycles + g->fetch_line_cycles * s->code_lines;
+    if (!(c >= 1))
+        return;
+    uint64_t cold = (uint64_t)(c + 0.5);
+    for (unsigned i = 0; i < g->num_sms; i++) {
+        ssm *sm = &s->sms[i];
+        for (unsigned k = 0; k < s->bps; k++) {
+            sblock *b = sm->slots[k];
+            for (unsigned j = 0; b && j < b->nwarps; j++) {
+                swarp *w = &b->warps[j];
+                if (w->state == W_DONE)
+                    continue;
+                w->next_issue = t0 + cold;
+                sm->stall[GF_STALL_NO_INSTRUCTION] += cold;
+                ksim_warp_prepare(w);
+                /* (the SM is active while its warps wait: its span starts at t0) */
+                sm->started = 1;
+                sm->first_issue = t0;
+            }
+        }
+    }
 }
 
 gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,
@@ -257,6 +291,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
         }
     for (unsigned i = 0; i < gpu->num_sms; i++)
         s->sms[i].now = t0;
+    cold_start(s, t0);
     /* Epochs no longer than the L2 latency: an instruction's L2 outcome, resolved at the
      * end of its epoch, can never be needed inside it (Lee and Ro, "Parallel GPU
      * Architecture Simulation Framework Exploiting Work Allocation Unit Parallelism": SMs

@@ -92,6 +92,8 @@ typedef enum gf_stall {
     GF_STALL_NOT_SELECTED,        /* ready, another warp of its sub-core issued */
     GF_STALL_DRAIN,               /* exited, its block's stores not yet acknowledged */
     GF_STALL_BRANCH_RESOLVING,    /* after a taken branch or its EXIT (sm.branch_taken_cycles) */
+    GF_STALL_NO_INSTRUCTION,      /* its code not fetched yet: the first wave's cold start,
+                                     a taken branch's fetch bubble (sm.fetch_*) */
     GF_STALL_COUNT
 } gf_stall;
 

@@ -758,6 +758,11 @@ static unsigned pred_role(sim *s, const gf_inst *in)
 /* Decodes in into w in full (ksim_produce_block tries replay_inst first). */
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
+    unsigned line = (unsigned)(in->pc >> 7) % CODE_LINE_BITS; /* (sim.code_seen) */
+    if (!(s->code_seen[line / 64] >> (line % 64) & 1)) {
+        s->code_seen[line / 64] |= UINT64_C(1) << (line % 64);
+        s->code_lines++;
+    }
     const gf_isa_entry *e = in->opcode < GF_OPCODE_MAX ? s->isa_seen[in->opcode] : NULL;
     int warned = 0;
     gf_status st = e ? GF_OK
@@ -816,14 +821,15 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     if (e->is_exit && in->mask == 0xffffffffu) {
         si.kind = K_EXIT;
         si.aux = s->gpu->exit_cycles; /* (see shape.aux) */
-    } else if (in->mask && s->gpu->branch_taken_cycles && control_class(s, in) == PC_BRANCH) {
+    } else if (in->mask && (s->gpu->branch_taken_cycles || s->gpu->fetch_redirect_cycles) &&
+               control_class(s, in) == PC_BRANCH) {
         /* a BRA with lanes on is counted as taken, one with none (predicated off) as
          * falling through: the next line's PC would tell, but it is not read yet. Right
          * for every BRA of the micro-benchmarks and most others; cublas_hgemm1024 has 11 %
          * full-mask BRAs that fall through (guarded by uniform predicates the mask does
          * not show), torch_layernorm's divergent ones jump half the time (review,
          * session 23; docs/model.md, "Control flow") */
-        si.aux = s->gpu->branch_taken_cycles;
+        si.aux = s->gpu->branch_taken_cycles | s->gpu->fetch_redirect_cycles << 16;
     }
     else if (e->is_barrier && in->mask)
         si.kind = K_BAR;

@@ -89,8 +89,10 @@ typedef struct shape {
     uint32_t aux;      /* K_SHARED: wavefronts (bits 0-11), bank conflicts (12-23), store
                           flag (24), no active lane (25: occupies the pipe, counts as no
                           request); K_ALU and K_EXIT: cycles the warp waits after
-                          issuing it (a taken branch's redirect, an EXIT's wind-down:
-                          sm.branch_taken_cycles, sm.exit_cycles); 0 otherwise */
+                          issuing it, bits 0-15 for resolving the next PC (a taken
+                          branch's redirect, an EXIT's wind-down: sm.branch_taken_cycles,
+                          sm.exit_cycles: branch_resolving), 16-31 for fetching the
+                          target (sm.fetch_redirect_cycles: no_instruction); 0 otherwise */
     uint16_t regs[];   /* ndst + nsrc register slots (dst then src); RZ and registers past
                           GF_REG_COUNT are left out; async-copy pseudo registers added */
 } shape;
@@ -219,6 +221,7 @@ typedef struct swarp {
  * (gf_stall: long_scoreboard, short_scoreboard, else wait); only bit 1 decides anything. */
 #define READY_FROM_MEM (UINT64_C(1) << 63)
 #define READY_MIO (UINT64_C(1) << 62)
+#define CODE_LINE_BITS 65536u /* sim.code_seen */
 #define READY_CYCLE (~(READY_FROM_MEM | READY_MIO))
 
 /* Window j of a spilled warp: where its shape ids, then pool data, lie in the spill
@@ -416,6 +419,11 @@ typedef struct sim {
                           * it was reloaded for every sub-core of every step */
     ssm *sms;
     int trace_done;
+    /* The kernel's code lines (128 bytes: pc >> 7) met by decoding, a bit each, folded
+     * modulo CODE_LINE_BITS (PCs are offsets in the kernel's code: no two lines of one
+     * kernel fold together below 8 MiB of code), and how many (the cold start's size) */
+    uint64_t code_seen[CODE_LINE_BITS / 64];
+    unsigned code_lines;
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */
     unsigned lat_l2_far_extra; /* gf_gpu_l2_far_extra: a hit served over the fabric */
     unsigned lat_l2, lat_dram; /* unloaded L2 and L2 + DRAM latencies at the SM clock

@@ -376,21 +376,27 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         done = t + stage + g->shmem_latency;
     }
     const uint16_t *regs = in->regs;
-    /* (MIO: shared memory and the SFU, short_scoreboard for whoever reads the result) */
+    /* (MIO: shared memory, the SFU and the constant cache — LDC, with the loads a
+     * mask of 0 leaves K_ALU the LSU's only K_ALU instructions with a destination —:
+     * short_scoreboard for whoever reads the result; docs/stalls.md) */
     uint64_t flag = from_mem ? READY_FROM_MEM
-                             : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ? READY_MIO : 0;
+                    : in->kind == K_SHARED || in->unit == GF_UNIT_SFU || in->unit == GF_UNIT_LSU
+                        ? READY_MIO
+                        : 0;
     for (unsigned i = 0; i < in->ndst; i++) {
         uint16_t r = regs[i];
         w->ready[r] = done | flag;
     }
     int kind = in->kind; /* in may be overwritten: ksim_warp_prepare may load the next window */
     /* a taken branch's redirect or an EXIT's wind-down (shape.aux): the warp waits */
-    uint64_t redirect = kind == K_SHARED || kind == K_MEM ? 0 : in->aux;
+    uint32_t aux = kind == K_SHARED || kind == K_MEM ? 0 : in->aux;
+    uint64_t redirect = (aux & 0xffff) + (aux >> 16);
     if (done != UINT64_MAX && done > sm->last_done)
         sm->last_done = done;
 
     w->next_issue = t + 1 + redirect;
-    sm->stall[GF_STALL_BRANCH_RESOLVING] += redirect;
+    sm->stall[GF_STALL_BRANCH_RESOLVING] += aux & 0xffff;
+    sm->stall[GF_STALL_NO_INSTRUCTION] += aux >> 16;
     warp_prepare_inline(w);
     sblock *b = w->block;
     if (kind == K_EXIT || w->pc >= w->ntot) {

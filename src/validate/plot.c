@@ -135,7 +135,7 @@ static void draw(const char *device, const char *path, const double *x, const do
 /* Colours of the stall reasons (GF_C_STALL_FIRST .. LAST - 1), cmap0 entries 4 on. */
 static const int stall_rgb[][3] = {
     {31, 119, 180}, {174, 199, 232}, {255, 127, 14}, {148, 103, 189}, {214, 39, 40},
-    {255, 152, 150}, {44, 160, 44}, {127, 127, 127}, {140, 86, 75}, {188, 189, 34}};
+    {255, 152, 150}, {44, 160, 44}, {127, 127, 127}, {140, 86, 75}, {188, 189, 34}, {23, 190, 207}};
 #define GF_PLOT_NSTALL GF_PLOT_STALL_REASONS
 _Static_assert(sizeof stall_rgb / sizeof stall_rgb[0] == GF_PLOT_NSTALL,
                "a colour per stall reason");

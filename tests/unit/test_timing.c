@@ -240,6 +240,8 @@ static void torture_stalls_charge_each_cycle_once(void **state)
     gf_gpu g = load_gpu("h100");
     g.num_sms = 1;
     g.exit_cycles = 0; /* (the EXIT's wind-down: torture_branches_wait_for_predicates_...) */
+    g.fetch_cold_cycles = 0; /* (instruction fetch: torture_cold_fetch_holds_the_first_wave) */
+    g.fetch_line_cycles = 0;
     /* one warp: FFMA R1 <- R2 R3; FFMA R4 <- R1 R1; FFMA R5 <- R4 R4; EXIT */
     int n = snprintf(text, sizeof text, head, 32);
     n += snprintf(text + n, sizeof text - (size_t)n,
@@ -261,6 +263,15 @@ static void torture_stalls_charge_each_cycle_once(void **state)
     assert_int_equal(k.ks.stall[GF_STALL_WAIT] + k.ks.stall[GF_STALL_NOT_SELECTED] +
                          k.ks.stall[GF_STALL_BARRIER],
                      0);
+    /* one warp: LDC R4 (constant cache, an MIO result); FADD R5 <- R4 R4; EXIT: the FADD
+     * waits on short_scoreboard, the LDC's latency less its issue cycle */
+    n = snprintf(text, sizeof text, head, 32);
+    n += snprintf(text + n, sizeof text - (size_t)n,
+                  "warp = 0\ninsts = 3\n0000 ffffffff 1 R4 LDC 0 0 \n"
+                  "0010 ffffffff 1 R5 FADD 2 R4 R4 0 \n0020 ffffffff 0 EXIT 0 0 \n#END_TB\n");
+    k = predict1(gf_test_write_file("stall_ldc.traceg", text, (size_t)n), &g, NULL);
+    assert_int_equal(k.ks.stall[GF_STALL_SHORT_SCOREBOARD], 41 - 1); /* hopper.csv LDC 41 */
+    assert_int_equal(k.ks.stall[GF_STALL_WAIT] + k.ks.stall[GF_STALL_LONG_SCOREBOARD], 0);
     /* two warps on one sub-core, independent FFMAs: one issues, the other is not selected */
     g.subcores_per_sm = 1;
     g.warp_scheduler = GF_WARP_SCHED_LRR;
@@ -614,6 +625,7 @@ static gf_kernel_row branch_loop(unsigned iters, const char *mask, unsigned pred
     g.pred_dependence = pred;
     g.branch_taken_cycles = taken;
     g.exit_cycles = exit_cycles;
+    g.fetch_redirect_cycles = 0; /* (torture_cold_fetch_holds_the_first_wave) */
     gf_kernel_row r;
     predict1(d, &g, &r);
     return r;
@@ -661,6 +673,61 @@ static void torture_branches_wait_for_predicates_and_redirect(void **state)
     /* the redirect does not need the predicate rule (review, session 23) */
     gf_kernel_row alone = branch_loop(2 * N, "ffffffff", 0, 3, 8);
     assert_true(fabs(alone.v[GF_C_STALL_BRANCH_RESOLVING] * insts - (3.0 * 2 * N + 8.0)) < 1e-6);
+}
+
+/* Instruction fetch (kernel_sim.c cold_start, docs/model.md "Instruction fetch"): the
+ * first wave's warps wait sm.fetch_cold_cycles + sm.fetch_line_cycles per 128-byte code
+ * line before they issue, the blocks after it do not; a taken BRA adds
+ * sm.fetch_redirect_cycles. All of it is Nsight's no_instruction. Two blocks of two warps
+ * one after the other on one SM; code lines 0, 1 and 2 (PCs 0x000, 0x080, 0x100). */
+static gf_kernel_row fetch_kernel(unsigned cold, double line, unsigned redirect, unsigned n)
+{
+    const char *d;
+    char tag[64];
+    snprintf(tag, sizeof tag, "fetch-%u-%g-%u-%u", cold, line, redirect, n);
+    FILE *f = hand_trace(tag, &d, "fetch", 2, 64, 0, 32);
+    for (unsigned b = 0; b < 2; b++) {
+        fprintf(f, "#BEGIN_TB\n\nthread block = %u,0,0\n", b);
+        for (unsigned w = 0; w < 2; w++) {
+            fprintf(f, "\nwarp = %u\ninsts = %u\n0000 ffffffff 1 R1 FFMA 2 R2 R3 0\n", w, n + 2);
+            for (unsigned i = 0; i < n; i++)
+                fputs("0080 ffffffff 0 BRA 0 0\n", f);
+            fputs("0100 ffffffff 0 EXIT 0 0\n", f);
+        }
+        fputs("#END_TB\n", f);
+    }
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    g.num_sms = 1;
+    g.max_blocks_per_sm = 1;
+    g.fetch_cold_cycles = cold;
+    g.fetch_line_cycles = line;
+    g.fetch_redirect_cycles = redirect;
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r;
+}
+
+static void torture_cold_fetch_holds_the_first_wave(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100"); /* (the shipped values: scripts/calibrate_h100.py) */
+    assert_int_equal(g.fetch_cold_cycles, 116);
+    assert_int_equal(g.fetch_redirect_cycles, 2);
+    enum { N = 50 };
+    double insts = 4.0 * (N + 2);
+    gf_kernel_row off = fetch_kernel(0, 0, 0, N), cold = fetch_kernel(100, 10, 0, N);
+    /* 100 + 10 x 3 lines, once: the second block finds the code warm */
+    assert_true(cold.v[GF_C_SM_CYCLES_ACTIVE_MAX] - off.v[GF_C_SM_CYCLES_ACTIVE_MAX] == 130.0);
+    assert_true(fabs(cold.v[GF_C_STALL_NO_INSTRUCTION] * insts - 2 * 130.0) < 1e-6);
+    assert_true(off.v[GF_C_STALL_NO_INSTRUCTION] == 0.0);
+    /* 5 cycles a taken BRA, both blocks, on top of the branch's redirect */
+    gf_kernel_row bubble = fetch_kernel(0, 0, 5, N);
+    assert_true(bubble.v[GF_C_SM_CYCLES_ACTIVE_MAX] - off.v[GF_C_SM_CYCLES_ACTIVE_MAX] ==
+                2 * 5.0 * N);
+    assert_true(fabs(bubble.v[GF_C_STALL_NO_INSTRUCTION] * insts - 4 * 5.0 * N) < 1e-6);
+    assert_true(fabs(bubble.v[GF_C_STALL_BRANCH_RESOLVING] - off.v[GF_C_STALL_BRANCH_RESOLVING]) <
+                1e-9);
 }
 
 /* Instructions that name no register but write no predicate either (NOP, DEPBAR,
@@ -1227,6 +1294,7 @@ int main(void)
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
         cmocka_unit_test(torture_nop_is_no_predicate_writer),
+        cmocka_unit_test(torture_cold_fetch_holds_the_first_wave),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
         cmocka_unit_test(torture_tma_twin_lines_are_one_instruction),
         cmocka_unit_test(torture_mbarrier_wait_waits_for_the_tma_copy),
