@@ -106,7 +106,9 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     /* the idle background is counted, not timed: when it crosses is unknown */
     row->v[GF_C_L2_FABRIC_SECTORS] = nv.fabric_all;
     row->v[GF_C_L2_SECTOR_HIT_RATE] = nv.hit_rate;
-    gf_ksim_stall_ratios(ks, scale, row->v); /* (issue 35: docs/stalls.md) */
+    /* (the atomic units bind: the L2 limits and their bound is the larger of its two) */
+    int atomics_bind = q.limiter == GF_LIM_L2 && q.atom_bound >= q.l2_bound;
+    gf_ksim_stall_ratios(ks, scale, atomics_bind, row->v); /* (issue 35: docs/stalls.md) */
     gf_report_derive(row);
     return GF_OK;
 }

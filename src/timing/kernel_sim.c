@@ -124,6 +124,8 @@ static void summarise(const sim *s, gf_ksim_result *out)
         for (unsigned k = 0; k < GF_STALL_COUNT; k++)
             out->stall[k] += sm->stall[k];
         out->mem_insts += sm->mem_insts;
+        out->atomic_insts += sm->atomic_insts;
+        out->posted_atomic_insts += sm->posted_atomic_insts;
         if (!sm->started)
             continue;
         uint64_t c = sm->last_done - sm->first_issue + s->gpu->block_launch_cycles;
@@ -153,7 +155,7 @@ static void summarise(const sim *s, gf_ksim_result *out)
                                       : out->mean_miss_latency;
 }
 
-void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v)
+void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, int atomics_bind, double *v)
 {
     /* (in gf_stall order, then selected) */
     static const gf_counter_id id[GF_STALL_COUNT] = {
@@ -170,7 +172,11 @@ void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v)
      * latency the issue model did not see: its warp-cycles go to the memory waits. */
     double extra = scale > 1 && isfinite(scale) ? (scale - 1) * all : 0;
     double mem = c[GF_STALL_LONG_SCOREBOARD] + c[GF_STALL_DRAIN];
-    if (mem > 0) {
+    if (atomics_bind && ks->atomic_insts) {
+        double posted = (double)ks->posted_atomic_insts / (double)ks->atomic_insts;
+        c[GF_STALL_DRAIN] += extra * posted;
+        c[GF_STALL_LONG_SCOREBOARD] += extra * (1 - posted);
+    } else if (mem > 0) {
         double ls = c[GF_STALL_LONG_SCOREBOARD] / mem;
         c[GF_STALL_LONG_SCOREBOARD] += extra * ls;
         c[GF_STALL_DRAIN] += extra * (1 - ls);

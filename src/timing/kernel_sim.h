@@ -121,6 +121,8 @@ typedef struct gf_ksim_result {
     double mean_miss_latency;           /* unloaded latency of accesses past L1, cycles */
     double warp_cycles_resident;        /* sum over SMs of resident warps x cycles */
     uint64_t mem_insts;                 /* global/local/atomic warp instructions */
+    uint64_t atomic_insts;              /* the global atomics among them, and of those the */
+    uint64_t posted_atomic_insts;       /* posted ones (RED: no destination register) */
     uint64_t l2_sectors, dram_sectors;  /* from the per-access outcomes */
     uint64_t partial_store_sectors;     /* stored sectors with some bytes untouched */
     uint64_t l2_read_requests;          /* load requests (one line each) past L1 */
@@ -140,8 +142,11 @@ typedef struct gf_ksim_result {
  * v[GF_C_STALL_*] (counters/counters.h), NAN when nothing issued. `scale` is the predicted
  * time over the issue model's (the queueing model's stretch, timing/queueing.h): the
  * warp-cycles it adds are charged to the memory waits (long_scoreboard and drain, in
- * their proportion; long_scoreboard alone when neither occurred). */
-void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, double *v);
+ * their proportion; long_scoreboard alone when neither occurred). When the L2's atomic
+ * units bind (`atomics_bind`), the stretch is the wait for atomics: a warp waits for a
+ * posted one (RED) after its EXIT (drain), for one that returns a value at its
+ * consumer (long_scoreboard), in the proportion of the two among the kernel's atomics. */
+void gf_ksim_stall_ratios(const gf_ksim_result *ks, double scale, int atomics_bind, double *v);
 
 gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hier,
                       const gf_ksim_options *opt, gf_ksim_result *out, gf_error *err);

@@ -306,6 +306,7 @@ typedef struct ssm {
     uint64_t stall_to;     /* mem_stall counts through this cycle, maybe past now's epoch
                               (step); taken back if an outcome wakes the SM earlier */
     uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */
+    uint64_t atomic_insts, posted_atomic_insts;
     uint64_t issued;       /* warp instructions issued so far */
     /* The stall bookkeeping (ksim_issue.c issue, docs/stalls.md): warp-cycles per reason,
      * and per sub-core which of the 64 cycles up to hist_t it issued in (bit k: cycle

@@ -227,6 +227,10 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     if (m->dir == GF_DIR_LOAD)
         sm->read_requests += nr;
     sm->mem_insts++;
+    if (m->dir == GF_DIR_ATOMIC) {
+        sm->atomic_insts++;
+        sm->posted_atomic_insts += posted;
+    }
     uint64_t done = t + stage + g->l1.latency;
     if (nr) {
         /* Its result depends on L2, resolved at the end of the epoch; nothing can

@@ -294,12 +294,21 @@ static void torture_stalls_charge_each_cycle_once(void **state)
     /* the ratios: per issued instruction, selected 1; a queueing stretch of 2x adds the
      * warp-cycles of the whole kernel once more, to the memory waits */
     double v[GF_C_COUNT];
-    gf_ksim_stall_ratios(&k.ks, 1.0, v);
+    gf_ksim_stall_ratios(&k.ks, 1.0, 0, v);
     assert_float_equal(v[GF_C_STALL_NOT_SELECTED], 5.0 / 6, 1e-12);
     assert_float_equal(v[GF_C_STALL_SELECTED], 1.0, 1e-12);
-    gf_ksim_stall_ratios(&k.ks, 2.0, v);
+    gf_ksim_stall_ratios(&k.ks, 2.0, 0, v);
     assert_float_equal(v[GF_C_STALL_LONG_SCOREBOARD], 11.0 / 6, 1e-12);
     assert_float_equal(v[GF_C_STALL_NOT_SELECTED], 5.0 / 6, 1e-12);
+    /* the atomic units bind and 3 of its 4 atomics are posted (RED): 3/4 of the stretch
+     * is waited for after EXIT (drain), 1/4 at an ATOM's consumer; not binding: as above */
+    k.ks.atomic_insts = 4;
+    k.ks.posted_atomic_insts = 3;
+    gf_ksim_stall_ratios(&k.ks, 2.0, 1, v);
+    assert_float_equal(v[GF_C_STALL_DRAIN], 11.0 / 6 * 0.75, 1e-12);
+    assert_float_equal(v[GF_C_STALL_LONG_SCOREBOARD], 11.0 / 6 * 0.25, 1e-12);
+    gf_ksim_stall_ratios(&k.ks, 2.0, 0, v);
+    assert_float_equal(v[GF_C_STALL_DRAIN], 0.0, 1e-12);
     char name[64];
     assert_string_equal(gf_counter_stall_reason(GF_C_STALL_MATH_PIPE_THROTTLE, name, sizeof name),
                         "math_pipe_throttle");
