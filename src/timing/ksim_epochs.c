@@ -326,6 +326,7 @@ static gf_status resolve_epoch(sim *s, pool *pl, pend ***scratch, size_t *scap,
             s->load_latency_sum += lat;
             s->load_accesses++;
         }
+        KSIM_ASSERT(w->block->pending > 0);
         w->block->pending--;
     }
     for (unsigned i = 0; i < g->num_sms; i++)

@@ -38,6 +38,7 @@
 #ifndef GF_TIMING_KSIM_INTERNAL_H
 #define GF_TIMING_KSIM_INTERNAL_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -47,6 +48,10 @@
 #include "timing/spill.h"
 #include "sass/opcode.h"
 #include "trace/spin.h"
+
+/* KSIM_ASSERT(x): an invariant stated above, checked in builds without NDEBUG (Debug and
+ * the Sanitize build CI runs the tests under); nothing in RelWithDebInfo and Release. */
+#define KSIM_ASSERT(x) assert(x)
 
 /* sm.subcores is at most 16 (gpu/model.c key table). */
 #define GF_MAX_SUBCORES 16u

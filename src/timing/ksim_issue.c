@@ -42,6 +42,7 @@ static void list_warp(const sim *s, ssm *sm, unsigned slot, unsigned i, swarp *w
 void ksim_place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t)
 {
     ssm *sm = &s->sms[smi];
+    KSIM_ASSERT(!sm->slots[slot] && sm->resident < s->bps);
     sm->slots[slot] = b;
     sm->resident++;
     b->slot = slot;
@@ -311,6 +312,11 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
     static const uint8_t dep[4] = {GF_STALL_WAIT, GF_STALL_SHORT_SCOREBOARD,
                                    GF_STALL_LONG_SCOREBOARD, GF_STALL_LONG_SCOREBOARD};
     uint64_t from = w->next_issue, op = w->opready;
+#ifndef NDEBUG
+    uint64_t charged0 = 0;
+    for (unsigned k = 0; k < GF_STALL_COUNT; k++)
+        charged0 += sm->stall[k];
+#endif
     if (op > from)
         sm->stall[dep[w->opmem & 3]] += op - from;
     else
@@ -334,6 +340,7 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
             busy = b0;
         /* (busy <= t: the warp issues at t) */
         uint64_t others = hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
+        KSIM_ASSERT(others <= t - op);
         sm->stall[GF_STALL_NOT_SELECTED] += others;
         unsigned thr = in->kind == K_MEM                                      ? GF_STALL_LG_THROTTLE
                        : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ||
@@ -341,6 +348,13 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
                                                                                : GF_STALL_MATH_PIPE_THROTTLE;
         sm->stall[thr] += t - op - others;
     }
+#ifndef NDEBUG
+    /* every warp-cycle from its last possible issue to this one, charged once */
+    uint64_t charged = 0;
+    for (unsigned k = 0; k < GF_STALL_COUNT; k++)
+        charged += sm->stall[k];
+    KSIM_ASSERT(charged - charged0 == (t > from ? t - from : 0));
+#endif
 }
 
 /* Issues w's next instruction at cycle t on SM smi. (Inlined into step, its one caller:
@@ -351,6 +365,9 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
     ssm *sm = &s->sms[smi];
     const gf_gpu *g = s->gpu;
     /* (ksim_warp_prepare found it: the warp could issue) */
+    KSIM_ASSERT(w->state == W_RUN && w->opready <= t && w->next_issue <= t);
+    KSIM_ASSERT(sm->unit_free[w->subcore * GF_UNIT_COUNT + w->unit] <= t);
+    KSIM_ASSERT(!w->lsu || sm->lsu_free <= t);
     const shape *in = (const shape *)(w->nshape & ~(uintptr_t)1);
     w->pc++;
     if (w->nshape & 1u) /* inline in the pool (SHAPE_INLINE): its bytes come first */
