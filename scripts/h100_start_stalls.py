@@ -175,7 +175,10 @@ def main():
     w("")
     w("Every used SM waits n fetches before its first issue: each launch's cycles grow by "
       "n x latency at its measured clock (L2 hit %g cycles + %g ns; DRAM %g + %g ns, "
-      "`%s`). MAPE of cycles over the cases crossval-h100.json lists." % (
+      "`%s`), on top of the first wave's cold instruction fetch the model has had since "
+      "session 24 (`sm.fetch_*`, docs/model.md \"Instruction fetch\": the no-instr column "
+      "above is what it predicts). MAPE of cycles over the cases crossval-h100.json "
+      "lists." % (
           l2[0], l2[1], dram[0], dram[1], os.path.relpath(a.model, here)))
     w("")
     w("| start cost | micro in | micro LOO | micro LOGO | app in | app LOO | app LOGO | "

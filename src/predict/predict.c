@@ -40,6 +40,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     in.load_miss_sectors_max_sm = (double)ks->max_l1_load_miss_sectors_sm;
     in.mean_load_miss_latency = ks->mean_load_miss_latency;
     in.dram_sim_wait = ks->dram_sim_wait;
+    in.serial_cycles = (double)ks->cold_start_cycles;
     double l2r = isnan(m[GF_C_L2_READ_SECTORS]) ? 0 : m[GF_C_L2_READ_SECTORS];
     double l2w = isnan(m[GF_C_L2_WRITE_SECTORS]) ? 0 : m[GF_C_L2_WRITE_SECTORS];
     double l2a = isnan(m[GF_C_L2_ATOM_SECTORS]) ? 0 : m[GF_C_L2_ATOM_SECTORS];

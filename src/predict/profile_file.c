@@ -288,6 +288,7 @@ static gf_status check_ksim(const gf_ksim_result *ks, const gf_gpu *g, const cha
         D(ks->mean_miss_latency, 1, MAX_LATENCY);
     D(ks->warp_cycles_resident, 0, (double)MAX_CYCLES * g->num_sms * g->max_warps_per_sm);
     U(ks->mem_insts, 0, ks->warp_insts);
+    U(ks->cold_start_cycles, 0, ks->sm_cycles_max);
     U(ks->atomic_insts, 0, ks->mem_insts);
     U(ks->posted_atomic_insts, 0, ks->atomic_insts);
     U(ks->l2_sectors, 0, lim);

@@ -203,6 +203,7 @@ static void cold_start(sim *s, uint64_t t0)
     if (!(c >= 1))
         return;
     uint64_t cold = (uint64_t)(c + 0.5);
+    s->res->cold_start_cycles = cold;
     for (unsigned i = 0; i < g->num_sms; i++) {
         ssm *sm = &s->sms[i];
         for (unsigned k = 0; k < s->bps; k++) {

@@ -121,6 +121,7 @@ typedef struct gf_ksim_result {
     double mean_miss_latency;           /* unloaded latency of accesses past L1, cycles */
     double warp_cycles_resident;        /* sum over SMs of resident warps x cycles */
     uint64_t mem_insts;                 /* global/local/atomic warp instructions */
+    uint64_t cold_start_cycles;         /* the first wave's wait for its code (sm.fetch_*) */
     uint64_t atomic_insts;              /* the global atomics among them, and of those the */
     uint64_t posted_atomic_insts;       /* posted ones (RED: no destination register) */
     uint64_t l2_sectors, dram_sectors;  /* from the per-access outcomes */

@@ -759,7 +759,7 @@ static unsigned pred_role(sim *s, const gf_inst *in)
 static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_error *err)
 {
     unsigned line = (unsigned)(in->pc >> 7) % CODE_LINE_BITS; /* (sim.code_seen) */
-    if (!(s->code_seen[line / 64] >> (line % 64) & 1)) {
+    if (!s->ki->pc_is_line && !(s->code_seen[line / 64] >> (line % 64) & 1)) {
         s->code_seen[line / 64] |= UINT64_C(1) << (line % 64);
         s->code_lines++;
     }

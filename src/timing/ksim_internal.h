@@ -427,7 +427,8 @@ typedef struct sim {
     int trace_done;
     /* The kernel's code lines (128 bytes: pc >> 7) met by decoding, a bit each, folded
      * modulo CODE_LINE_BITS (PCs are offsets in the kernel's code: no two lines of one
-     * kernel fold together below 8 MiB of code), and how many (the cold start's size) */
+     * kernel fold together below 8 MiB of code), and how many (the cold start's size;
+     * none when the reader's PCs are not code addresses: gf_kernel_info.pc_is_line) */
     uint64_t code_seen[CODE_LINE_BITS / 64];
     unsigned code_lines;
     uint64_t epoch;      /* cycles per epoch (<= l2.latency) */

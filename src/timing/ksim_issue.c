@@ -344,7 +344,8 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
         sm->stall[GF_STALL_NOT_SELECTED] += others;
         unsigned thr = in->kind == K_MEM                                      ? GF_STALL_LG_THROTTLE
                        : in->kind == K_SHARED || in->unit == GF_UNIT_SFU ||
-                               in->unit == GF_UNIT_BRANCH                       ? GF_STALL_MIO_THROTTLE
+                               in->unit == GF_UNIT_BRANCH || in->unit == GF_UNIT_LSU
+                                                                               ? GF_STALL_MIO_THROTTLE
                                                                                : GF_STALL_MATH_PIPE_THROTTLE;
         sm->stall[thr] += t - op - others;
     }

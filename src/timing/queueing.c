@@ -151,6 +151,8 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
     double floor = out->l2_bound > out->dram_bound ? out->l2_bound : out->dram_bound;
     if (out->atom_bound > floor)
         floor = out->atom_bound;
+    if (floor > 0) /* (the servers idle while the code streams in: serial, not overlapped) */
+        floor += in->serial_cycles;
     double lo = floor * (1 + 1e-9) + 1e-9;
     if (lo < 1)
         lo = 1;
@@ -194,7 +196,9 @@ gf_status gf_queue_solve(const gf_gpu *g, const gf_queue_input *in, gf_queue_res
         peak > 0 ? (in->dram_read_sectors + in->dram_write_sectors) * 32.0 / (T * peak) : 0;
     /* The limiter: a saturated server first, then an MSHR cap, then issue vs latency.
      * The 80 % and 60 % thresholds are our reporting convention (what "bound by" means
-     * in this output), not hardware numbers; they change no predicted value. */
+     * in this output), not hardware numbers; they change no predicted time or count,
+     * only the limiter and where the stall stack puts the stretch (predict.c: an
+     * atomic-bound stretch is drain for posted atomics). */
     double rd = c.cd > 0 ? out->dram_bound / T : 0, r2 = out->l2_bound / T;
     if (out->atom_bound / T > r2)
         r2 = out->atom_bound / T; /* a slice's atomic unit is part of the L2 */

@@ -49,6 +49,8 @@ typedef struct gf_queue_input {
                                    (its DRAM server, gf_ksim_result); the M/D/1 wait adds
                                    only what exceeds it */
     double atom_sectors_max_slice; /* atomic sectors of the busiest home slice */
+    double serial_cycles;       /* of t0, cycles no memory traffic can use (the first wave's
+                                   cold instruction fetch): added to the bandwidth floors */
 } gf_queue_input;
 
 typedef struct gf_queue_result {

@@ -410,6 +410,7 @@ static gf_status parse_kernel_dict(lexer *lx, cfgkernel *k)
     gf_kernel_info *ki = &k->info;
     memset(ki, 0, sizeof *ki);
     ki->id = k->id;
+    ki->pc_is_line = 1; /* (its SASS listing has a line per dynamic instruction) */
     ppt_add_extra(ki, "format", "pptgpu");
     enum { HAVE_NAME = 1, HAVE_GRID = 2, HAVE_BLOCK = 4 };
     unsigned have = 0;

@@ -60,6 +60,8 @@ typedef struct gf_kernel_info {
     uint64_t shmem_base, local_base; /* 0 when the header lacks them */
     int has_shmem_base, has_local_base;
     int tracer_version;         /* 0 = unversioned (before 3): per-line tb/warp prefix */
+    int pc_is_line;             /* 1: gf_inst.pc is a line of the trace (PPT-GPU), not an
+                                   address in the kernel's code */
     /* GF_HDR_* bits: header values no real launch can have (the CUDA 13 tracer writes
      * garbage there, refdata/h100-gfbench/README.md). Their fields then hold what the
      * first thread block shows (kreader.c gf_kreader_open, infer.h), and

@@ -689,11 +689,12 @@ static void torture_branches_wait_for_predicates_and_redirect(void **state)
  * line before they issue, the blocks after it do not; a taken BRA adds
  * sm.fetch_redirect_cycles. All of it is Nsight's no_instruction. Two blocks of two warps
  * one after the other on one SM; code lines 0, 1 and 2 (PCs 0x000, 0x080, 0x100). */
-static gf_kernel_row fetch_kernel(unsigned cold, double line, unsigned redirect, unsigned n)
+static gf_kernel_row fetch_kernel(unsigned cold, double line, unsigned redirect, unsigned n,
+                                  unsigned taken)
 {
     const char *d;
     char tag[64];
-    snprintf(tag, sizeof tag, "fetch-%u-%g-%u-%u", cold, line, redirect, n);
+    snprintf(tag, sizeof tag, "fetch-%u-%g-%u-%u-%u", cold, line, redirect, n, taken);
     FILE *f = hand_trace(tag, &d, "fetch", 2, 64, 0, 32);
     for (unsigned b = 0; b < 2; b++) {
         fprintf(f, "#BEGIN_TB\n\nthread block = %u,0,0\n", b);
@@ -712,6 +713,7 @@ static gf_kernel_row fetch_kernel(unsigned cold, double line, unsigned redirect,
     g.fetch_cold_cycles = cold;
     g.fetch_line_cycles = line;
     g.fetch_redirect_cycles = redirect;
+    g.branch_taken_cycles = taken;
     gf_kernel_row r;
     predict1(d, &g, &r);
     return r;
@@ -723,20 +725,28 @@ static void torture_cold_fetch_holds_the_first_wave(void **state)
     gf_gpu g = load_gpu("h100"); /* (the shipped values: scripts/calibrate_h100.py) */
     assert_int_equal(g.fetch_cold_cycles, 116);
     assert_int_equal(g.fetch_redirect_cycles, 2);
+    assert_float_equal(g.fetch_line_cycles, 4.74, 1e-9);
     enum { N = 50 };
     double insts = 4.0 * (N + 2);
-    gf_kernel_row off = fetch_kernel(0, 0, 0, N), cold = fetch_kernel(100, 10, 0, N);
+    gf_kernel_row off = fetch_kernel(0, 0, 0, N, 3), cold = fetch_kernel(100, 10, 0, N, 3);
     /* 100 + 10 x 3 lines, once: the second block finds the code warm */
     assert_true(cold.v[GF_C_SM_CYCLES_ACTIVE_MAX] - off.v[GF_C_SM_CYCLES_ACTIVE_MAX] == 130.0);
     assert_true(fabs(cold.v[GF_C_STALL_NO_INSTRUCTION] * insts - 2 * 130.0) < 1e-6);
     assert_true(off.v[GF_C_STALL_NO_INSTRUCTION] == 0.0);
     /* 5 cycles a taken BRA, both blocks, on top of the branch's redirect */
-    gf_kernel_row bubble = fetch_kernel(0, 0, 5, N);
+    gf_kernel_row bubble = fetch_kernel(0, 0, 5, N, 3);
     assert_true(bubble.v[GF_C_SM_CYCLES_ACTIVE_MAX] - off.v[GF_C_SM_CYCLES_ACTIVE_MAX] ==
                 2 * 5.0 * N);
     assert_true(fabs(bubble.v[GF_C_STALL_NO_INSTRUCTION] * insts - 4 * 5.0 * N) < 1e-6);
     assert_true(fabs(bubble.v[GF_C_STALL_BRANCH_RESOLVING] - off.v[GF_C_STALL_BRANCH_RESOLVING]) <
                 1e-9);
+    /* the bubble without the branch's own redirect (sm.branch_taken_cycles 0): a BRA
+     * every 4 cycles without it (the branch unit's issue interval, isa/hopper.csv), every
+     * 1 + 5 with it */
+    gf_kernel_row off0 = fetch_kernel(0, 0, 0, N, 0), bubble0 = fetch_kernel(0, 0, 5, N, 0);
+    assert_true(bubble0.v[GF_C_SM_CYCLES_ACTIVE_MAX] - off0.v[GF_C_SM_CYCLES_ACTIVE_MAX] ==
+                2 * (1 + 5 - 4.0) * N);
+    assert_true(fabs(bubble0.v[GF_C_STALL_NO_INSTRUCTION] * insts - 4 * 5.0 * N) < 1e-6);
 }
 
 /* Instructions that name no register but write no predicate either (NOP, DEPBAR,
