@@ -203,7 +203,6 @@ static void cold_start(sim *s, uint64_t t0)
     if (!(c >= 1))
         return;
     uint64_t cold = (uint64_t)(c + 0.5);
-    s->res->cold_start_cycles = cold;
     for (unsigned i = 0; i < g->num_sms; i++) {
         ssm *sm = &s->sms[i];
         for (unsigned k = 0; k < s->bps; k++) {
@@ -218,6 +217,7 @@ static void cold_start(sim *s, uint64_t t0)
                 /* (the SM is active while its warps wait: its span starts at t0) */
                 sm->started = 1;
                 sm->first_issue = t0;
+                s->res->cold_start_cycles = cold; /* (a warp waited: within the SMs' span) */
             }
         }
     }
