@@ -375,7 +375,6 @@ def r_hmma_interval(ref, k):
 
 # ---- control flow: Nsight's branch_resolving warp-cycles over the trace's control flow
 
-BRANCH_STALL = "smsp__average_warps_issue_stalled_branch_resolving_per_issue_active.ratio"
 _CONTROL = {}
 
 
@@ -413,9 +412,11 @@ def control_counts(ref, case):
     return _CONTROL[case]
 
 
-def branch_cycles_of(ref, case):
-    """Nsight's branch_resolving warp-cycles of a case (ratio x warp instructions)."""
-    return ref.v(case, BRANCH_STALL) * ref.v(case, "smsp__inst_executed.sum")
+def stall_cycles_of(ref, case, reason):
+    """Nsight's warp-cycles stalled for `reason` in a case (its per-issue ratio x warp
+    instructions)."""
+    col = "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio" % reason
+    return ref.v(case, col) * ref.v(case, "smsp__inst_executed.sum")
 
 
 def r_exit_cycles(ref, k):
@@ -425,7 +426,7 @@ def r_exit_cycles(ref, k):
     for c in present(ref, EXIT_CASES):
         taken, exits, _ = control_counts(ref, c)
         if taken == 0 and exits:
-            per.append(branch_cycles_of(ref, c) / exits)
+            per.append(stall_cycles_of(ref, c, "branch_resolving") / exits)
     if not per:
         raise Missing("exit cases")
     return float(round(statistics.fmean(per)))
@@ -439,7 +440,8 @@ def r_branch_taken(ref, k):
     for c in present(ref, BRANCH_CASES):
         taken, exits, _ = control_counts(ref, c)
         if taken:
-            per.append((branch_cycles_of(ref, c) - k["sm.exit_cycles"] * exits) / taken)
+            per.append((stall_cycles_of(ref, c, "branch_resolving")
+                        - k["sm.exit_cycles"] * exits) / taken)
     if not per:
         raise Missing("branch cases")
     return float(round(statistics.fmean(per)))
@@ -447,12 +449,7 @@ def r_branch_taken(ref, k):
 
 # ---- instruction fetch: Nsight's no_instruction warp-cycles over the code and the branches
 
-NOINST_STALL = "smsp__average_warps_issue_stalled_no_instruction_per_issue_active.ratio"
 
-
-def no_instruction_of(ref, case):
-    """Nsight's no_instruction warp-cycles of a case (ratio x warp instructions)."""
-    return ref.v(case, NOINST_STALL) * ref.v(case, "smsp__inst_executed.sum")
 
 
 def first_wave_warps(ref, case):
@@ -474,7 +471,8 @@ def r_fetch_redirect(ref, k):
     (ta, _, la), (tb, _, lb) = (control_counts(ref, c) for c in cases)
     if ta == tb or la != lb:
         raise Missing("pointer chases with one code and different loop counts")
-    return float(round((no_instruction_of(ref, cases[1]) - no_instruction_of(ref, cases[0]))
+    return float(round((stall_cycles_of(ref, cases[1], "no_instruction")
+                        - stall_cycles_of(ref, cases[0], "no_instruction"))
                        / (tb - ta)))
 
 
@@ -489,7 +487,7 @@ def fetch_cold_fit(ref, k):
             taken, _, lines = control_counts(ref, c)
         except Missing:  # (its trace is absent: the others still make the fit)
             continue
-        y = (no_instruction_of(ref, c) - k["sm.fetch_redirect_cycles"] * taken) \
+        y = (stall_cycles_of(ref, c, "no_instruction") - k["sm.fetch_redirect_cycles"] * taken) \
             / first_wave_warps(ref, c)
         if y > 0:
             xs.append(float(lines))
