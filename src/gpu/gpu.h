@@ -158,6 +158,12 @@ typedef struct gf_gpu {
     /* Banks of 4 B the L1 data array reads a global/local access through, one wavefront
      * per conflicting address as for shared memory (0 = not modelled: sectors alone) */
     unsigned l1_data_banks;
+    /* Memory instructions the SM's LSU holds, the one in its tag stage and those queued
+     * behind it (the MIO instruction queue, NVIDIA's answer in "What's the difference
+     * between MIO and LSU instruction queue in Volta architecture?", developer forum): a
+     * warp whose next instruction is a global, local or shared access waits (lg/mio
+     * throttle) only while it is full. 0 or 1 = no queue (the tag stage must be free). */
+    unsigned l1_lsu_queue;
 } gf_gpu;
 
 /* Loads models/<name>.ini or a path to an .ini. models_dir may be NULL (then the

@@ -77,6 +77,7 @@ static const dep_field deps[] = {
     DEP("launch.block_cycles", block_launch_cycles),
     DEP("launch.store_drain", store_drain),
     DEP("l1.data_banks", l1_data_banks),
+    DEP("l1.lsu_queue", l1_lsu_queue),
     DEP("dram.burst_server", dram_burst_server), /* whether the issue model queued reads */
     DEP("sm.pred_dependence", pred_dependence),
     DEP("sm.branch_taken_cycles", branch_taken_cycles),

@@ -55,6 +55,8 @@
 
 /* sm.subcores is at most 16 (gpu/model.c key table). */
 #define GF_MAX_SUBCORES 16u
+/* the largest l1.lsu_queue (gpu/model.c) */
+#define LSU_QUEUE_MAX 64u
 /* Words per 64 warps of a sub-core's row in ssm.cand: candidates, LSU users, per unit,
  * parked, and those of the parked whose operands are ready at park_min (see ssm.cand). */
 #define CAND_PARKED (2u + GF_UNIT_COUNT)
@@ -278,7 +280,9 @@ typedef struct ssm {
     unsigned resident;
     uint64_t now;
     uint64_t *unit_free;   /* subcores x GF_UNIT_COUNT */
-    uint64_t lsu_free;
+    uint64_t lsu_free;     /* the LSU's tag stage is free (its queue has drained) */
+    uint64_t lsu_gate;     /* the LSU's queue has room (gpu l1_lsu_queue; = lsu_free
+                              without a queue): the issue gate of memory instructions */
     int *last;             /* per sub-core: position in sub[] of the last warp issued */
     uint8_t last_unit[GF_MAX_SUBCORES]; /* per sub-core: the unit it issued to last */
     unsigned scan_from[GF_MAX_SUBCORES]; /* per sub-core: where its scans start (set_last) */
@@ -319,9 +323,12 @@ typedef struct ssm {
     uint64_t stall[GF_STALL_COUNT];
     uint64_t hist[GF_MAX_SUBCORES], hist_t[GF_MAX_SUBCORES];
     /* ... and where the last busy stretch of each unit (beside unit_free) and of the LSU
-     * (lsu_free) began: the cycle after the issue that set it */
+     * gate (lsu_gate) began: the cycle after the issue that set it */
     uint64_t *unit_from;
     uint64_t lsu_from;
+    uint64_t lsu_done[LSU_QUEUE_MAX]; /* when the last lsu_queue LSU instructions leave
+                                         its tag stage, a ring at lsu_head */
+    unsigned lsu_head;
     /* This epoch's memory instructions that went past L1, in issue order, and their
      * line requests to L2 (resolved at the epoch's end, see ksim_run_epochs). */
     struct pend *pend;

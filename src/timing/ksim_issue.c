@@ -144,11 +144,11 @@ void ksim_warp_prepare(swarp *w)
 }
 
 /* Earliest cycle warp w could issue its next instruction: its operands ready, its unit
- * (unit_free: its sub-core's row) and, for memory instructions, the SM's LSU free. */
+ * (unit_free: its sub-core's row) and, for memory instructions, room in the SM's LSU. */
 static inline uint64_t warp_ready_cycle(const ssm *sm, const uint64_t *unit_free,
                                         const scan_ent *w)
 {
-    uint64_t e = w->opready, u = unit_free[w->unit], l = w->lsu ? sm->lsu_free : 0;
+    uint64_t e = w->opready, u = unit_free[w->unit], l = w->lsu ? sm->lsu_gate : 0;
     e = u > e ? u : e;
     return l > e ? l : e;
 }
@@ -178,6 +178,27 @@ static void release_barrier(ssm *sm, sblock *b, uint64_t t)
         }
     b->arrived = 0;
 }
+/* An LSU instruction (a global, local, texture or shared access) issued at t enters the
+ * SM's LSU: its tag stage starts when those ahead of it have left (lsu_free) and takes
+ * `stage` cycles. The issue gate (lsu_gate) moves to when the oldest of the last `queue`
+ * LSU instructions leaves: with no queue (queue <= 1), when this one does. Returns the
+ * cycle its stage starts (t without a queue: the gate was lsu_free). */
+static inline uint64_t lsu_enter(ssm *sm, unsigned queue, uint64_t t, uint64_t stage)
+{
+    uint64_t start = sm->lsu_free > t ? sm->lsu_free : t;
+    sm->lsu_free = start + stage;
+    sm->lsu_from = t + 1;
+    sm->lsu_cycles += stage;
+    if (queue <= 1) {
+        sm->lsu_gate = sm->lsu_free;
+    } else {
+        sm->lsu_done[sm->lsu_head] = sm->lsu_free;
+        sm->lsu_head = sm->lsu_head + 1 == queue ? 0 : sm->lsu_head + 1;
+        sm->lsu_gate = sm->lsu_done[sm->lsu_head]; /* the queue-th most recent */
+    }
+    return start;
+}
+
 /* issue's part for a global, local or texture access (K_MEM): the L1 half of the
  * hierarchy, the LSU stage, the requests to L2. Returns the cycle the value is ready
  * (UINT64_MAX while it waits for its L2 outcome). Out of line so that issue, inlined
@@ -207,9 +228,8 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
         stage = m->wavefronts;
     if (stage < 1)
         stage = 1;
-    sm->lsu_free = t + stage;
-    sm->lsu_from = t + 1;
-    sm->lsu_cycles += stage;
+    /* (a queued instruction's wait for the tag stage is part of its stage from here) */
+    stage += lsu_enter(sm, g->l1_lsu_queue, t, stage) - t;
     /* stores and atomics without a return value (RED) are posted: no MSHR, no result */
     int posted = m->dir == GF_DIR_STORE || (m->dir == GF_DIR_ATOMIC && !in->ndst);
     if (g->store_drain && posted) {
@@ -297,12 +317,12 @@ static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b
 }
 
 /* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t (before
- * issue changes unit_free and lsu_free): its cycles since it could last have issued
+ * issue changes unit_free and lsu_gate): its cycles since it could last have issued
  * (next_issue: the cycle after its last issue, its placement or its barrier's release)
  * are charged to one reason each. Until its operands were ready (opready): to where the
  * last of them came from (opmem). After, while it was ready: to its pipe's throttle
  * during the last busy stretch of the unit or LSU it needed (from the cycle after the
- * issue that took it to unit_free / lsu_free), else to not_selected at the cycles its
+ * issue that took it to unit_free / lsu_gate), else to not_selected at the cycles its
  * sub-core issued another warp (the issue history, ssm.hist) and to the throttle at the
  * others (a ready warp is passed over with nothing issued only while its unit or the
  * LSU is busy). Reads what issue has at hand; changes nothing the model decides on. */
@@ -329,8 +349,8 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
         size_t u = (size_t)sc * GF_UNIT_COUNT + in->unit;
         uint64_t busy = sm->unit_free[u], b0 = sm->unit_from[u];
         if (in->kind == K_MEM || in->kind == K_SHARED) {
-            if (sm->lsu_free > busy) {
-                busy = sm->lsu_free;
+            if (sm->lsu_gate > busy) {
+                busy = sm->lsu_gate;
                 b0 = sm->lsu_from;
             }
         }
@@ -368,7 +388,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
     /* (ksim_warp_prepare found it: the warp could issue) */
     KSIM_ASSERT(w->state == W_RUN && w->opready <= t && w->next_issue <= t);
     KSIM_ASSERT(sm->unit_free[w->subcore * GF_UNIT_COUNT + w->unit] <= t);
-    KSIM_ASSERT(!w->lsu || sm->lsu_free <= t);
+    KSIM_ASSERT(!w->lsu || sm->lsu_gate <= t);
     const shape *in = (const shape *)(w->nshape & ~(uintptr_t)1);
     w->pc++;
     if (w->nshape & 1u) /* inline in the pool (SHAPE_INLINE): its bytes come first */
@@ -392,10 +412,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         if (!(in->aux >> 25 & 1))
             gf_hier_shared_sm(s->hier, smi, (unsigned)stage, in->aux >> 12 & 0xfff,
                               (int)(in->aux >> 24 & 1));
-        sm->lsu_free = t + stage;
-        sm->lsu_from = t + 1;
-        sm->lsu_cycles += stage;
-        done = t + stage + g->shmem_latency;
+        done = lsu_enter(sm, g->l1_lsu_queue, t, stage) + stage + g->shmem_latency;
     }
     const uint16_t *regs = in->regs;
     /* (MIO: shared memory, the SFU and the constant cache — LDC, with the loads a
@@ -641,9 +658,9 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
             exact_parked = pk;
         } else {
             unsigned u = sm->last_unit[sc];
-            if (sm->lsu_free > t && (cand & bits[1] & q->skip)) {
+            if (sm->lsu_gate > t && (cand & bits[1] & q->skip)) {
                 skip = cand & bits[1];
-                gate = sm->lsu_free;
+                gate = sm->lsu_gate;
             }
             if (unit_free[u] > t && (cand & bits[2 + u] & q->skip)) {
                 skip |= cand & bits[2 + u];

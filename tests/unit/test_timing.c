@@ -161,6 +161,54 @@ static void torture_l1_bank_conflicts_set_the_stage(void **state)
     assert_int_equal(k.ks.max_lsu_cycles_sm, 8 + 1);
 }
 
+/* l1.lsu_queue: memory instructions queue in the LSU (NVIDIA's description of the MIO
+ * instruction queue, docs/stalls.md), so a warp's burst of loads issues back to back and
+ * waits for them at their consumer (long_scoreboard), not at issue (lg_throttle). The tag
+ * stage still takes them one at a time: the same slowest-SM time either way. One warp:
+ * three independent 32-sector loads (stage S each), a FADD on the last. */
+static void torture_lsu_queue_moves_the_wait_to_the_consumer(void **state)
+{
+    (void)state;
+    static const char text[] =
+        ONE_WARP "insts = 5\n"
+        "0000 ffffffff 1 R2 LDG.E 1 R4 4 1 0x7f0000000000 128 \n"
+        "0010 ffffffff 1 R3 LDG.E 1 R4 4 1 0x7f0000100000 128 \n"
+        "0020 ffffffff 1 R5 LDG.E 1 R4 4 1 0x7f0000200000 128 \n"
+        "0030 ffffffff 1 R6 FADD 2 R5 R5 0 \n"
+        "0040 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    gf_gpu g = load_gpu("h100");
+    g.num_sms = 1;
+    g.exit_cycles = 0;
+    g.fetch_cold_cycles = 0;
+    g.fetch_line_cycles = 0;
+    g.l1_data_banks = 0;
+    gf_kernel_summary k[4];
+    for (unsigned q = 1; q <= 3; q++) {
+        g.l1_lsu_queue = q;
+        k[q] = predict_text("lsu_queue.traceg", text, &g, NULL);
+    }
+    g.l1_lsu_queue = 0; /* (0 = 1: no queue) */
+    k[0] = predict_text("lsu_queue.traceg", text, &g, NULL);
+    uint64_t S = k[1].ks.max_lsu_cycles_sm / 3;
+    assert_true(S > 2);
+    assert_int_equal(k[1].ks.max_lsu_cycles_sm, 3 * S);
+    /* no queue: the second and third loads each wait S - 1 cycles for the tag stage */
+    assert_int_equal(k[1].ks.stall[GF_STALL_LG_THROTTLE], 2 * (S - 1));
+    /* two places: the third waits for the first to leave, from the cycle after the second */
+    assert_int_equal(k[2].ks.stall[GF_STALL_LG_THROTTLE], S - 2);
+    assert_int_equal(k[3].ks.stall[GF_STALL_LG_THROTTLE], 0);
+    assert_int_equal(k[0].ks.stall[GF_STALL_LG_THROTTLE], k[1].ks.stall[GF_STALL_LG_THROTTLE]);
+    for (unsigned q = 2; q <= 3; q++) {
+        assert_int_equal(k[q].ks.sm_cycles_max, k[1].ks.sm_cycles_max);
+        assert_int_equal(k[q].ks.max_lsu_cycles_sm, k[1].ks.max_lsu_cycles_sm);
+        /* the warp's cycles are the same; the throttle became a wait for the load */
+        assert_int_equal(k[q].ks.stall[GF_STALL_LONG_SCOREBOARD] +
+                             k[q].ks.stall[GF_STALL_LG_THROTTLE],
+                         k[1].ks.stall[GF_STALL_LONG_SCOREBOARD] +
+                             k[1].ks.stall[GF_STALL_LG_THROTTLE]);
+    }
+}
+
 /* A shared access with no active lane still takes a wavefront of the shared pipe but is
  * no request (refdata h100-gfbench reduce: 1,277,952 masked-off LDS/STS wavefronts). */
 static void torture_masked_off_shared_takes_the_pipe(void **state)
@@ -1298,6 +1346,7 @@ int main(void)
         cmocka_unit_test(torture_subcore_imbalance),
         cmocka_unit_test(torture_pointer_chase_shows_latencies),
         cmocka_unit_test(torture_l1_bank_conflicts_set_the_stage),
+        cmocka_unit_test(torture_lsu_queue_moves_the_wait_to_the_consumer),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
         cmocka_unit_test(torture_shared_atomics_serialise),
