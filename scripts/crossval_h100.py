@@ -123,15 +123,17 @@ def main():
                     default=os.path.join(repo, "data", "h100"))
     ap.add_argument("-o", "--output", default=os.path.join(repo, "docs", "crossval-h100.md"))
     ap.add_argument("--json", metavar="FILE",
-                    default=os.path.join(repo, "docs", "crossval-h100.json"),
-                    help="per-case figures (default docs/crossval-h100.json, which "
-                         "scripts/intervals_h100.py reads)")
+                    help="per-case figures (default: the page's name with .json, so "
+                         "docs/crossval-h100.json, which scripts/intervals_h100.py reads, "
+                         "only when the page is docs/crossval-h100.md)")
     ap.add_argument("--bin", default=os.environ.get("GF_BIN") or
                     os.path.join(repo, "build", "gpuforecast"))
     ap.add_argument("--models", default=os.path.join(repo, "models"))
     ap.add_argument("-P", "--parallel", type=int, default=2)
     ap.add_argument("--cases", default="", help="comma-separated subset")
     args = ap.parse_args()
+    if args.json is None:  # (a page written elsewhere must not overwrite docs/)
+        args.json = os.path.splitext(args.output)[0] + ".json"
     args.refdir = os.path.normpath(args.refdir)
     if not os.path.isdir(args.refdir):
         sys.exit("crossval_h100: %s not found" % args.refdir)
