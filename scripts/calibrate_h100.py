@@ -25,9 +25,9 @@ digit), and exits 1 naming every key that differs.
 Kinds: "closed" = a closed form on the cases' counters; "mechanism" = a switch or constant
 introduced for the named case, reverting to its prior (mechanism off) without it; "scanned" =
 chosen by scanning the model against the cases: l2.size runs gpuforecast (profile +
-sweep, --bin; about 20 s for its five cases); launch.block_cycles is not re-run yet (the
-per-case scan results recorded in the .ini are averaged over the cases that remain).
---no-scan takes l2.size's recorded result instead of running the model.
+sweep, --bin; about 20 s for its five cases), launch.block_cycles runs predict + validate
+(a bisection per case on sm__warps_active, about 40 s for its four cases). --no-scan takes
+their recorded results instead of running the model.
 
 Standard library only; reads ncu.csv with scripts/validate_h100.py's reader.
 """
@@ -45,7 +45,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from validate_h100 import read_ncu, num, parse_times, CaseError, MICRO, APP  # noqa: E402
+from validate_h100 import read_ncu, num, parse_times, run_case, CaseError, MICRO, APP  # noqa: E402
 
 # The cases the model's constants were derived on: the two groups but the PyTorch operators
 # and the warp-specialised cuBLAS GEMM, which joined the application group afterwards and are
@@ -525,15 +525,73 @@ BRANCH_CASES = ["ffma", "stream_copy_sms2"]
 
 
 # launch.block_cycles: per case, the value at which the model's sm__warps_active matches
-# Nsight's (the scan recorded in models/h100.ini [launch]; not re-run by this script, and
-# stale: with the current model vecadd matches at about 332 and stride1 at about 394).
-BLOCK_CYCLES_SCAN = {"vecadd": 305, "stride1": 355, "stride2": 337, "stride4": 300}
+# Nsight's, found by running the model (block_cycles_match); with --no-scan, the results
+# recorded here (the scan of session 25: warps counted to their own exits).
+BLOCK_CYCLES_CASES = ["vecadd", "stride1", "stride2", "stride4"]
+BLOCK_CYCLES_RECORDED = {"vecadd": 270, "stride1": 371, "stride2": 308, "stride4": 248}
+BLOCK_CYCLES_MAX = 2048      # the scan's bracket, cycles
+WARPS_ACTIVE = "sm__warps_active.avg.pct_of_peak_sustained_active"
+
+
+def warps_active(ref, case, cycles):
+    """(predicted, measured) sm__warps_active of a case's first launch with
+    launch.block_cycles = cycles: `predict --cold` at its Nsight clocks and `validate`
+    (scripts/validate_h100.py's run_case). Cached per binary, case and value."""
+    key = (ref.bin, ref.dir, case, "block_cycles", cycles)
+    if key not in _SCAN_CACHE:
+        ns = argparse.Namespace(bin=ref.bin, jobs=1, no_warm=True,
+                                extra=["--set", "launch.block_cycles=%d" % cycles])
+        with tempfile.TemporaryDirectory(prefix="gf-cal-") as tmp:
+            c = run_case(ns, case, ref.dir, ref.dir, tmp, True, {})
+        ks = (c.get("cold") or {}).get("kernels") or {}
+        v = ks[min(ks)].get(WARPS_ACTIVE) if ks else None
+        if c.get("error") or not v or v["pred"] is None or v["hw"] is None:
+            raise CaseError("%s: no predicted and measured %s (%s)"
+                            % (case, WARPS_ACTIVE, c.get("error") or "not paired"))
+        _SCAN_CACHE[key] = (v["pred"], v["hw"])
+    return _SCAN_CACHE[key]
+
+
+def block_cycles_match(ref, case):
+    """The launch.block_cycles at which the model keeps as many warps resident as Nsight
+    measured on the case: the model's sm__warps_active falls as the cycles between a block
+    and its successor grow, so a bracket around the recorded result (widened to 0 and
+    BLOCK_CYCLES_MAX as needed), a bisection to the cycle, and of the two cycles the one
+    nearer the measured value (the bracket's end when it holds no match)."""
+    def excess(x):
+        pred, hw = warps_active(ref, case, x)
+        return pred - hw
+    guess = BLOCK_CYCLES_RECORDED.get(case, BLOCK_CYCLES_MAX // 2)
+    lo, hi = max(0, guess - 64), min(BLOCK_CYCLES_MAX, guess + 64)
+    e_lo, e_hi = excess(lo), excess(hi)
+    while e_lo <= 0 and lo > 0:
+        hi, e_hi = lo, e_lo
+        lo = max(0, lo - 256)
+        e_lo = excess(lo)
+    while e_hi >= 0 and hi < BLOCK_CYCLES_MAX:
+        lo, e_lo = hi, e_hi
+        hi = min(BLOCK_CYCLES_MAX, hi + 256)
+        e_hi = excess(hi)
+    if e_lo <= 0:
+        return lo
+    if e_hi >= 0:
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        e = excess(mid)
+        if e > 0:
+            lo, e_lo = mid, e
+        else:
+            hi, e_hi = mid, e
+    return lo if e_lo < -e_hi else hi
 
 
 def r_block_cycles(ref, k):
-    """Mean of the per-case scan results of the cases present."""
-    return float(round(statistics.fmean(BLOCK_CYCLES_SCAN[c] for c in
-                                        present(ref, list(BLOCK_CYCLES_SCAN)))))
+    """Mean of the per-case matches (block_cycles_match) of the cases present, rounded;
+    with --no-scan, of their recorded results."""
+    cases = present(ref, BLOCK_CYCLES_CASES)
+    per = {c: (block_cycles_match(ref, c) if ref.bin else BLOCK_CYCLES_RECORDED[c]) for c in cases}
+    return float(round(statistics.fmean(per.values())))
 
 
 L2_SIZE_CASES = ["vecadd", "stream_copy", "stream_copy_sms132", "stream_copy_sms4",
@@ -636,7 +694,7 @@ RULES = [
      "absent = 0: a warp leaves at its EXIT (AC: EXIT 1 cycle)", ""),
     ("sm.branch_taken_cycles", "closed", BRANCH_CASES, r_branch_taken, 0.0,
      "absent = 0: no redirect (AC: none)", ""),
-    ("launch.block_cycles", "scanned", list(BLOCK_CYCLES_SCAN), r_block_cycles, 0.0, "AC: 0", ""),
+    ("launch.block_cycles", "scanned", BLOCK_CYCLES_CASES, r_block_cycles, 0.0, "AC: 0", ""),
     ("l2.size", "scanned", L2_SIZE_CASES, r_l2_size, 51200.0,
      "80 slices x AC dl2 256 sets x 20 ways x 128 B (WP 50 MB)", "KiB"),
 ]

@@ -240,8 +240,8 @@ def write_doc(args, rows, fig, full, elapsed, repo):
       "derived without any application case, the micro group without any micro-benchmark.")
     w("- cycles: `gpc__cycles_elapsed.max`, launches summed; MAPE = mean of |error| over the "
       "cases. `l2.size` is re-scanned with the model (profile + sweep) without the case; "
-      "`launch.block_cycles` is the mean of the per-case scan results the .ini records, over "
-      "the cases that remain (not re-run); the mechanisms in code (not "
+      "`launch.block_cycles` is re-scanned too (its per-case matches of `sm__warps_active`, "
+      "averaged over the cases that remain); the mechanisms in code (not "
       "constants) stay in every run, so LOO is a lower bound on the error on unseen kernels.")
     w("- torch_layernorm and torch_gelu were never used to derive a constant: their three "
       "figures are the same by construction.")

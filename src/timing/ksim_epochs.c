@@ -377,10 +377,7 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
         ssm *sm = &s->sms[(*evs)[j].sm];
         unsigned k = (*evs)[j].slot;
         sblock *b = sm->slots[k];
-        /* Nsight counts a warp active from launch to exit; the block's last exit
-         * bounds that (warps that exit early are over-counted). */
-        uint64_t bend = b->done > b->start ? b->done : b->start;
-        s->res->warp_cycles_resident += (double)b->nwarps * (double)(bend - b->start);
+        s->res->warp_cycles_resident += (double)b->warp_cycles;
         sm->slots[k] = NULL;
         sm->resident--;
         ksim_block_release(s, b);

@@ -219,6 +219,7 @@ typedef struct swarp {
      * completes (sblock.mbp), 0 for none; mbcur: the next copy whose outcome comes. */
     uint32_t *mbq;
     uint32_t nmbq, mbqcap, mbcur;
+    uint64_t drain;        /* launch.store_drain: when its last store is acknowledged */
 } swarp;
 
 /* swarp.ready: a register's value comes from a memory load (cycles stay below 2^62; a
@@ -246,6 +247,8 @@ typedef struct sblock {
     struct sblock *next;           /* free list */
     uint64_t start, done; /* placed at; its last warp's last issue (or store drain) */
     uint64_t drain;       /* launch.store_drain: when its last store is acknowledged */
+    uint64_t warp_cycles; /* its warps' cycles from its placement to their exits (each
+                             its own exit, or its own last store's acknowledgement) */
     unsigned pending;     /* memory instructions waiting for their L2 outcome */
     size_t held;          /* bytes of decoded instructions it holds (sim.held) */
     gf_spill *spill;      /* where its spilled warps are, else NULL */

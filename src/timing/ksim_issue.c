@@ -50,8 +50,10 @@ void ksim_place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t
         sm->pf[sm->npf++] = b->pf_line[k];
     b->start = b->done = t;
     b->drain = 0;
+    b->warp_cycles = 0;
     for (unsigned i = 0; i < b->nwarps; i++) {
         swarp *w = &b->warps[i];
+        w->drain = 0;
         /* Warp slots are allocated per block slot, as gpgpu-sim does; warp slot
          * w issues on sub-core w % subcores (accelsim-subcore-frontend-memory-pipeline). */
         w->subcore = (slot * s->warps_per_block + i) % s->nsub;
@@ -237,6 +239,8 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
         uint64_t ack = t + stage + s->lat_l2;
         if (ack > w->block->drain)
             w->block->drain = ack;
+        if (ack > w->drain)
+            w->drain = ack;
     }
     unsigned past_l1 = o.sectors - o.l1_hits;
     sm->miss_sectors += past_l1;
@@ -445,6 +449,12 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         if (sm->lsu_free > t + 1 + redirect) /* (its accesses still in the LSU: docs/stalls.md) */
             sm->stall[GF_STALL_DRAIN] += sm->lsu_free - (t + 1 + redirect);
         b->live--;
+        /* Nsight counts a warp active (sm__warps_active) from its launch until it has
+         * left, its drain included (the LSU's, its own stores' acknowledgement) */
+        uint64_t wend = t + 1 + redirect;
+        wend = sm->lsu_free > wend ? sm->lsu_free : wend;
+        wend = w->drain > wend ? w->drain : wend;
+        b->warp_cycles += wend - b->start;
         b->done = t + 1 + redirect > b->drain ? t + 1 + redirect : b->drain;
         if (b->done > sm->last_done)
             sm->last_done = b->done;

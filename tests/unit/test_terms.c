@@ -133,7 +133,7 @@ static uint64_t stage_of(unsigned sectors, double bpc)
  *   launch.block_cycles + (stage + L_dram) + (n - 1) * (stage + l1.latency)
  *
  * with L_dram = gf_gpu_l2_latency + gf_gpu_dram_latency (kernel_sim.c lat_dram) and
- * stage = ceil(S * 32 / l1.bytes_per_cycle). H100: 325 + (1 + 702) + 15 * (1 + 35) for
+ * stage = ceil(S * 32 / l1.bytes_per_cycle). H100: 299 + (1 + 702) + 15 * (1 + 35) for
  * n = 16, S = 1. Fails when the LSU stage is left out of the L1 hit's latency
  * (ksim_issue.c issue_mem: done = t + stage + l1.latency) or the L2/DRAM one
  * (ksim_epochs.c: done = pq->t + pq->stage + lat), or l1.latency is dropped. */
@@ -170,7 +170,7 @@ static void torture_l1_hit_chase_is_stage_plus_l1_latency(void **state)
  *
  *   launch.block_cycles + (stage + L_dram) + (n - 1) * (stage + L_l2)
  *
- * with L_l2 = gf_gpu_l2_latency. H100, stage 1: 325 + 703 + (n - 1) * 288. Fails when
+ * with L_l2 = gf_gpu_l2_latency. H100, stage 1: 299 + 703 + (n - 1) * 288. Fails when
  * the stage is left out of ksim_epochs.c's done = pq->t + pq->stage + lat. */
 static void torture_l2_hit_chase_is_stage_plus_l2_latency(void **state)
 {
