@@ -59,6 +59,7 @@
 
 #include "timing/ksim_internal.h"
 #include "util/alloc.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 /* Copies of a phase whose destinations are weighed (more: shared equally) */
@@ -444,7 +445,7 @@ static uint64_t max_lane_addr(const gf_inst *in)
     uint64_t a = in->addr[__builtin_ctz(m)];
     if (in->addr_pattern & 1u) {
         uint64_t stride = (uint64_t)((int64_t)in->addr_pattern >> 2);
-        uint64_t last = a + (uint64_t)(__builtin_popcount(m) - 1) * stride;
+        uint64_t last = a + (uint64_t)(gf_popcount32(m) - 1) * stride;
         return last > a ? last : a;
     }
     uint64_t hi = 0;
