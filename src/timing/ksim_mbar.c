@@ -524,6 +524,11 @@ int ksim_mb_sectors(sim *s, gf_coalesced *c)
 
 /* The warp's polls' register slots, now that its numbering is complete; a held arrive
  * closes with the copies after it. */
+int ksim_mb_warp_waits(const sim *s)
+{
+    return s->mb && s->mb->nwaits > s->mb->warp_w0;
+}
+
 gf_status ksim_mb_warp_end(sim *s, sblock *b, swarp *w, gf_error *err)
 {
     mb_dec *d = s->mb;
