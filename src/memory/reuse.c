@@ -758,6 +758,57 @@ int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
     return gf_reuse_foreach_near_if(r, d, NULL, fn, ctx);
 }
 
+/* The near keys' visit (latest first, with their distances) once walk_keys has filled
+ * a; frees a's lists. */
+static void near_emit(gf_reuse *r, struct near_walk *a, size_t range,
+                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                 void *payload),
+                      void *ctx)
+{
+    /* distance = live times after the key's own (time1 - 1), as visit_dist */
+    size_t before = a->before;
+    size_t wcur = r->now ? ((r->now - 1) >> 6) + 1 : 0;
+    uint64_t above = 0; /* live times in words [wcur, top) */
+    for (size_t mw = (range >> 6) + 1; mw-- > 0;) {
+        for (uint64_t x = a->mark[mw]; x;) {
+            unsigned b = 63u - (unsigned)__builtin_clzll(x);
+            x &= ~(UINT64_C(1) << b);
+            size_t rel = mw * 64u + b, t0 = before + rel, w = t0 >> 6;
+            while (wcur > w + 1)
+                above += popc(r->bits[--wcur]);
+            uint64_t part = popc(r->bits[w] & ~((UINT64_C(2) << (t0 & 63u)) - 1));
+            const struct near_item *it = &a->items[a->at[rel]];
+            fn(ctx, it->key, above + part, it->tag, it->payload);
+        }
+    }
+    free(a->items);
+    free(a->mark);
+    free(a->at);
+}
+
+/* near_walk's lists for the near keys at d (d >= 1, count >= 1): -1 when it cannot
+ * allocate them. */
+static int near_start(const gf_reuse *r, uint64_t d,
+                      int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
+                      void *ctx, struct near_walk *a, size_t *range)
+{
+    size_t n = d > r->count ? r->count : (size_t)d;
+    size_t before = d > r->count ? 0 : kth_latest_time(r, d);
+    *range = r->now > before ? r->now - before : 0; /* times [before, now) */
+    if (n > UINT32_MAX)
+        return -1;
+    *a = (struct near_walk){before, keep, ctx, malloc(n * sizeof *a->items), 0,
+                            calloc((*range >> 6) + 1, sizeof *a->mark),
+                            malloc((*range ? *range : 1) * sizeof *a->at)};
+    if (!a->items || !a->mark || !a->at) {
+        free(a->items);
+        free(a->mark);
+        free(a->at);
+        return -1;
+    }
+    return 0;
+}
+
 int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
                              int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
                              void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
@@ -766,39 +817,73 @@ int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
 {
     if (d == 0 || r->count == 0)
         return 0;
-    size_t n = d > r->count ? r->count : (size_t)d;
-    size_t before = d > r->count ? 0 : kth_latest_time(r, d);
-    size_t range = r->now > before ? r->now - before : 0; /* times [before, now) */
-    if (n > UINT32_MAX)
+    struct near_walk a;
+    size_t range;
+    if (near_start(r, d, keep, ctx, &a, &range) != 0)
         return -1;
-    struct near_walk a = {before, keep, ctx, malloc(n * sizeof *a.items), 0,
-                          calloc((range >> 6) + 1, sizeof *a.mark),
-                          malloc((range ? range : 1) * sizeof *a.at)};
-    if (!a.items || !a.mark || !a.at) {
-        free(a.items);
-        free(a.mark);
-        free(a.at);
-        return -1;
-    }
     walk_keys(r, visit_near, &a);
-    /* distance = live times after the key's own (time1 - 1), as visit_dist */
-    size_t wcur = r->now ? ((r->now - 1) >> 6) + 1 : 0;
-    uint64_t above = 0; /* live times in words [wcur, top) */
-    for (size_t mw = (range >> 6) + 1; mw-- > 0;) {
-        for (uint64_t x = a.mark[mw]; x;) {
-            unsigned b = 63u - (unsigned)__builtin_clzll(x);
-            x &= ~(UINT64_C(1) << b);
-            size_t rel = mw * 64u + b, t0 = before + rel, w = t0 >> 6;
-            while (wcur > w + 1)
-                above += popc(r->bits[--wcur]);
-            uint64_t part = popc(r->bits[w] & ~((UINT64_C(2) << (t0 & 63u)) - 1));
-            const struct near_item *it = &a.items[a.at[rel]];
-            fn(ctx, it->key, above + part, it->tag, it->payload);
+    near_emit(r, &a, range, fn, ctx);
+    return 0;
+}
+
+int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
+                              int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
+                              void (*near_fn)(void *ctx, uint64_t key, uint64_t dist,
+                                              uint16_t *tag, void *payload),
+                              void (*far_fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
+                                             void *payload),
+                              void *ctx)
+{
+    if (r->count == 0 && d != 0)
+        return 0; /* (no live time: nothing near, nothing far) */
+    struct near_walk a = {0};
+    size_t range = 0;
+    /* (d = 0: every key is far, as gf_reuse_foreach_far) */
+    if (d != 0 && near_start(r, d, keep, ctx, &a, &range) != 0)
+        return -1;
+    size_t before = d == 0 ? SIZE_MAX : a.before;
+    struct near_item *far = NULL;
+    size_t nfar = 0, farcap = 0;
+    for (size_t i = 0; i < r->cap; i++) {
+        uint64_t tile1 = S_TILE(r, i);
+        if (!tile1)
+            continue;
+        uint32_t *tm = S_TIME(r, i);
+        for (unsigned k = 0; k < r->tile; k++) {
+            if (!tm[k])
+                continue;
+            uint64_t key = ((tile1 - 1) << r->tshift) | k;
+            uint16_t *tag = r->payload ? &S_TAG(r, i)[k] : NULL;
+            void *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
+            if (tm[k] > before) {
+                visit_near(r, &a, key, tm[k], tag, payload);
+                continue;
+            }
+            if (keep && !keep(ctx, tag, payload))
+                continue;
+            if (nfar == farcap) {
+                size_t cap = farcap ? 2 * farcap : 256;
+                struct near_item *p = realloc(far, cap * sizeof *far);
+                if (!p) {
+                    free(far);
+                    if (d != 0) {
+                        free(a.items);
+                        free(a.mark);
+                        free(a.at);
+                    }
+                    return -1;
+                }
+                far = p;
+                farcap = cap;
+            }
+            far[nfar++] = (struct near_item){key, tag, payload};
         }
     }
-    free(a.items);
-    free(a.mark);
-    free(a.at);
+    if (d != 0)
+        near_emit(r, &a, range, near_fn, ctx);
+    for (size_t i = 0; i < nfar; i++)
+        far_fn(ctx, far[i].key, 1, far[i].tag, far[i].payload);
+    free(far);
     return 0;
 }
 

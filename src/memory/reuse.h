@@ -103,6 +103,19 @@ int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
                              void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
                                         void *payload),
                              void *ctx);
+/* gf_reuse_foreach_near_if(r, d, keep, near_fn, ctx) and then gf_reuse_foreach_far(r, d,
+ * far_fn, ctx) for the far keys keep accepts (far_fn gets far = 1; the keys it is not
+ * called for are those a caller's far_fn would skip as near or not kept), in one walk of
+ * the keys: keep sees every far key before any near_fn, and far_fn is called in the
+ * order gf_reuse_foreach_far visits. Returns -1, calling nothing, when it cannot
+ * allocate its lists. */
+int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
+                              int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
+                              void (*near_fn)(void *ctx, uint64_t key, uint64_t dist,
+                                              uint16_t *tag, void *payload),
+                              void (*far_fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
+                                             void *payload),
+                              void *ctx);
 /* A window (issue #22): with w > 0, the engine forgets the keys whose distance has
  * reached w, so that it holds at most 2w keys (plus their tiles' slots and a time axis
  * of O(w)) whatever the number of distinct keys: when a new key makes it 2w, every key

@@ -632,13 +632,13 @@ static int dirty_line(void *ctx, const uint16_t *tag, const void *payload)
     return line_dirty(tag, payload) != 0;
 }
 
-/* Both walks; forgotten lines' dirty sectors are evicted (counted, cold). The near walk
- * visits the dirty lines only (ages_near skips clean ones). */
+/* Both walks (near, then far) in one pass over the keys; forgotten lines' dirty sectors
+ * are evicted (counted, cold). Only dirty lines are visited (ages_near and ages_far skip
+ * clean ones). */
 static int walk_ages(gf_secreuse *t, uint64_t upto, ages_ctx *a)
 {
-    if (gf_reuse_foreach_near_if(t->r, upto, dirty_line, ages_near, a) != 0)
+    if (gf_reuse_foreach_split_if(t->r, upto, dirty_line, ages_near, ages_far, a) != 0)
         return -1;
-    gf_reuse_foreach_far(t->r, upto, ages_far, a);
     if (t->forgot_wb) {
         if (a->h)
             gf_hist_add(a->h, GF_REUSE_COLD, t->forgot_wb);

@@ -973,8 +973,9 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         if (w->spilled && (st = ksim_spill_finish_warp(s, b, w, err)) != GF_OK)
             return st;
         /* (the polls' register slots: a warp that followed the replay list has its
-         * numbering in the list's entries until synced) */
-        if (s->rp_follow)
+         * numbering in the list's entries until synced; only ksim_mb_warp_end reads it
+         * before the next warp's new stamp, and only for a warp with waits) */
+        if (s->rp_follow && ksim_mb_warp_waits(s))
             replay_sync(s, s->rp_pos);
         if ((st = ksim_mb_warp_end(s, b, w, err)) != GF_OK)
             return st;

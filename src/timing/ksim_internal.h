@@ -613,6 +613,9 @@ int ksim_mb_sectors(sim *s, gf_coalesced *c);
 gf_status ksim_mb_block_start(sim *s, const unsigned tb[3], gf_error *err);
 void ksim_mb_warp_start(sim *s);
 gf_status ksim_mb_warp_end(sim *s, sblock *b, swarp *w, gf_error *err);
+/* 1 when the warp being read has polls tied to phases (ksim_mb_warp_end then reads
+ * their registers' numbering from sim.regslot). */
+int ksim_mb_warp_waits(const sim *s);
 gf_status ksim_mb_block_end(sim *s, sblock *b, gf_error *err);
 void ksim_mb_free(sim *s);
 static inline int ksim_mb_is_copy(const swarp *w, const ssm *sm, const pend *pq)

@@ -20,6 +20,7 @@
 #include "memory/coalesce.h"
 #include "timing/ksim_internal.h"
 #include "util/alloc.h"
+#include "util/bits.h"
 
 /* ---------------------------------------------------------------- issue */
 
@@ -313,10 +314,10 @@ static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b
         uint64_t top = hi < 63 ? hi : 63;
         uint64_t m = (top == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (top + 1)) - 1) &
                      ~((UINT64_C(1) << lo) - 1);
-        n = (uint64_t)__builtin_popcountll(h & m);
+        n = (uint64_t)gf_popcount64(h & m);
     }
     if (hi > 63)
-        n += (uint64_t)__builtin_popcountll(h) * (hi - (lo > 64 ? lo : 64) + 1) / 63;
+        n += (uint64_t)gf_popcount64(h) * (hi - (lo > 64 ? lo : 64) + 1) / 63;
     return n;
 }
 

@@ -59,6 +59,7 @@
 
 #include "timing/ksim_internal.h"
 #include "util/alloc.h"
+#include "util/bits.h"
 #include "util/error.h"
 
 /* Copies of a phase whose destinations are weighed (more: shared equally) */
@@ -95,8 +96,19 @@ typedef struct mb_count {
     uint32_t n;
 } mb_count;
 
+/* The highest lane's offset from the first active lane's address, by address pattern and
+ * mask (gf_inst.addr_pattern: the same nonzero pattern and mask, the same offsets), for
+ * max_lane_addr; pattern 0 marks an empty entry. */
+#define MB_HI_MEMO 64u
+typedef struct mb_hi {
+    uint64_t pattern;
+    uint32_t mask;
+    int64_t off;
+} mb_hi;
+
 typedef struct mb_dec {
     uint8_t cls[GF_OPCODE_MAX];
+    mb_hi hi[MB_HI_MEMO];
     /* kernel */
     uint64_t pcs[MB_PCS];
     uint32_t pc_bytes[MB_PCS];
@@ -438,20 +450,31 @@ static gf_status note_poll(sim *s, mb_dec *d, sblock *b, swarp *w, unsigned wid,
 
 /* The highest address in's active lanes (mask != 0) touch, given in either form the
  * reader leaves (a stride pattern's lanes do not wrap: trace.h). */
-static uint64_t max_lane_addr(const gf_inst *in)
+static uint64_t max_lane_addr(mb_dec *d, const gf_inst *in)
 {
     uint32_t m = in->mask;
     uint64_t a = in->addr[__builtin_ctz(m)];
     if (in->addr_pattern & 1u) {
         uint64_t stride = (uint64_t)((int64_t)in->addr_pattern >> 2);
-        uint64_t last = a + (uint64_t)(__builtin_popcount(m) - 1) * stride;
+        uint64_t last = a + (uint64_t)(gf_popcount32(m) - 1) * stride;
         return last > a ? last : a;
+    }
+    /* (a pattern promises every lane below 2^63: the highest is the first plus the
+     * pattern's largest offset, exactly) */
+    mb_hi *e = NULL;
+    if (in->addr_pattern) {
+        uint64_t h = (in->addr_pattern ^ (uint64_t)m << 32) * UINT64_C(0x9e3779b97f4a7c15);
+        e = &d->hi[h >> 58]; /* MB_HI_MEMO = 2^6 */
+        if (e->pattern == in->addr_pattern && e->mask == m)
+            return a + (uint64_t)e->off;
     }
     uint64_t hi = 0;
     for (; m; m &= m - 1) {
         uint64_t x = in->addr[__builtin_ctz(m)];
         hi = x > hi ? x : hi;
     }
+    if (e)
+        *e = (mb_hi){in->addr_pattern, in->mask, (int64_t)(hi - a)};
     return hi;
 }
 
@@ -465,7 +488,7 @@ gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_
     d->cur = 0;
     s->mb_keep = 0;
     if (in->mem_width && in->mask) {
-        uint64_t hi = max_lane_addr(in);
+        uint64_t hi = max_lane_addr(d, in);
         if (hi >= MB_COPY_ADDR_MIN)
             return gf_error_set(err, GF_ERR_PARSE, gf_kreader_path(s->r),
                                 gf_kreader_line(s->r),
@@ -523,6 +546,11 @@ int ksim_mb_sectors(sim *s, gf_coalesced *c)
 
 /* The warp's polls' register slots, now that its numbering is complete; a held arrive
  * closes with the copies after it. */
+int ksim_mb_warp_waits(const sim *s)
+{
+    return s->mb && s->mb->nwaits > s->mb->warp_w0;
+}
+
 gf_status ksim_mb_warp_end(sim *s, sblock *b, swarp *w, gf_error *err)
 {
     mb_dec *d = s->mb;

@@ -444,19 +444,35 @@ fast_stride(const gf_accelsim *r, const unsigned char **pp, gf_inst *inst, uint6
     return 1;
 }
 
-/* Mode 0 after the first active lane's address: a blank and a hex address for each other
- * active lane m. 0 = give up. */
+/* Mode 0 after the first active lane's address a0: a blank and a hex address for each
+ * other active lane m. A list of constant stride gets mode 1's pattern (odd), on mode 1's
+ * terms (fast_stride: every lane in [0, 2^63)), so that the decoder's memos serve it too
+ * (gentrace.py and `gpuforecast gen` write full lists); every lane is written either way.
+ * 0 = give up. */
 static inline __attribute__((always_inline)) int
-fast_lane_list(const unsigned char **pp, gf_inst *inst, uint32_t m)
+fast_lane_list(const unsigned char **pp, gf_inst *inst, uint64_t a0, uint32_t m)
 {
     const unsigned char *p = *pp;
-    uint64_t a;
+    uint64_t a, prev = a0, stride = 0;
+    unsigned k = 0;
+    int same = 1;
     while (m) {
         if (*p++ != ' ' || !fast_hex(&p, 16, &a))
             return 0;
         inst->addr[__builtin_ctz(m)] = a;
+        if (k++ == 0)
+            stride = a - a0;
+        else
+            same &= a - prev == stride;
+        prev = a;
         m &= m - 1;
     }
+    /* (differences equal mod 2^64, the first lane below 2^62, |stride| < 2^40 and no lane
+     * below 0: lane k is exactly a0 + k x stride, below 2^63) */
+    int64_t st = (int64_t)stride;
+    if (k && same && a0 < (UINT64_C(1) << 62) && st > -((int64_t)1 << 40) &&
+        st < ((int64_t)1 << 40) && (st >= 0 || a0 >= (uint64_t)-st * k))
+        inst->addr_pattern = stride << 2 | 1u;
     *pp = p;
     return 1;
 }
@@ -543,7 +559,7 @@ fast_addresses(gf_accelsim *r, const struct linetpl *tp, const unsigned char **p
     if (mode == 1)
         return fast_stride(r, pp, inst, a, mask, m);
     if (mode == 0)
-        return fast_lane_list(pp, inst, m);
+        return fast_lane_list(pp, inst, a, m);
     return fast_deltas(r, tp, pp, lim, inst, a, mask, m);
 }
 

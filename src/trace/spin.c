@@ -46,14 +46,20 @@ static enum spin_kind classify(const char *n)
     return SK_PLAIN;
 }
 
-static enum spin_kind kind_of(gf_spin *f, uint16_t opcode)
+/* (out of line: once per opcode, so that kind_of stays a table read where inlined) */
+__attribute__((noinline)) static enum spin_kind learn_kind(gf_spin *f, uint16_t opcode)
+{
+    const char *n = gf_opcode_name(opcode);
+    f->kind[opcode] = (uint8_t)(n ? classify(n) : SK_EFFECT);
+    return (enum spin_kind)f->kind[opcode];
+}
+
+static inline enum spin_kind kind_of(gf_spin *f, uint16_t opcode)
 {
     if (opcode >= GF_OPCODE_MAX)
         return SK_EFFECT;
-    if (f->kind[opcode] == SK_UNSEEN) {
-        const char *n = gf_opcode_name(opcode);
-        f->kind[opcode] = (uint8_t)(n ? classify(n) : SK_EFFECT);
-    }
+    if (f->kind[opcode] == SK_UNSEEN)
+        return learn_kind(f, opcode);
     return (enum spin_kind)f->kind[opcode];
 }
 
@@ -215,10 +221,35 @@ static int tma_twin(const gf_spin *f, const gf_inst *in)
     return n && (starts(n, "UTMA") || starts(n, "UBLK"));
 }
 
+/* spin_next when it is on and holds nothing (the common case, kept out of that big
+ * function's frame): the reader's line goes straight out unless it is a poll, which
+ * opens an iteration as spin_next would. */
+static inline gf_status idle_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+{
+    gf_status st = gf_kreader_next_inst(r, out, err);
+    if (st != GF_OK) {
+        if (st == GF_END)
+            f->at_end = 1; /* (nothing open: spin_next would return GF_END) */
+        return st;
+    }
+    if (f->seen)
+        f->seen(f->seen_ctx, out);
+    if (kind_of(f, out->opcode) != SK_POLL) {
+        f->direct = 1;
+        return GF_OK;
+    }
+    f->buf[0] = *out;
+    f->n = 1;
+    f->capturing = 1;
+    f->cur_dropped = 0;
+    return spin_next(f, r, out, err);
+}
+
 gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
 {
     for (;;) {
-        gf_status st = spin_next(f, r, out, err);
+        gf_status st = f->enabled && gf_spin_idle(f) && !f->at_end ? idle_next(f, r, out, err)
+                                                                   : spin_next(f, r, out, err);
         if (st != GF_OK)
             return st;
         if (tma_twin(f, out)) {

@@ -17,6 +17,15 @@ static inline unsigned gf_popcount32(uint32_t x)
     return (x * 0x01010101u) >> 24;
 }
 
+/* Set bits in x (SWAR, as gf_popcount32; the issue history's counts, ksim_issue.c). */
+static inline unsigned gf_popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
+    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
+    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+    return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
+}
+
 /* Set bits in a line's 4-bit sector mask (bits above 3 ignored): a nibble of a constant
  * that lists the counts of 0..15, three instructions instead of eleven. */
 static inline unsigned gf_popcount4(unsigned m)

@@ -365,6 +365,77 @@ static void torture_reuse_foreach_far(void **state)
     free(dist);
 }
 
+/* gf_reuse_foreach_split_if against gf_reuse_foreach_near_if then gf_reuse_foreach_far
+ * (far keys the filter accepts): the same calls in the same order (the write-back walk
+ * sums doubles in that order, secreuse.c). A call: key, distance (near) or the far flag
+ * plus UINT64_MAX / 2 (far), tag pointer. */
+typedef struct call_log {
+    uint64_t (*c)[3];
+    size_t n, cap;
+} call_log;
+
+static void log_call(call_log *l, uint64_t key, uint64_t v, const uint16_t *tag)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 1024;
+        l->c = realloc(l->c, l->cap * sizeof *l->c);
+        assert_non_null(l->c);
+    }
+    l->c[l->n][0] = key;
+    l->c[l->n][1] = v;
+    l->c[l->n][2] = (uint64_t)(uintptr_t)tag;
+    l->n++;
+}
+
+static void log_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)payload;
+    log_call(ctx, key, dist, tag);
+}
+
+static void log_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
+{
+    (void)payload;
+    log_call(ctx, key, UINT64_MAX / 2 + (uint64_t)far, tag);
+}
+
+static void log_far_odd(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
+{
+    if (far && tag_odd(NULL, tag, payload))
+        log_far(ctx, key, far, tag, payload);
+}
+
+static void torture_reuse_foreach_split(void **state)
+{
+    (void)state;
+    enum { KEYS = 3000 };
+    gf_reuse *r = gf_reuse_create_payload(8);
+    assert_non_null(r);
+    rng_state = 12;
+    call_log want = {0}, got = {0};
+    for (size_t i = 1; i <= 20000; i++) {
+        gf_reuse_access(r, 0x7f0000000000ull + rnd() % KEYS);
+        if (i % 4000 && i != 300)
+            continue;
+        gf_reuse_foreach(r, set_tag_odd, NULL);
+        size_t n = gf_reuse_distinct(r);
+        uint64_t ds[] = {0, 1, 64, 65, 500, n - 1, n, n + 1, UINT64_MAX};
+        for (size_t k = 0; k < sizeof ds / sizeof ds[0]; k++) {
+            want.n = got.n = 0;
+            assert_int_equal(gf_reuse_foreach_near_if(r, ds[k], tag_odd, log_near, &want), 0);
+            gf_reuse_foreach_far(r, ds[k], log_far_odd, &want);
+            assert_int_equal(
+                gf_reuse_foreach_split_if(r, ds[k], tag_odd, log_near, log_far, &got), 0);
+            assert_true(want.n > 0 || n == 0);
+            assert_int_equal(got.n, want.n);
+            assert_memory_equal(got.c, want.c, want.n * sizeof *want.c);
+        }
+    }
+    free(want.c);
+    free(got.c);
+    gf_reuse_free(r);
+}
+
 /* The tile size changes only the layout: same distances for every size. */
 static void torture_reuse_tiles(void **state)
 {
@@ -784,6 +855,7 @@ int main(void)
         cmocka_unit_test(torture_reuse_cold_stream_then_reuse),
         cmocka_unit_test(torture_reuse_compaction_with_one_dead_time),
         cmocka_unit_test(torture_reuse_foreach_far),
+        cmocka_unit_test(torture_reuse_foreach_split),
         cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),
         cmocka_unit_test(torture_reuse_tags_and_lazy_payloads),

@@ -202,8 +202,9 @@ static void torture_v4_header_and_every_address_mode(void **state)
 }
 
 /* gf_inst.addr_pattern: equal for lines whose lanes' offsets from the base are equal
- * (mode 1 by stride, mode 2 by delta list, on a delta-list memo hit or not), different
- * otherwise, and 0 for listed addresses or when an address would leave [0, 2^63). */
+ * (mode 1 by stride, mode 0 by a listed constant stride, mode 2 by delta list, on a
+ * delta-list memo hit or not), different otherwise, and 0 for other listed addresses or
+ * when an address would leave [0, 2^63). */
 /* Writes text to the test directory as name and opens it as a kernel (the test fails
  * if it cannot). */
 static gf_kreader *open_text(const char *name, const char *text)
@@ -220,7 +221,7 @@ static void torture_address_patterns(void **state)
 {
     (void)state;
     const char *text =
-        HDR4 "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 13\n"
+        HDR4 "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 16\n"
         "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x1000 4\n"
         "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x2004 4\n"
         "0010 ffffffff 1 R2 LDG.E 1 R4 4 1 0x2004 8\n"
@@ -234,23 +235,27 @@ static void torture_address_patterns(void **state)
         "0040 ffffffff 1 R2 LDG.E 1 R4 4 1 0x7fffffffffffff00 4\n"
         "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x9000 8 8 -40\n"
         "0030 0000000f 1 R2 LDG.E 1 R4 4 2 0x400000000000000c 8 8 -40\n"
+        "0020 0000000f 1 R2 LDG.E 1 R4 4 0 0x1000 0x1004 0x100c 0x1008\n"
+        "0020 0000000f 1 R2 LDG.E 1 R4 4 0 0x4000000000000000 0x4000000000000004 "
+        "0x4000000000000008 0x400000000000000c\n"
+        "0020 0000000f 1 R2 LDG.E 1 R4 4 0 0x100c 0x1008 0x1004 0x1000\n"
         "#END_TB\n";
     gf_kreader *r = open_text("pattern.traceg", text);
     gf_error e;
     unsigned tb[3], w;
     uint32_t n;
     gf_inst in;
-    uint64_t pat[13];
+    uint64_t pat[16];
     assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
     assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
-    for (int k = 0; k < 13; k++) {
+    for (int k = 0; k < 16; k++) {
         assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
         pat[k] = in.addr_pattern;
     }
     assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
     assert_true(pat[0] != 0 && pat[0] == pat[1]); /* stride 4, other base */
     assert_true(pat[2] != 0 && pat[2] != pat[0]); /* stride 8 */
-    assert_true(pat[3] == 0);                      /* listed */
+    assert_true(pat[3] == pat[0]);                 /* listed at stride 4 */
     assert_true(pat[4] != 0 && pat[4] != pat[0] && pat[4] != pat[2]);
     assert_true(pat[5] == pat[4]);                 /* the same deltas (a memo hit) */
     assert_true(pat[6] != 0 && pat[6] != pat[4]);  /* other deltas */
@@ -261,6 +266,9 @@ static void torture_address_patterns(void **state)
     assert_true(pat[10] == 0);                     /* past 2^63 */
     assert_true(pat[11] != 0);                     /* line 8's deltas again (memo hit) */
     assert_true(pat[12] == 0);                     /* ... at a base from 2^62 */
+    assert_true(pat[13] == 0);                     /* listed, no constant stride */
+    assert_true(pat[14] == 0);                     /* listed stride, a base from 2^62 */
+    assert_true(pat[15] != 0 && pat[15] != pat[0]); /* listed at stride -4 */
     gf_kreader_close(r);
 }
 
@@ -310,7 +318,7 @@ static void torture_lazy_strides_fill_the_same(void **state)
             if (a.mask >> l & 1u)
                 assert_int_equal(got[l], a.addr[l]);
     }
-    assert_int_equal(left_lazy, 6); /* all stride lines but the refused one */
+    assert_int_equal(left_lazy, 7); /* all stride lines (listed too) but the refused one */
     gf_kreader_close(eager);
     gf_kreader_close(lazy);
 }
