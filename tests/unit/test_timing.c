@@ -209,6 +209,35 @@ static void torture_lsu_queue_moves_the_wait_to_the_consumer(void **state)
     }
 }
 
+/* sm__warps_active counts a warp from its block's placement to its own exit (Nsight's
+ * definition), not to its block's last exit. One block, two warps on two sub-cores, no
+ * fetch or exit costs: warp 0 issues an FFMA and EXIT (cycles t0, t0+1: it has left at
+ * t0+2), warp 1 a chain of 8 dependent FFMAs (4 cycles each, hopper.csv) and EXIT (left at
+ * t0+30): 2 + 30 warp-cycles resident, where the block's span twice would be 60. */
+static void torture_warps_active_ends_at_each_exit(void **state)
+{
+    (void)state;
+    char text[4096];
+    int n = snprintf(text, sizeof text,
+                     "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (64,1,1)\n"
+                     "-shmem = 0\n-nregs = 16\n-binary version = 90\n"
+                     "-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\n"
+                     "warp = 0\ninsts = 2\n0000 ffffffff 1 R1 FFMA 2 R2 R3 0 \n"
+                     "0010 ffffffff 0 EXIT 0 0 \nwarp = 1\ninsts = 9\n");
+    for (int i = 0; i < 8; i++)
+        n += snprintf(text + n, sizeof text - (size_t)n,
+                      "%04x ffffffff 1 R1 FFMA 2 R1 R1 0 \n", i * 16);
+    n += snprintf(text + n, sizeof text - (size_t)n, "0080 ffffffff 0 EXIT 0 0 \n#END_TB\n");
+    gf_gpu g = load_gpu("h100");
+    g.num_sms = 1;
+    g.exit_cycles = 0;
+    g.fetch_cold_cycles = 0;
+    g.fetch_line_cycles = 0;
+    gf_kernel_summary k = predict_text("warps_active.traceg", text, &g, NULL);
+    assert_int_equal(k.ks.warp_insts, 11);
+    assert_float_equal(k.ks.warp_cycles_resident, 2 + 30, 1e-9);
+}
+
 /* A shared access with no active lane still takes a wavefront of the shared pipe but is
  * no request (refdata h100-gfbench reduce: 1,277,952 masked-off LDS/STS wavefronts). */
 static void torture_masked_off_shared_takes_the_pipe(void **state)
@@ -1347,6 +1376,7 @@ int main(void)
         cmocka_unit_test(torture_pointer_chase_shows_latencies),
         cmocka_unit_test(torture_l1_bank_conflicts_set_the_stage),
         cmocka_unit_test(torture_lsu_queue_moves_the_wait_to_the_consumer),
+        cmocka_unit_test(torture_warps_active_ends_at_each_exit),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
         cmocka_unit_test(torture_shared_atomics_serialise),
