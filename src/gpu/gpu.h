@@ -142,6 +142,10 @@ typedef struct gf_gpu {
      * BRA/EXIT waits for the warp's last predicate write; the cycles a warp waits after a
      * taken BRA and stays after its EXIT (Nsight's branch_resolving) */
     unsigned pred_dependence, branch_taken_cycles, exit_cycles;
+    /* The compiler's stall count (ksim_issue.c issue): cycles a warp waits after issuing an
+     * instruction outside the FMA and tensor pipes before it may issue again (Nsight's
+     * wait); the trace carries no control codes, so one figure for all (docs/stalls.md) */
+    unsigned issue_hold;
     /* Instruction fetch (kernel_sim.c cold_start, ksim_issue.c issue): the first wave's
      * warps wait fetch_cold_cycles + fetch_line_cycles per 128-byte line of the kernel's
      * code before their first issue, a taken BRA adds fetch_redirect_cycles (Nsight's

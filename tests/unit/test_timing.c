@@ -177,6 +177,7 @@ static void torture_lsu_queue_moves_the_wait_to_the_consumer(void **state)
         "0030 ffffffff 1 R6 FADD 2 R5 R5 0 \n"
         "0040 ffffffff 0 EXIT 0 0 \n#END_TB\n";
     gf_gpu g = load_gpu("h100");
+    g.issue_hold = 0; /* (the stall count apart: torture_issue_hold_waits_after_non_fma) */
     g.num_sms = 1;
     g.exit_cycles = 0;
     g.fetch_cold_cycles = 0;
@@ -236,6 +237,42 @@ static void torture_warps_active_ends_at_each_exit(void **state)
     gf_kernel_summary k = predict_text("warps_active.traceg", text, &g, NULL);
     assert_int_equal(k.ks.warp_insts, 11);
     assert_float_equal(k.ks.warp_cycles_resident, 2 + 30, 1e-9);
+}
+
+/* sm.issue_hold: the compiler's stall count, which the trace does not carry. After an
+ * instruction outside the FMA and tensor pipes a warp waits issue_hold more cycles (Nsight's
+ * wait); FFMAs issue back to back (refdata h100-gfbench ffma: wait 0.33 per issue). One warp:
+ * two independent IADD3 (ALU, an issue every 2 cycles), three independent FFMA, EXIT. */
+static void torture_issue_hold_waits_after_non_fma(void **state)
+{
+    (void)state;
+    static const char text[] =
+        ONE_WARP "insts = 6\n"
+        "0000 ffffffff 1 R2 IADD3 2 R10 R11 0 \n"
+        "0010 ffffffff 1 R3 IADD3 2 R12 R13 0 \n"
+        "0020 ffffffff 1 R4 FFMA 2 R14 R15 0 \n"
+        "0030 ffffffff 1 R5 FFMA 2 R16 R17 0 \n"
+        "0040 ffffffff 1 R6 FFMA 2 R18 R19 0 \n"
+        "0050 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    gf_gpu g = load_gpu("h100");
+    g.num_sms = 1;
+    g.exit_cycles = 0;
+    g.fetch_cold_cycles = 0;
+    g.fetch_line_cycles = 0;
+    g.issue_hold = 0;
+    gf_kernel_summary k0 = predict_text("hold.traceg", text, &g, NULL);
+    g.issue_hold = 3;
+    gf_kernel_summary k3 = predict_text("hold.traceg", text, &g, NULL);
+    /* no hold: IADD3 at 0 and 2 (the ALU's interval: a cycle of math_pipe_throttle), FFMA at
+     * 3, 4, 5, EXIT at 6; resident to 7 */
+    assert_float_equal(k0.ks.warp_cycles_resident, 7, 1e-9);
+    assert_int_equal(k0.ks.stall[GF_STALL_MATH_PIPE_THROTTLE], 1);
+    assert_int_equal(k0.ks.stall[GF_STALL_WAIT], 0);
+    /* hold 3: IADD3 at 0 and 4 (the hold covers the ALU's interval), FFMA at 8, 9, 10 (no
+     * hold after an FFMA), EXIT at 11 */
+    assert_float_equal(k3.ks.warp_cycles_resident, 12, 1e-9);
+    assert_int_equal(k3.ks.stall[GF_STALL_MATH_PIPE_THROTTLE], 0);
+    assert_int_equal(k3.ks.stall[GF_STALL_WAIT], 2 * 3);
 }
 
 /* A shared access with no active lane still takes a wavefront of the shared pipe but is
@@ -315,6 +352,7 @@ static void torture_stalls_charge_each_cycle_once(void **state)
         "#BEGIN_TB\nthread block = 0,0,0\n";
     char text[4096];
     gf_gpu g = load_gpu("h100");
+    g.issue_hold = 0; /* (the stall count apart: torture_issue_hold_waits_after_non_fma) */
     g.num_sms = 1;
     g.exit_cycles = 0; /* (the EXIT's wind-down: torture_branches_wait_for_predicates_...) */
     g.fetch_cold_cycles = 0; /* (instruction fetch: torture_cold_fetch_holds_the_first_wave) */
@@ -708,6 +746,7 @@ static gf_kernel_row branch_loop(unsigned iters, const char *mask, unsigned pred
     fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
     assert_int_equal(fclose(f), 0);
     gf_gpu g = load_gpu("h100");
+    g.issue_hold = 0; /* (the stall count apart: torture_issue_hold_waits_after_non_fma) */
     g.pred_dependence = pred;
     g.branch_taken_cycles = taken;
     g.exit_cycles = exit_cycles;
@@ -785,6 +824,7 @@ static gf_kernel_row fetch_kernel(unsigned cold, double line, unsigned redirect,
     }
     assert_int_equal(fclose(f), 0);
     gf_gpu g = load_gpu("h100");
+    g.issue_hold = 0; /* (the stall count apart: torture_issue_hold_waits_after_non_fma) */
     g.num_sms = 1;
     g.max_blocks_per_sm = 1;
     g.fetch_cold_cycles = cold;
@@ -1377,6 +1417,7 @@ int main(void)
         cmocka_unit_test(torture_l1_bank_conflicts_set_the_stage),
         cmocka_unit_test(torture_lsu_queue_moves_the_wait_to_the_consumer),
         cmocka_unit_test(torture_warps_active_ends_at_each_exit),
+        cmocka_unit_test(torture_issue_hold_waits_after_non_fma),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
         cmocka_unit_test(torture_shared_atomics_serialise),
