@@ -662,13 +662,15 @@ static void torture_l2_decisions_and_counters_agree(void **state)
 
 /* The same on H100 reference cases (data/h100), as they are predicted against Nsight's
  * measurements (--cold: every kernel starts with empty caches) and with the copies left
- * warm in L2: within 9 percentage points of the read sectors. Measured (--cold / warm)
+ * warm in L2: within 10 percentage points of the read sectors. Measured (--cold / warm)
  * at l2.size 28600 KiB without the DRAM burst server: local_array 5.6 / 5.6 (its spills
  * are re-read near a slice's capacity), transpose_naive 0.0 / 5.0, vecadd 0.0 / 3.7,
  * reduce 0.0 / 1.3; stream_copy, stride16, pchase_dram, sgemm_tiled, pchase_l1 and
  * torch_layernorm 0.0 either way. With both (28800 KiB): transpose_naive warm 8.4 (the
- * server reorders its L2 stream). Breaking either side's geometry by 10 % gives 10.6 pp
- * or more, so 9 still tells them apart. */
+ * server reorders its L2 stream). With the compiler's stall count (sm.issue_hold 2,
+ * session 26) local_array 9.4 / 9.4 (its spills reach L2 in another order), transpose_naive
+ * 0.0 / 8.1, vecadd 0.0 / 4.2, reduce 0.0 / 1.2. The counters' lines per slice 10 % more
+ * or fewer give 12.1 and 21.9 pp (warm), so 10 still tells them apart. */
 static void torture_l2_decisions_and_counters_agree_h100(void **state)
 {
     (void)state;
@@ -679,7 +681,7 @@ static void torture_l2_decisions_and_counters_agree_h100(void **state)
     double worst[2] = {0, 0};
     for (int cold = 0; cold < 2; cold++) {
         opt.cold = cold;
-        double bound = 9.0;
+        double bound = 10.0;
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
             char path[512];
             snprintf(path, sizeof path, "%s/h100/%s", GF_TEST_DATA_DIR, cases[i]);
