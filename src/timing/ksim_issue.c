@@ -466,13 +466,16 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
     int kind = in->kind; /* in may be overwritten: ksim_warp_prepare may load the next window */
     /* a taken branch's redirect or an EXIT's wind-down (shape.aux): the warp waits */
     uint32_t aux = kind == K_SHARED || kind == K_MEM ? 0 : in->aux;
-    uint64_t redirect = (aux & 0xffff) + (aux >> 16);
+    uint64_t redirect = 0;
+    if (aux) { /* (most instructions have none: 0.24 % of predict, callgrind, vecadd) */
+        redirect = (aux & 0xffff) + (aux >> 16);
+        sm->stall[GF_STALL_BRANCH_RESOLVING] += aux & 0xffff;
+        sm->stall[GF_STALL_NO_INSTRUCTION] += aux >> 16;
+    }
     if (done != UINT64_MAX && done > sm->last_done)
         sm->last_done = done;
 
     w->next_issue = t + 1 + redirect;
-    sm->stall[GF_STALL_BRANCH_RESOLVING] += aux & 0xffff;
-    sm->stall[GF_STALL_NO_INSTRUCTION] += aux >> 16;
     warp_prepare_inline(w);
     sblock *b = w->block;
     if (kind == K_EXIT || w->pc >= w->ntot) {
