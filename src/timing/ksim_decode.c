@@ -61,6 +61,13 @@ struct rp_line {
     uint32_t shape;       /* replay_ent.shape */
     uint16_t threads;     /* active lanes */
     uint16_t misses;      /* runs tried through here that differed in this line */
+    /* a MOV of an immediate (sim.mb_mov): its register and value, which a run that takes
+     * its text hands to ksim_mb_replay_mov as the line-by-line path would */
+    uint16_t mov_reg;     /* its destination register (when mov_set) */
+    uint8_t mov_set;      /* 1: the line is such a MOV */
+    int32_t mov_imm;
+    uint32_t movs;        /* such MOVs in the list up to this line, itself included: a
+                           * run looks for them only when it holds one */
 };
 struct replay_ent {
     unsigned char head[RP_HEAD];  /* the gf_inst up to its addresses */
@@ -427,6 +434,10 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     rl->shape = re->shape;
     rl->threads = (uint16_t)gf_popcount32(in->mask);
     rl->misses = 0;
+    rl->mov_set = (uint8_t)s->mb_mov;
+    rl->mov_reg = s->mb_mov ? in->dst[0] : 0;
+    rl->mov_imm = s->mb_mov ? in->imm : 0;
+    rl->movs = (s->rp_len > 1 ? rl[-1].movs : 0) + (uint32_t)s->mb_mov;
     /* (a poll may open a wait loop, which the spin filter must see line by line; a line
      * it held back is not the reader's last text) */
     if (!s->spin.direct || gf_spin_is_poll(&s->spin, in->opcode))
@@ -489,6 +500,11 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
         return 0;
     }
     s->run_hits++;
+    /* (a MOV of an immediate in the run: the record ksim_mb_note_inst would have made) */
+    if (rl[m - 1].movs - rl[0].movs + rl[0].mov_set) /* (the run holds one) */
+        for (uint32_t j = 0; j < m; j++)
+            if (rl[j].mov_set)
+                ksim_mb_replay_mov(s, rl[j].mov_reg, rl[j].mov_imm);
     if (!w->shared && w->n + m > w->cap && (*st = ksim_warp_reserve_slow(w, s, m, err)) != GF_OK)
         return 1;
     for (uint32_t j = 0; j < m; j++)

@@ -537,9 +537,10 @@ typedef struct sim {
     uint32_t ids_len;
     /* The mbarrier / TMA decoding state (ksim_mbar.c), made at the first SYNCS or TMA
      * instruction of the kernel; mb_keep: the current instruction is one it must see
-     * (not to be replayed as text). */
+     * (not to be replayed as text); mb_mov: it is a MOV of an immediate, which it records
+     * (replayed as text with ksim_mb_replay_mov). */
     struct mb_dec *mb;
-    int mb_keep;
+    int mb_keep, mb_mov;
 } sim;
 
 /* ---------------------------------------------------------------- shared helpers */
@@ -609,6 +610,9 @@ void ksim_run_sm(sim *s, unsigned smi, uint64_t end);
 /* ksim_mbar.c: mbarriers and TMA copies (docs/model.md, "Warp-specialised kernels") */
 gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_inst *in,
                             gf_error *err);
+/* What ksim_mb_note_inst records for a MOV of immediate imm to trace register reg (one
+ * it set sim.mb_mov for), for such a MOV a text run of ksim_decode.c took. */
+void ksim_mb_replay_mov(sim *s, uint16_t reg, int32_t imm);
 int ksim_mb_sectors(sim *s, gf_coalesced *c);
 gf_status ksim_mb_block_start(sim *s, const unsigned tb[3], gf_error *err);
 void ksim_mb_warp_start(sim *s);

@@ -16,7 +16,13 @@
 
 #include "sass/opcode.h"
 
-enum spin_kind { SK_UNSEEN = 0, SK_PLAIN, SK_POLL, SK_EFFECT };
+/* (gf_spin_kind, spin.h: gf_spin_next's inline part reads the table) */
+enum spin_kind {
+    SK_UNSEEN = GF_SPIN_UNSEEN,
+    SK_PLAIN = GF_SPIN_PLAIN,
+    SK_POLL = GF_SPIN_POLL,
+    SK_EFFECT = GF_SPIN_EFFECT
+};
 
 static int starts(const char *s, const char *prefix)
 {
@@ -221,12 +227,10 @@ static int tma_twin(const gf_spin *f, const gf_inst *in)
     return n && (starts(n, "UTMA") || starts(n, "UBLK"));
 }
 
-/* spin_next when it is on and holds nothing (the common case, kept out of that big
- * function's frame): the reader's line goes straight out unless it is a poll, which
- * opens an iteration as spin_next would. */
-static inline gf_status idle_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+/* idle_next once the reader's line has been read into out with status st. */
+static inline gf_status idle_read(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err,
+                                  gf_status st)
 {
-    gf_status st = gf_kreader_next_inst(r, out, err);
     if (st != GF_OK) {
         if (st == GF_END)
             f->at_end = 1; /* (nothing open: spin_next would return GF_END) */
@@ -245,20 +249,43 @@ static inline gf_status idle_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_er
     return spin_next(f, r, out, err);
 }
 
-gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+/* spin_next when it is on and holds nothing (the common case, kept out of that big
+ * function's frame): the reader's line goes straight out unless it is a poll, which
+ * opens an iteration as spin_next would. */
+static inline gf_status idle_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+{
+    return idle_read(f, r, out, err, gf_kreader_next_inst(r, out, err));
+}
+
+/* The end of gf_spin_next for an instruction it returns: 1 when it is a TMA twin, dropped
+ * (the caller looks for the next), else 0, recording it as the warp's last returned. */
+static int drop_twin(gf_spin *f, const gf_inst *out)
+{
+    if (tma_twin(f, out)) {
+        f->twin_lines++;
+        return 1;
+    }
+    f->have_last = 1;
+    f->last_pc = out->pc;
+    f->last_opcode = out->opcode;
+    return 0;
+}
+
+gf_status gf_spin_next_slow(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
 {
     for (;;) {
         gf_status st = f->enabled && gf_spin_idle(f) && !f->at_end ? idle_next(f, r, out, err)
                                                                    : spin_next(f, r, out, err);
-        if (st != GF_OK)
+        if (st != GF_OK || !drop_twin(f, out))
             return st;
-        if (tma_twin(f, out)) {
-            f->twin_lines++;
-            continue;
-        }
-        f->have_last = 1;
-        f->last_pc = out->pc;
-        f->last_opcode = out->opcode;
-        return GF_OK;
     }
+}
+
+gf_status gf_spin_next_read(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err,
+                            gf_status st)
+{
+    st = idle_read(f, r, out, err, st);
+    if (st != GF_OK || !drop_twin(f, out))
+        return st;
+    return gf_spin_next_slow(f, r, out, err);
 }

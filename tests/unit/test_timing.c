@@ -1133,6 +1133,42 @@ static void torture_mbarrier_empty_phase_keeps_numbering(void **state)
                  "latency %.0f)", two, one, lat);
 }
 
+/* A MOV of an immediate that a text run takes (ksim_decode.c replay_run: a warp whose
+ * lines repeat the replay list's text) is recorded for the mbarrier hooks as one read
+ * line by line (ksim_mb_replay_mov). Two blocks: warp 0 records "MOV R6, 4096" in the
+ * replay list, the consumer (warp 1) polls, and the producer (warp 2) starts with the
+ * same MOV line, taken by a run, then arrives with R6's expected bytes and copies (each
+ * block its own tensor address). The first block's copy counts tma.tile_bytes (8 KiB:
+ * nothing learned yet), the second the 4 KiB learned from the first's expect-tx: 384 L2
+ * sectors, as when the MOV was read line by line (3307ad2). With the run's MOV
+ * unrecorded nothing is learned: 512. */
+static void torture_mbarrier_mov_in_text_run_sets_expected_bytes(void **state)
+{
+    (void)state;
+    const char *d;
+    FILE *f = hand_trace_v("mbar_runmov", &d, "mbar_runmov", 2, 96, 65536, 32, 90, 5);
+    static const char *const tensor[2] = {"0x7f00162c02c0", "0x7f00262c0000"};
+    for (unsigned blk = 0; blk < 2; blk++)
+        fprintf(f,
+                "#BEGIN_TB\n\nthread block = %u,0,0\n\nwarp = 0\ninsts = 2\n"
+                "0000 ffffffff 1 R6 MOV 0 0 4096\n"
+                "0010 ffffffff 0 EXIT 0 0 0\n"
+                "\nwarp = 1\ninsts = 2\n"
+                "0000 ffffffff 0 SYNCS.PHASECHK.TRANS64.TRYWAIT 2 R0 R4 4 1 0x34440 0 0\n"
+                "0010 ffffffff 0 EXIT 0 0 0\n"
+                "\nwarp = 2\ninsts = 5\n"
+                "0000 ffffffff 1 R6 MOV 0 0 4096\n"
+                "0020 00000001 1 R255 SYNCS.ARRIVE.TRANS64.RED 2 R0 R6 4 1 0x34440 0 0\n"
+                "0030 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 0x400 0 0\n"
+                "0030 ffffffff 0 UTMALDG.3D 2 R0 R0 4 1 %s 0 0\n"
+                "0040 ffffffff 0 EXIT 0 0 0\n#END_TB\n\n",
+                blk, tensor[blk]);
+    gf_kernel_row r = predict_h100_file(f, d);
+    if (r.v[GF_C_L2_READ_SECTORS] != 384.0)
+        fail_msg("the copies read %.0f L2 sectors, expected 384 (8 KiB, then the MOV's 4 KiB)",
+                 r.v[GF_C_L2_READ_SECTORS]);
+}
+
 /* One decision per access (memory/hierarchy.c l1_assoc_table): the L1 hits that time the
  * kernel and send its misses to L2 agree with the hits its counters report, which take
  * the set-associative model. Worst case: a pointer chase swept twice over a footprint
@@ -1436,6 +1472,7 @@ int main(void)
         cmocka_unit_test(torture_cold_fetch_holds_the_first_wave),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
         cmocka_unit_test(torture_tma_twin_lines_are_one_instruction),
+        cmocka_unit_test(torture_mbarrier_mov_in_text_run_sets_expected_bytes),
         cmocka_unit_test(torture_mbarrier_wait_waits_for_the_tma_copy),
         cmocka_unit_test(torture_mbarrier_empty_phase_keeps_numbering),
         cmocka_unit_test(torture_timing_and_counters_agree_on_l1_hits),
