@@ -140,6 +140,22 @@ static gf_kernel_summary predict_text(const char *name, const char *text, const 
     return predict1(p, g, row);
 }
 
+/* The H100 model on one SM with the mechanisms that add cycles around an instruction's
+ * own issue turned off (the EXIT's wind-down, the cold instruction fetch, the compiler's
+ * stall count), so a test counts the cycles of the one it is about; each has its own test
+ * (torture_branches_wait_for_predicates_and_redirect, torture_cold_fetch_holds_the_first_wave,
+ * torture_issue_hold_waits_after_non_fma). */
+static gf_gpu h100_one_sm_bare(void)
+{
+    gf_gpu g = load_gpu("h100");
+    g.num_sms = 1;
+    g.exit_cycles = 0;
+    g.fetch_cold_cycles = 0;
+    g.fetch_line_cycles = 0;
+    g.issue_hold = 0;
+    return g;
+}
+
 /* l1.data_banks: a global load whose 32 lanes are 128 B apart hits one 4-byte bank 32
  * times, so the L1 data stage takes 32 wavefronts, not the 8 cycles its 32 sectors need
  * at 128 B a cycle; a unit-stride load takes 1 either way (refdata h100-gfbench:
@@ -176,12 +192,7 @@ static void torture_lsu_queue_moves_the_wait_to_the_consumer(void **state)
         "0020 ffffffff 1 R5 LDG.E 1 R4 4 1 0x7f0000200000 128 \n"
         "0030 ffffffff 1 R6 FADD 2 R5 R5 0 \n"
         "0040 ffffffff 0 EXIT 0 0 \n#END_TB\n";
-    gf_gpu g = load_gpu("h100");
-    g.issue_hold = 0; /* (the stall count apart: torture_issue_hold_waits_after_non_fma) */
-    g.num_sms = 1;
-    g.exit_cycles = 0;
-    g.fetch_cold_cycles = 0;
-    g.fetch_line_cycles = 0;
+    gf_gpu g = h100_one_sm_bare();
     g.l1_data_banks = 0;
     gf_kernel_summary k[4];
     for (unsigned q = 1; q <= 3; q++) {
@@ -229,11 +240,7 @@ static void torture_warps_active_ends_at_each_exit(void **state)
         n += snprintf(text + n, sizeof text - (size_t)n,
                       "%04x ffffffff 1 R1 FFMA 2 R1 R1 0 \n", i * 16);
     n += snprintf(text + n, sizeof text - (size_t)n, "0080 ffffffff 0 EXIT 0 0 \n#END_TB\n");
-    gf_gpu g = load_gpu("h100");
-    g.num_sms = 1;
-    g.exit_cycles = 0;
-    g.fetch_cold_cycles = 0;
-    g.fetch_line_cycles = 0;
+    gf_gpu g = h100_one_sm_bare();
     gf_kernel_summary k = predict_text("warps_active.traceg", text, &g, NULL);
     assert_int_equal(k.ks.warp_insts, 11);
     assert_float_equal(k.ks.warp_cycles_resident, 2 + 30, 1e-9);
@@ -254,12 +261,7 @@ static void torture_issue_hold_waits_after_non_fma(void **state)
         "0030 ffffffff 1 R5 FFMA 2 R16 R17 0 \n"
         "0040 ffffffff 1 R6 FFMA 2 R18 R19 0 \n"
         "0050 ffffffff 0 EXIT 0 0 \n#END_TB\n";
-    gf_gpu g = load_gpu("h100");
-    g.num_sms = 1;
-    g.exit_cycles = 0;
-    g.fetch_cold_cycles = 0;
-    g.fetch_line_cycles = 0;
-    g.issue_hold = 0;
+    gf_gpu g = h100_one_sm_bare();
     gf_kernel_summary k0 = predict_text("hold.traceg", text, &g, NULL);
     g.issue_hold = 3;
     gf_kernel_summary k3 = predict_text("hold.traceg", text, &g, NULL);
@@ -351,12 +353,7 @@ static void torture_stalls_charge_each_cycle_once(void **state)
         "-shmem = 0\n-nregs = 16\n-binary version = 90\n-accelsim tracer version = 4\n"
         "#BEGIN_TB\nthread block = 0,0,0\n";
     char text[4096];
-    gf_gpu g = load_gpu("h100");
-    g.issue_hold = 0; /* (the stall count apart: torture_issue_hold_waits_after_non_fma) */
-    g.num_sms = 1;
-    g.exit_cycles = 0; /* (the EXIT's wind-down: torture_branches_wait_for_predicates_...) */
-    g.fetch_cold_cycles = 0; /* (instruction fetch: torture_cold_fetch_holds_the_first_wave) */
-    g.fetch_line_cycles = 0;
+    gf_gpu g = h100_one_sm_bare();
     /* one warp: FFMA R1 <- R2 R3; FFMA R4 <- R1 R1; FFMA R5 <- R4 R4; EXIT */
     int n = snprintf(text, sizeof text, head, 32);
     n += snprintf(text + n, sizeof text - (size_t)n,
