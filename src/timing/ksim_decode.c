@@ -723,16 +723,20 @@ static inline void async_note(sim *s, const gf_inst *in)
     async_note_slow(s, in);
 }
 
-/* Control-flow classes of opcodes (sim.pred_class): a predicate writer, EXIT, BRA. */
+/* Control-flow classes of opcodes (sim.pred_class): a predicate writer, EXIT, BRA; and,
+ * in bit PC_REG_AFTER_PRED, the opcodes whose written register the tracer lists as a
+ * source (reg_after_pred). */
 enum { PC_UNSEEN = 0, PC_NONE, PC_WRITER, PC_EXIT, PC_BRANCH };
+#define PC_REG_AFTER_PRED 0x10u
 
-/* in's control-flow class. Predicate writers are the SASS instructions whose only result
- * can be a predicate: the comparisons and predicate logic (ISETP, FSETP, DSETP, HSETP2,
- * PSETP, PLOP3, LOP3 with a predicate output, FCHK, R2P, VOTE), and they write one only
- * when they name no destination register (the tracer drops predicate operands). By name,
- * not by pipe: NOP, DEPBAR, WARPGROUP.*, CCTL, ERRBAR name no register either and write
- * no predicate (found in review: cuBLAS's NOP; BRA waited for it). */
-static unsigned control_class(sim *s, const gf_inst *in)
+/* in's control-flow class byte (pred_class). Predicate writers are the SASS instructions
+ * whose only result can be a predicate: the comparisons and predicate logic (ISETP,
+ * FSETP, DSETP, HSETP2, PSETP, PLOP3, LOP3 with a predicate output, FCHK, R2P, VOTE),
+ * and they write one only when they name no destination register (the tracer drops
+ * predicate operands). By name, not by pipe: NOP, DEPBAR, WARPGROUP.*, CCTL, ERRBAR name
+ * no register either and write no predicate (found in review: cuBLAS's NOP; BRA waited
+ * for it). */
+static unsigned pred_class_of(sim *s, const gf_inst *in)
 {
     if (in->opcode >= GF_OPCODE_MAX)
         return PC_NONE;
@@ -749,9 +753,33 @@ static unsigned control_class(sim *s, const gf_inst *in)
             c = PC_EXIT;
         else if (n && strcmp(n, "BRA") == 0) /* (BRA.U too: the base name) */
             c = PC_BRANCH;
+        if (n && (strcmp(n, "SHFL") == 0 || strcmp(n, "LOP3") == 0))
+            c |= PC_REG_AFTER_PRED;
         s->pred_class[in->opcode] = c;
     }
     return c;
+}
+
+static unsigned control_class(sim *s, const gf_inst *in)
+{
+    return pred_class_of(s, in) & ~PC_REG_AFTER_PRED;
+}
+
+/* 1 when in's first listed source is the register it writes. The Accel-Sim tracer
+ * (util/tracer_nvbit/tracer_tool/tracer_tool.cu, instrument_function_if_needed) takes a
+ * register as the destination only when it is SASS operand 0 and lists every later
+ * register as a source; SHFL (`SHFL.DOWN PT, R11, R30, 0x1, 0x1f`) and a LOP3 with a
+ * predicate result (`LOP3.LUT P0, R12, R0, 0x3, RZ, 0xc0, !PT`) put a predicate first, so
+ * their line lists no destination and the written register first among the sources
+ * (refdata h100-gfbench torch_layernorm: 61,440 `0 SHFL.DOWN 2 R11 R30`, whose R11 the
+ * next FSETP reads; 4,096 LOP3 with a register after the predicate). Until session 27
+ * such a result was ready at once and the instruction waited for its own destination's
+ * last writer. The trace is kept as the tracer wrote it (`info`, the readers); the
+ * timing model reads it so. Other opcodes of that form (ATOMG with a result) are in no
+ * reference trace and are read as listed. */
+static int reg_after_pred(sim *s, const gf_inst *in)
+{
+    return !in->ndst && in->nsrc && (pred_class_of(s, in) & PC_REG_AFTER_PRED);
 }
 
 /* The predicate role of instruction in (see PRED_ANY) under sm.pred_dependence: 2 when it
@@ -875,16 +903,19 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
     unsigned before = w->nslots;
     uint16_t regs[GF_MAX_DST + GF_MAX_SRC + AG_MAX_REGS + 1];
     unsigned nr = 0;
+    unsigned moved = (unsigned)reg_after_pred(s, in); /* src[0] is the destination */
     for (unsigned i = 0; !s->ag_drop && i < in->ndst && i < GF_MAX_DST; i++)
         if (in->dst[i] != GF_REG_ZERO && in->dst[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->dst[i]);
+    if (moved && !s->ag_drop && in->src[0] != GF_REG_ZERO && in->src[0] < GF_REG_COUNT)
+        regs[nr++] = reg_slot(s, w, in->src[0]);
     for (unsigned i = 0; s->ag_dst && i < s->ag_nregs; i++)
         regs[nr++] = reg_slot(s, w, s->ag_regs[i]);
     s->pred_cur = (uint8_t)pred_role(s, in);
     if (s->pred_cur == 2)
         regs[nr++] = reg_slot(s, w, PRED_ANY);
     si.ndst = (uint8_t)nr;
-    for (unsigned i = 0; !s->ag_drop && i < in->nsrc && i < GF_MAX_SRC; i++)
+    for (unsigned i = moved; !s->ag_drop && i < in->nsrc && i < GF_MAX_SRC; i++)
         if (in->src[i] != GF_REG_ZERO && in->src[i] < GF_REG_COUNT)
             regs[nr++] = reg_slot(s, w, in->src[i]);
     for (unsigned i = 0; !s->ag_dst && i < s->ag_nregs; i++)

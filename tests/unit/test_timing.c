@@ -277,6 +277,46 @@ static void torture_issue_hold_waits_after_non_fma(void **state)
     assert_int_equal(k3.ks.stall[GF_STALL_WAIT], 2 * 3);
 }
 
+/* The tracer lists no destination for SHFL (`SHFL.DOWN PT, R11, R30, ...`) and a LOP3
+ * with a predicate result: the register they write comes first among the sources
+ * (ksim_decode.c reg_after_pred). A reader of that register waits for it, a reader of
+ * another does not, and the instruction itself waits for nothing the register held. */
+static void torture_register_after_predicate_is_written(void **state)
+{
+    (void)state;
+    static const char dep[] = ONE_WARP "insts = 3\n"
+                              "0000 ffffffff 0 SHFL.DOWN 2 R11 R30 0 \n"
+                              "0010 ffffffff 1 R8 FADD 2 R11 R30 0 \n"
+                              "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    static const char nodep[] = ONE_WARP "insts = 3\n"
+                                "0000 ffffffff 0 SHFL.DOWN 2 R11 R30 0 \n"
+                                "0010 ffffffff 1 R8 FADD 2 R12 R30 0 \n"
+                                "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    /* a LOP3 with a predicate result writes the register listed first: the FADD after
+     * it waits for the ALU's latency (models/isa/hopper.csv LOP3: 4 cycles) */
+    static const char lop3[] = ONE_WARP "insts = 3\n"
+                               "0000 ffffffff 0 LOP3.LUT 3 R12 R0 R255 0 \n"
+                               "0010 ffffffff 1 R8 FADD 2 R12 R30 0 \n"
+                               "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    static const char lop3_nodep[] = ONE_WARP "insts = 3\n"
+                                     "0000 ffffffff 0 LOP3.LUT 3 R12 R0 R255 0 \n"
+                                     "0010 ffffffff 1 R8 FADD 2 R13 R30 0 \n"
+                                     "0020 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    gf_gpu g = h100_one_sm_bare();
+    gf_kernel_summary kd = predict_text("shfl_dep.traceg", dep, &g, NULL);
+    gf_kernel_summary kn = predict_text("shfl_nodep.traceg", nodep, &g, NULL);
+    /* SHFL at 0 (models/isa/hopper.csv: an ALU op of 4 cycles, after Accel-Sim); the FADD
+     * reading R11 at 4, not 1: 3 cycles more, charged to wait */
+    assert_float_equal(kd.ks.warp_cycles_resident - kn.ks.warp_cycles_resident, 3, 1e-9);
+    assert_int_equal(kd.ks.stall[GF_STALL_WAIT] - kn.ks.stall[GF_STALL_WAIT], 3);
+    g.pred_dependence = 0; /* (else the EXIT waits for the LOP3's predicate either way) */
+    gf_kernel_summary kl = predict_text("lop3.traceg", lop3, &g, NULL);
+    gf_kernel_summary kln = predict_text("lop3_nodep.traceg", lop3_nodep, &g, NULL);
+    /* LOP3 at 0, the FADD at 4 (not 1): 3 cycles of wait */
+    assert_float_equal(kl.ks.warp_cycles_resident - kln.ks.warp_cycles_resident, 3, 1e-9);
+    assert_int_equal(kl.ks.stall[GF_STALL_WAIT] - kln.ks.stall[GF_STALL_WAIT], 3);
+}
+
 /* A shared access with no active lane still takes a wavefront of the shared pipe but is
  * no request (refdata h100-gfbench reduce: 1,277,952 masked-off LDS/STS wavefronts). */
 static void torture_masked_off_shared_takes_the_pipe(void **state)
@@ -1451,6 +1491,7 @@ int main(void)
         cmocka_unit_test(torture_lsu_queue_moves_the_wait_to_the_consumer),
         cmocka_unit_test(torture_warps_active_ends_at_each_exit),
         cmocka_unit_test(torture_issue_hold_waits_after_non_fma),
+        cmocka_unit_test(torture_register_after_predicate_is_written),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
         cmocka_unit_test(torture_shared_atomics_serialise),
