@@ -588,6 +588,53 @@ static inline unsigned ksim_first_lane(uint32_t mask)
     return (unsigned)__builtin_ctz(mask);
 }
 
+/* ksim_operands.c: operands the trace's lines do not list (see there). An opcode's
+ * control-flow class byte: one of KSIM_PC_*, with KSIM_REG_AFTER_PRED for the opcodes
+ * whose written register the tracer lists as a source. Inline: the cached byte is read
+ * several times per decoded instruction (an outlined lookup was 3 % of predict's
+ * instructions, callgrind, torch_layernorm). */
+enum { KSIM_PC_UNSEEN = 0, KSIM_PC_NONE, KSIM_PC_WRITER, KSIM_PC_EXIT, KSIM_PC_BRANCH };
+#define KSIM_REG_AFTER_PRED 0x10u
+unsigned ksim_pred_class_slow(sim *s, const gf_inst *in);
+static inline unsigned ksim_pred_class(sim *s, const gf_inst *in)
+{
+    unsigned c = in->opcode < GF_OPCODE_MAX ? s->pred_class[in->opcode] : KSIM_PC_NONE;
+    return c ? c : ksim_pred_class_slow(s, in);
+}
+static inline unsigned ksim_control_class(sim *s, const gf_inst *in)
+{
+    return ksim_pred_class(s, in) & ~KSIM_REG_AFTER_PRED;
+}
+/* 1 when in's first listed source is the register it writes (SHFL, LOP3 with a
+ * predicate result, as the tracer lists them). */
+static inline int ksim_reg_after_pred(sim *s, const gf_inst *in)
+{
+    return !in->ndst && in->nsrc && (ksim_pred_class(s, in) & KSIM_REG_AFTER_PRED);
+}
+/* Under sm.pred_dependence, in's role for the predicate pseudo register PRED_ANY: 2 when
+ * it writes a predicate, 3 when it is a BRA or EXIT, which the compiler guards with the
+ * predicate a comparison just set (ISETP; @P0 BRA), else 0. */
+static inline unsigned ksim_pred_role(sim *s, const gf_inst *in)
+{
+    if (!s->gpu->pred_dependence)
+        return 0;
+    unsigned c = ksim_control_class(s, in);
+    if (c == KSIM_PC_WRITER)
+        return in->ndst == 0 ? 2u : 0u;
+    return c == KSIM_PC_EXIT || c == KSIM_PC_BRANCH ? 3u : 0u;
+}
+void ksim_async_note_slow(sim *s, const gf_inst *in);
+/* ksim_async_note_slow for the instructions that are not asynchronous copies, commits,
+ * waits or MMAs, almost all, without the call. */
+static inline void ksim_async_note(sim *s, const gf_inst *in)
+{
+    if (in->opcode < GF_OPCODE_MAX && s->ag_class[in->opcode] == AG_NONE) {
+        s->ag_nregs = s->ag_dst = s->ag_changes = s->ag_drop = 0;
+        return;
+    }
+    ksim_async_note_slow(s, in);
+}
+
 /* ksim_block.c */
 void ksim_block_reset(sblock *b);
 sblock *ksim_take_spare(sim *s);
