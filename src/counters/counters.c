@@ -69,7 +69,9 @@ static const gf_counter_def table[GF_C_COUNT] = {
     {GF_C_PIPE_LSU_PCT, "sm__pipe_lsu_cycles_active.avg.pct_of_peak_sustained_active",
      NULL, GF_CUNIT_PCT, P, 1, "load/store pipe busy fraction"},
     {GF_C_L2_BW_PCT, "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", NULL,
-     GF_CUNIT_PCT, P, 1, "L2 slice utilisation (model): the busier of the slices' input slots and, where modelled apart, their read return path; not Nsight's sectors over its 3-a-cycle H100 peak"},
+     GF_CUNIT_PCT, P, 1, "L2 sectors looked up (reads, writes and atomics from L1/TEX, and the fabric's) over the slices' peak, l2.tag_sectors_per_cycle a slice per L2 cycle, for the elapsed time, as Nsight defines it; not predicted on GPUs without that key"},
+    {GF_C_L2_SLICE_BUSY_PCT, "gf__lts_slice_busy.pct", NULL, GF_CUNIT_PCT, P, 1,
+     "L2 slice utilisation in the queueing model: the busier of the slices' input slots and, where modelled apart, their read return path, over the kernel's time; gpuforecast only"},
     {GF_C_DRAM_BW_PCT, "dram__throughput.avg.pct_of_peak_sustained_elapsed", NULL,
      GF_CUNIT_PCT, P, 1, "DRAM throughput / peak"},
     {GF_C_L1_GLD_REQUESTS, "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
@@ -382,6 +384,7 @@ static double rate_weight(gf_counter_id id, const double *v)
     case GF_C_PIPE_LSU_PCT:
         return v[GF_C_SM_CYCLES_ACTIVE];
     case GF_C_L2_BW_PCT:
+    case GF_C_L2_SLICE_BUSY_PCT:
     case GF_C_DRAM_BW_PCT:
         return v[GF_C_GPC_CYCLES_ELAPSED];
     case GF_C_L1_SECTOR_HIT_RATE:

@@ -29,6 +29,7 @@ typedef enum gf_counter_id {
     GF_C_PIPE_ALU_PCT, GF_C_PIPE_FMA_PCT, GF_C_PIPE_FP64_PCT, GF_C_PIPE_SFU_PCT,
     GF_C_PIPE_TENSOR_PCT, GF_C_PIPE_LSU_PCT,
     GF_C_L2_BW_PCT,                  /* lts__t_sectors.avg.pct_of_peak_sustained_elapsed */
+    GF_C_L2_SLICE_BUSY_PCT,          /* the model's L2 slice utilisation: gpuforecast-only */
     GF_C_DRAM_BW_PCT,                /* dram__throughput.avg.pct_of_peak_sustained_elapsed */
     /* L1: global loads / stores */
     GF_C_L1_GLD_REQUESTS,            /* l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum */

@@ -94,6 +94,10 @@ typedef struct gf_gpu {
      * reader's partition holds no copy of, or a far atomic, applied at home) takes this
      * much longer (0 = the same). */
     double l2_far_latency_ns;
+    /* Nsight's peak of lts__t_sectors: sectors one slice's tag stage looks up per L2 cycle
+     * (lts__t_sectors.avg.peak_sustained). Only a counter's denominator (0 = unknown: the
+     * counter is not predicted); the queueing model's L2 bandwidth is l2.bytes_per_cycle. */
+    double l2_tag_sectors_per_cycle;
     /* Atomics: the home slice's ALU applies this many atomic/reduction sectors per L2
      * cycle (0 = no such limit), and a slice is home to l2_slice_interleave bytes of
      * consecutive addresses (0 in a model file = 128, a line). Only the atomic units

@@ -471,6 +471,55 @@ static void torture_fabric_slots_bound_an_l2_bound_kernel(void **state)
     assert_true(row.v[GF_C_L2_FABRIC_SECTORS] == 3.5e6);
 }
 
+/* lts__t_sectors.avg.pct_of_peak_sustained_elapsed as Nsight defines it (predict.c
+ * nsight_l2_throughput_pct): every sector looked up — 1e6 read + 4e6 written from L1 and
+ * the fabric's 2.5e6 (two partitions) — over 80 slices x l2.tag_sectors_per_cycle (3 on
+ * the H100) x the elapsed L2 cycles (the L2 at the core clock here, then at half of it).
+ * The queueing model's own slice utilisation is gf__lts_slice_busy.pct. Without the
+ * peak the Nsight counter is not predicted (NaN). */
+static void torture_l2_throughput_is_nsight_sectors_over_peak(void **state)
+{
+    (void)state;
+    gf_gpu g = load_gpu("h100");
+    g.l2_fabric_idle_sectors = 0;
+    g.l2_clock_hz = g.core_clock_hz;
+    assert_true(g.l2_tag_sectors_per_cycle == 3);
+    static gf_kernel_summary k;
+    memset(&k, 0, sizeof k);
+    for (int i = 0; i < GF_C_COUNT; i++)
+        k.mem[i] = NAN;
+    k.mem[GF_C_L2_WRITE_SECTORS] = 4e6;
+    k.mem[GF_C_L2_READ_SECTORS] = 1e6;
+    k.mem[GF_C_L2_ATOM_SECTORS] = 0;
+    k.mem[GF_C_DRAM_SECTORS_READ] = 1e6;
+    k.mem[GF_C_DRAM_SECTORS_WRITE] = 0;
+    k.ks.l2_read_requests = 250000;
+    k.ks.l2_sectors = 5000000;
+    k.ks.sm_cycles_max = 1000;
+    k.ks.sm_cycles_avg = 1000;
+    k.ks.sms_used = 1;
+    k.ks.mean_miss_latency = 600;
+    k.ks.mean_load_miss_latency = 600;
+    gf_kernel_row row;
+    gf_queue_result q;
+    assert_int_equal(gf_predict_evaluate(&g, &k, &row, &q, NULL), GF_OK);
+    double elapsed = row.v[GF_C_GPC_CYCLES_ELAPSED];
+    double want = 100.0 * 7.5e6 / (80 * elapsed * 3);
+    if (fabs(row.v[GF_C_L2_BW_PCT] - want) > 1e-9)
+        fail_msg("lts__t_sectors pct %.6f, want 7.5e6 sectors / (80 x %.1f x 3) = %.6f",
+                 row.v[GF_C_L2_BW_PCT], elapsed, want);
+    assert_true(fabs(row.v[GF_C_L2_SLICE_BUSY_PCT] - 100.0 * q.l2_util) < 1e-12);
+    /* the L2 at half the core clock: half the L2 cycles for the same elapsed time */
+    g.l2_clock_hz = g.core_clock_hz / 2;
+    assert_int_equal(gf_predict_evaluate(&g, &k, &row, &q, NULL), GF_OK);
+    want = 100.0 * 7.5e6 / (80 * row.v[GF_C_GPC_CYCLES_ELAPSED] / 2 * 3);
+    assert_true(fabs(row.v[GF_C_L2_BW_PCT] - want) < 1e-9);
+    g.l2_tag_sectors_per_cycle = 0;
+    assert_int_equal(gf_predict_evaluate(&g, &k, &row, &q, NULL), GF_OK);
+    assert_true(isnan(row.v[GF_C_L2_BW_PCT]));
+    assert_false(isnan(row.v[GF_C_L2_SLICE_BUSY_PCT]));
+}
+
 /* l2.far_latency_ns: an L2 hit the far partition serves (a read from the other
  * partition's SMs of data theirs holds no copy of) takes that much longer. One warp reads
  * n lines the host copied in (MemcpyHtoD: in L2 at home only, no copies), each load
@@ -574,6 +623,7 @@ int main(void)
         cmocka_unit_test(torture_launch_term_is_kernel_cycles_plus_ns),
         cmocka_unit_test(torture_fabric_is_half_of_writes_and_dram_fills),
         cmocka_unit_test(torture_fabric_slots_bound_an_l2_bound_kernel),
+        cmocka_unit_test(torture_l2_throughput_is_nsight_sectors_over_peak),
         cmocka_unit_test(torture_far_l2_hit_takes_far_latency),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
