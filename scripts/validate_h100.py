@@ -95,6 +95,12 @@ COUNTERS = [
     ("ld_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "count", "global ld sectors"),
     ("st_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "count", "global st sectors"),
     ("fabric", "lts__t_sectors_srcunit_ltcfabric.sum", "count", "L2 fabric sectors"),
+    ("l2_tput", "lts__t_sectors.avg.pct_of_peak_sustained_elapsed", "rate",
+     "L2 sectors % of peak"),
+    ("pipe_alu", "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active", "rate",
+     "ALU pipe %"),
+    ("pipe_fma", "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active", "rate",
+     "FMA pipe %"),
 ]
 DRAM_MIN_BYTES = 1e6          # DRAM MAPE only over cases whose measured bytes exceed 1 MB
 CHECK_TOLERANCE = 0.05        # percentage points of slack in --check
@@ -102,7 +108,8 @@ THRESHOLD_KEYS = ["cycles_mape_all", "cycles_mape_micro", "cycles_mape_app", "l2
                   "l1_hit_mae_all", "dram_read_mape_all", "dram_write_mape_all",
                   "inst_mape_all", "ld_sectors_mape_all", "st_sectors_mape_all",
                   "fabric_mape_all", "dram_total_mape_all", "warm_cycles_mape_all",
-                  "sm_max_mape_all", "stall_share_mae_all", "stall_top_miss_pct_all"]
+                  "sm_max_mape_all", "stall_share_mae_all", "stall_top_miss_pct_all",
+                  "l2_tput_mae_all", "pipe_alu_mae_all", "pipe_fma_mae_all"]
 THRESHOLD_HEADER = """\
 # H100 validation thresholds (scripts/validate-h100.sh --check; tests/e2e/validate_h100.sh).
 # These are the figures committed with the model: MAPE in %, MAE in percentage points, over

@@ -401,17 +401,18 @@ static void torture_isa_lanes_scale_intervals(void **state)
     }
     gf_isa *isa = fitted("h100", NULL, 0, &g);
     assert_int_equal(look(isa, "FFMA")->interval, 1);   /* 32 lanes: a warp a cycle */
-    assert_int_equal(look(isa, "FMNMX")->interval, 2);  /* a half-rate op */
+    assert_int_equal(look(isa, "HFMA2")->interval, 2);  /* a half-rate op */
     assert_int_equal(look(isa, "DFMA")->interval, 2);
     gf_isa_free(isa);
     const char *half[] = {"sm.fp32_lanes=16", "sm.fp64_lanes=4", "sm.sfu_lanes=2",
                           "sm.int32_lanes=32", "sm.tensor_units=2", "sm.lsu_lanes=4"};
     isa = fitted("h100", half, 6, &g);
     assert_int_equal(look(isa, "FFMA")->interval, 2);
-    assert_int_equal(look(isa, "FMNMX")->interval, 4);
+    assert_int_equal(look(isa, "HFMA2")->interval, 4);
     assert_int_equal(look(isa, "DFMA")->interval, 8);   /* 2 x 16 / 4 */
     assert_int_equal(look(isa, "MUFU")->interval, 16);  /* 8 x 4 / 2 */
-    assert_int_equal(look(isa, "IMAD")->interval, 1);   /* 2 x 16 / 32 */
+    assert_int_equal(look(isa, "IADD3")->interval, 1);  /* 2 x 16 / 32 */
+    assert_int_equal(look(isa, "IMAD")->interval, 4);   /* the FMA pipe on sm_90: 2 x 32 / 16 */
     assert_int_equal(look(isa, "HMMA")->interval, 3);   /* 6 x 1 / 2 */
     assert_int_equal(look(isa, "LDG")->interval, 2);    /* 1 x 8 / 4 */
     assert_int_equal(look(isa, "BRA")->interval, 4);    /* no lane key: unchanged */
@@ -419,7 +420,7 @@ static void torture_isa_lanes_scale_intervals(void **state)
     const char *wide[] = {"sm.fp32_lanes=64", "sm.fp64_lanes=24"};
     isa = fitted("h100", wide, 2, &g);
     assert_int_equal(look(isa, "FFMA")->interval, 1);   /* never below one cycle */
-    assert_int_equal(look(isa, "FMNMX")->interval, 1);
+    assert_int_equal(look(isa, "HFMA2")->interval, 1);
     assert_int_equal(look(isa, "DFMA")->interval, 2);   /* 2 x 16 / 24 = 1.33, rounded up */
     gf_isa_free(isa);
     const char *none[] = {"sm.fp64_lanes=0"};
