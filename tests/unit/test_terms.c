@@ -424,6 +424,27 @@ static void torture_fabric_is_half_of_writes_and_dram_fills(void **state)
     assert_true(bg.v[GF_C_L2_FABRIC_SECTORS] == (4 + 2 * N) / 2.0);
 }
 
+/* The summary of an L2-bound kernel the next two tests evaluate: 4e6 sectors written,
+ * 1e6 read in 2.5e5 requests and 1e6 filled from DRAM, one SM of 1,000 cycles. */
+static void l2_bound_summary(gf_kernel_summary *k)
+{
+    memset(k, 0, sizeof *k);
+    for (int i = 0; i < GF_C_COUNT; i++)
+        k->mem[i] = NAN;
+    k->mem[GF_C_L2_WRITE_SECTORS] = 4e6;
+    k->mem[GF_C_L2_READ_SECTORS] = 1e6;
+    k->mem[GF_C_L2_ATOM_SECTORS] = 0;
+    k->mem[GF_C_DRAM_SECTORS_READ] = 1e6;
+    k->mem[GF_C_DRAM_SECTORS_WRITE] = 0;
+    k->ks.l2_read_requests = 250000;
+    k->ks.l2_sectors = 5000000;
+    k->ks.sm_cycles_max = 1000;
+    k->ks.sm_cycles_avg = 1000;
+    k->ks.sms_used = 1;
+    k->ks.mean_miss_latency = 600;
+    k->ks.mean_load_miss_latency = 600;
+}
+
 /* The fabric's slots slow an L2-bound kernel (predict.c gf_predict_evaluate: they join
  * l2_extra_slots, queueing.c l2_work). A summary of 4e6 written sectors, 1e6 read in 2.5e5
  * requests and 1e6 DRAM-filled, on H100 with its L2 set to the core clock (80 slices x 32 B
@@ -437,21 +458,7 @@ static void torture_fabric_slots_bound_an_l2_bound_kernel(void **state)
     g.l2_fabric_idle_sectors = 0;
     g.l2_clock_hz = g.core_clock_hz;
     static gf_kernel_summary k;
-    memset(&k, 0, sizeof k);
-    for (int i = 0; i < GF_C_COUNT; i++)
-        k.mem[i] = NAN;
-    k.mem[GF_C_L2_WRITE_SECTORS] = 4e6;
-    k.mem[GF_C_L2_READ_SECTORS] = 1e6;
-    k.mem[GF_C_L2_ATOM_SECTORS] = 0;
-    k.mem[GF_C_DRAM_SECTORS_READ] = 1e6;
-    k.mem[GF_C_DRAM_SECTORS_WRITE] = 0;
-    k.ks.l2_read_requests = 250000;
-    k.ks.l2_sectors = 5000000;
-    k.ks.sm_cycles_max = 1000;
-    k.ks.sm_cycles_avg = 1000;
-    k.ks.sms_used = 1;
-    k.ks.mean_miss_latency = 600;
-    k.ks.mean_load_miss_latency = 600;
+    l2_bound_summary(&k);
     gf_kernel_row row;
     gf_queue_result q;
     gf_gpu z = g;
@@ -485,21 +492,7 @@ static void torture_l2_throughput_is_nsight_sectors_over_peak(void **state)
     g.l2_clock_hz = g.core_clock_hz;
     assert_true(g.l2_tag_sectors_per_cycle == 3);
     static gf_kernel_summary k;
-    memset(&k, 0, sizeof k);
-    for (int i = 0; i < GF_C_COUNT; i++)
-        k.mem[i] = NAN;
-    k.mem[GF_C_L2_WRITE_SECTORS] = 4e6;
-    k.mem[GF_C_L2_READ_SECTORS] = 1e6;
-    k.mem[GF_C_L2_ATOM_SECTORS] = 0;
-    k.mem[GF_C_DRAM_SECTORS_READ] = 1e6;
-    k.mem[GF_C_DRAM_SECTORS_WRITE] = 0;
-    k.ks.l2_read_requests = 250000;
-    k.ks.l2_sectors = 5000000;
-    k.ks.sm_cycles_max = 1000;
-    k.ks.sm_cycles_avg = 1000;
-    k.ks.sms_used = 1;
-    k.ks.mean_miss_latency = 600;
-    k.ks.mean_load_miss_latency = 600;
+    l2_bound_summary(&k);
     gf_kernel_row row;
     gf_queue_result q;
     assert_int_equal(gf_predict_evaluate(&g, &k, &row, &q, NULL), GF_OK);
