@@ -740,6 +740,41 @@ def write_doc(path, args, cases, fig, meta):
     L += counter_table(cases, [("lts__t_sectors_srcunit_ltcfabric.sum", "count",
                                 "fabric sectors")])
     w("")
+    w("## Every counter against Nsight")
+    w("")
+    w("Each counter `gpuforecast counters` lists, against the same counter of `ncu.csv` on "
+      "every launch where Nsight reports it (issue #32: every predicted counter reported "
+      "with its error). Percentages and ratios: mean absolute error over the launches, in "
+      "their own unit; other counts: mean absolute percentage error over the launches "
+      "whose measured value is not 0 (all of them: the summary's DRAM figures keep the "
+      "cases over 1 MB, the stall ratios are per issue, so the pointer chases' dominate), "
+      "and how many launches are exact (within 0.5). A counter Nsight does not report "
+      "here has no row.")
+    w("")
+    w("| counter | kind | launches | error | largest \\|error\\| | exact |")
+    w("|---|---|---:|---:|---:|---:|")
+    per = {}
+    for c in cases:
+        if c.get("error"):
+            continue
+        for kid, k in c["cold"]["kernels"].items():
+            for counter, v in k.items():
+                if counter == "name" or v["pred"] is None or v["hw"] is None:
+                    continue
+                per.setdefault(counter, []).append(v)
+    for counter in sorted(per):
+        vs = per[counter]
+        rate = vs[0]["unit"] in ("%", "ratio")
+        errs = [abs(v["pred"] - v["hw"]) if rate else
+                abs(pct_err(v["pred"], v["hw"])) for v in vs
+                if rate or v["hw"] != 0]
+        exact = sum(1 for v in vs if abs(v["pred"] - v["hw"]) < 0.5)
+        unit = (" pp" if vs[0]["unit"] == "%" else "") if rate else " %"
+        w("| `%s` | %s | %d | %s | %s | %d |" % (
+            counter, vs[0]["kind"], len(vs),
+            ("%.2f%s" % (statistics.fmean(errs), unit)) if errs else "—",
+            ("%.2f%s" % (max(errs), unit)) if errs else "—", exact))
+    w("")
     w("## Counted sector and request counts that are not exact")
     w("")
     w("Counters `gpuforecast counters` marks as counted (exact from the trace) whose value "
