@@ -23,20 +23,13 @@ static double pct(double num, double den)
  * H100 set, more on the pointer chases) over the slices' peak for the elapsed time at
  * the L2 clock. refdata h100-gfbench vecadd: 2,432,207 / (80 x 31,298 x 3) = 32.38 %, as
  * ncu.csv. NaN where the GPU model does not give the peak. */
-static double nsight_l2_throughput_pct(const gf_gpu *g, const double *m, double fabric,
+static double nsight_l2_throughput_pct(const gf_gpu *g, double tex_sectors, double fabric,
                                        double elapsed_core_cycles)
 {
     if (!(g->l2_tag_sectors_per_cycle > 0) || !g->l2_slices || !(g->core_clock_hz > 0) ||
         !(g->l2_clock_hz > 0) || !(elapsed_core_cycles > 0))
         return NAN;
-    double sectors = 0;
-    const gf_counter_id parts[] = {GF_C_L2_READ_SECTORS, GF_C_L2_WRITE_SECTORS,
-                                   GF_C_L2_ATOM_SECTORS};
-    for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-        if (!isnan(m[parts[i]]))
-            sectors += m[parts[i]];
-    if (!isnan(fabric))
-        sectors += fabric;
+    double sectors = tex_sectors + (isnan(fabric) ? 0 : fabric);
     double l2_cycles = elapsed_core_cycles / g->core_clock_hz * g->l2_clock_hz;
     return 100.0 * sectors / ((double)g->l2_slices * l2_cycles * g->l2_tag_sectors_per_cycle);
 }
@@ -120,7 +113,7 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_PIPE_LSU_PCT] = pct((double)ks->unit_busy[GF_UNIT_LSU], subcycles);
     snprintf(row->limiter, sizeof row->limiter, "%s", gf_limiter_name(q.limiter));
     row->v[GF_C_L2_SLICE_BUSY_PCT] = 100.0 * q.l2_util;
-    row->v[GF_C_L2_BW_PCT] = nsight_l2_throughput_pct(g, m, nv.fabric_all, elapsed);
+    row->v[GF_C_L2_BW_PCT] = nsight_l2_throughput_pct(g, in.l2_sectors, nv.fabric_all, elapsed);
     row->v[GF_C_DRAM_BW_PCT] = 100.0 * q.dram_util;
     /* Names older profilers use for the same quantities (nvprof elapsed_cycles_sm sums
      * over SMs; l2_read/write_transactions count every L2 sector of that direction). */
