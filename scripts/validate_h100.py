@@ -452,7 +452,61 @@ def figures(cases):
         e, r, n = stats([s for s in tsmp if in_group(s[1], g)], "cycles")
         fig["time_mape_%s" % g], fig["time_r_%s" % g], fig["time_n_%s" % g] = e, r, n
     stall_figures(cases, fig)
+    split_figures(cases, fig)
     return fig
+
+
+# The three parts of a launch's cycles (gpc__cycles_elapsed.max): the mean SM's active
+# cycles, the busiest SM's over the mean (how unevenly the SMs finish) and what is left
+# (launch overhead and the end of the kernel after the busiest SM).
+SPLIT = ("gpc__cycles_elapsed.max", "sm__cycles_active.avg", "sm__cycles_active.max")
+
+
+def split_parts(k, side):
+    """(elapsed, mean SM, busiest SM) of one launch's validate record for side "pred" or
+    "hw", or None where one is missing or the mean is 0."""
+    vals = [k.get(c, {}).get(side) if k.get(c) else None for c in SPLIT]
+    if None in vals or not vals[1]:
+        return None
+    return tuple(vals)
+
+
+def split_rows(c):
+    """Per launch of case c: (kid, predicted parts, measured parts, cycles with the GPU's
+    spread, cycles with the GPU's spread and rest), or None for a launch without them."""
+    out = []
+    for kid in sorted(c["cold"]["kernels"]):
+        k = c["cold"]["kernels"][kid]
+        p, h = split_parts(k, "pred"), split_parts(k, "hw")
+        if not p or not h:
+            out.append(None)
+            continue
+        busiest = p[1] * h[2] / h[1]  # the model's mean SM, the GPU's busiest over mean
+        out.append((kid, p, h, busiest + (p[0] - p[2]), busiest + (h[0] - h[2])))
+    return out
+
+
+def split_figures(cases, fig):
+    """split_{spread,both}_mape_{group}: cycles MAPE (launches summed per case) if the
+    model kept its mean SM but finished its SMs as unevenly as the GPU (spread), and also
+    took the GPU's rest (both); split_mean_mape_{group}: the mean SM's own MAPE."""
+    smp = {"spread": [], "both": [], "mean": []}
+    for c in cases:
+        if c.get("error") or not c.get("cold"):
+            continue
+        rows = split_rows(c)
+        if not rows or None in rows:
+            continue
+        hw = sum(r[2][0] for r in rows)
+        smp["spread"].append((c["name"], c["group"], sum(r[3] for r in rows), hw))
+        smp["both"].append((c["name"], c["group"], sum(r[4] for r in rows), hw))
+        smp["mean"].append((c["name"], c["group"], sum(r[1][1] for r in rows),
+                            sum(r[2][1] for r in rows)))
+    for what, sm in smp.items():
+        for g, _ in GROUPS + [HELDOUT]:
+            e, _, n = stats([s for s in sm if in_group(s[1], g)], "cycles")
+            fig["split_%s_mape_%s" % (what, g)] = e
+            fig["split_%s_n_%s" % (what, g)] = n
 
 
 # ---------------------------------------------------------------- formatting
@@ -598,6 +652,50 @@ def stall_section(cases, fig):
     return L
 
 
+def split_section(cases, fig):
+    """Markdown lines: each launch's cycles error taken apart (split_rows)."""
+    L = []
+    w = L.append
+    w("### Where the cycles error comes from")
+    w("")
+    w("A launch's cycles are its mean SM's active cycles (`sm__cycles_active.avg`), times "
+      "its busiest SM's over the mean (`.max / .avg`: how unevenly the SMs finish), plus "
+      "the rest (cycles less the busiest SM: launch overhead and what ends the kernel after "
+      "its last warp). **with GPU spread**: the model's mean SM times the *measured* "
+      "busiest/mean, plus the model's rest; **and rest**: with the measured rest too, so "
+      "that only the mean SM's error is left. Diagnostic, not a prediction: the constants "
+      "fitted on cycles (`scripts/calibrate_h100.py`) carry the micro-benchmarks' spread "
+      "in their mean SM, so a model of the spread would come with them re-derived "
+      "(docs/model.md, \"Where the spread went\").")
+    w("")
+    gl = [(g, lab) for g, lab in GROUPS + [HELDOUT] if fig.get("split_mean_n_%s" % g)]
+    w("| cycles MAPE | " + " | ".join(lab for _, lab in gl) + " |")
+    w("|---|" + "---:|" * len(gl))
+    for what, lab in (("cycles", "as predicted"), ("spread", "with GPU spread"),
+                      ("both", "with GPU spread and rest"), ("mean", "mean SM alone")):
+        key = "cycles_mape_%s" if what == "cycles" else "split_" + what + "_mape_%s"
+        w("| %s | " % lab + " | ".join(f_fig(fig.get(key % g), "mape") for g, _ in gl) + " |")
+    w("")
+    w("| launch | group | cycles err | mean SM err | busiest/mean meas | pred | "
+      "rest meas | pred | with GPU spread | and rest |")
+    w("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for c in cases:
+        if c.get("error") or not c.get("cold"):
+            continue
+        ks = c["cold"]["kernels"]
+        for row in split_rows(c):
+            if row is None:
+                continue
+            kid, p, h, spread, both = row
+            w("| %s | %s | %s | %s | %.3f | %.3f | %s | %s | %s | %s |" % (
+                launch_label(c, kid, len(ks), mark=False), GROUP_LABEL[c["group"]],
+                f_err(pct_err(p[0], h[0])), f_err(pct_err(p[1], h[1])), h[2] / h[1],
+                p[2] / p[1], f_val(h[0] - h[2], "count"), f_val(p[0] - p[2], "count"),
+                f_err(pct_err(spread, h[0])), f_err(pct_err(both, h[0]))))
+    w("")
+    return L
+
+
 def write_doc(path, args, cases, fig, meta):
     L = []
     w = L.append
@@ -706,6 +804,7 @@ def write_doc(path, args, cases, fig, meta):
       "right and the busiest SM's are not, the model spreads the work more evenly over the "
       "SMs than the GPU did (reduce is one).")
     w("")
+    L += split_section(cases, fig)
     w("Clock: the measured clock of each launch is shown; a case is predicted at its first "
       "launch's clock.%s" % ("".join(
           " %s: launches at %s MHz." % (c["name"], ", ".join("%.1f" % m for m in c["mhz_launch"]))

@@ -44,4 +44,19 @@ python3 "$src/scripts/h100_sm_spread.py" --code "$src/data/h100" >"$tmp/code.md"
     { echo "FAIL: h100_sm_spread.py --code"; fail=1; }
 grep -q '^| sgemm_tiled | #1 | 1024 | 0.97 | 1.028 | 0.926 | 1.031 | 0.902 | 672 | 224 | 30 | 2 |$' "$tmp/code.md" ||
     { echo "FAIL: h100_sm_spread.py --code: sgemm_tiled row differs from docs/model.md"; cat "$tmp/code.md"; fail=1; }
+# validate_h100.py's split of a launch's cycles ("Where the cycles error comes from"), on
+# numbers whose answer is known: the model's mean SM 80 times the GPU's busiest/mean 84/70
+# is 96; plus the model's rest 110-90 = 116, plus the GPU's 100-84 = 112
+PYTHONPATH="$src/scripts" python3 - >"$tmp/split.txt" <<'PY' || { echo "FAIL: validate_h100.split_rows"; fail=1; }
+import validate_h100 as v
+k = {"gpc__cycles_elapsed.max": {"pred": 110.0, "hw": 100.0},
+     "sm__cycles_active.avg": {"pred": 80.0, "hw": 70.0},
+     "sm__cycles_active.max": {"pred": 90.0, "hw": 84.0}}
+rows = v.split_rows({"cold": {"kernels": {1: k, 2: {}}}})
+assert rows[1] is None, rows
+kid, p, h, spread, both = rows[0]
+assert (kid, p, h) == (1, (110.0, 80.0, 90.0), (100.0, 70.0, 84.0)), rows
+assert abs(spread - 116.0) < 1e-9 and abs(both - 112.0) < 1e-9, (spread, both)
+print("ok")
+PY
 exit $fail
