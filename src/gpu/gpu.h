@@ -147,7 +147,8 @@ typedef struct gf_gpu {
      * taken BRA and stays after its EXIT (Nsight's branch_resolving) */
     unsigned pred_dependence, branch_taken_cycles, exit_cycles;
     /* The compiler's stall count (ksim_issue.c issue): cycles a warp waits after issuing an
-     * instruction outside the FMA and tensor pipes before it may issue again (Nsight's
+     * instruction outside the tensor pipe and the FMA pipe's full-rate ones (FFMA, FADD,
+     * FMUL) before it may issue again (Nsight's
      * wait); the trace carries no control codes, so one figure for all (docs/stalls.md) */
     unsigned issue_hold;
     /* Instruction fetch (kernel_sim.c cold_start, ksim_issue.c issue): the first wave's

@@ -64,7 +64,7 @@ const key_def model_keys[] = {
     {"sm.fetch_cold_cycles", K_UINT, OFF(fetch_cold_cycles), 0, 0, 100000, NULL, 1, "cycles the first wave's warps wait for their kernel's first instructions (Nsight's no_instruction; absent = 0)"},
     {"sm.fetch_line_cycles", K_DOUBLE, OFF(fetch_line_cycles), 0, 0, 10000, NULL, 1, "more cycles the first wave's warps wait per 128-byte line of the kernel's code (absent = 0)"},
     {"sm.fetch_redirect_cycles", K_UINT, OFF(fetch_redirect_cycles), 0, 0, 1000, NULL, 1, "cycles a taken BRA adds for fetching its target (Nsight's no_instruction; absent = 0)"},
-    {"sm.issue_hold", K_UINT, OFF(issue_hold), 0, 0, 15, NULL, 1, "cycles a warp waits after issuing an instruction outside the FMA and tensor pipes before its next issue: the compiler's stall count beyond the issue cycle, which the trace does not carry (Nsight's wait; absent = 0)"},
+    {"sm.issue_hold", K_UINT, OFF(issue_hold), 0, 0, 15, NULL, 1, "cycles a warp waits after issuing an instruction outside the tensor pipe and the FMA pipe's full-rate ones (FFMA, FADD, FMUL) before its next issue: the compiler's stall count beyond the issue cycle, which the trace does not carry (Nsight's wait; absent = 0)"},
     {"sm.exit_cycles", K_UINT, OFF(exit_cycles), 0, 0, 1000, NULL, 1, "cycles a warp stays resident after its EXIT (Nsight's branch_resolving; absent = 0)"},
     {"sm.max_threads", K_UINT, OFF(max_threads_per_sm), 0, 32, 65536, NULL, 0, "resident threads per SM"},
     {"sm.max_warps", K_UINT, OFF(max_warps_per_sm), 0, 1, 2048, NULL, 0, "resident warps per SM"},

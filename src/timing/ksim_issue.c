@@ -472,8 +472,12 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
         sm->stall[GF_STALL_BRANCH_RESOLVING] += aux & 0xffff;
         sm->stall[GF_STALL_NO_INSTRUCTION] += aux >> 16;
     }
-    /* the compiler's stall count (gpu issue_hold): Nsight's wait, charged as it starts */
-    uint64_t hold = kind != K_EXIT && kind != K_BAR && in->unit != GF_UNIT_FMA &&
+    /* the compiler's stall count (gpu issue_hold): Nsight's wait, charged as it starts;
+     * none after what the FMA pipe takes at one per cycle (FFMA back to back) or the
+     * tensor pipe, as after EXIT and BAR; IMAD, on the FMA pipe at one per two cycles,
+     * keeps it like an ALU instruction (docs/model.md, "The compiler's stall counts") */
+    uint64_t hold = kind != K_EXIT && kind != K_BAR &&
+                            (in->unit != GF_UNIT_FMA || in->interval > 1) &&
                             in->unit != GF_UNIT_TENSOR
                         ? g->issue_hold
                         : 0;

@@ -247,8 +247,9 @@ static void torture_warps_active_ends_at_each_exit(void **state)
 }
 
 /* sm.issue_hold: the compiler's stall count, which the trace does not carry. After an
- * instruction outside the FMA and tensor pipes a warp waits issue_hold more cycles (Nsight's
- * wait); FFMAs issue back to back (refdata h100-gfbench ffma: wait 0.33 per issue). One warp:
+ * instruction outside the tensor pipe and the FMA pipe's full-rate ones a warp waits
+ * issue_hold more cycles (Nsight's wait); FFMAs issue back to back (refdata h100-gfbench
+ * ffma: wait 0.33 per issue). One warp:
  * two independent IADD3 (ALU, an issue every 2 cycles), three independent FFMA, EXIT. */
 static void torture_issue_hold_waits_after_non_fma(void **state)
 {
@@ -274,6 +275,31 @@ static void torture_issue_hold_waits_after_non_fma(void **state)
      * hold after an FFMA), EXIT at 11 */
     assert_float_equal(k3.ks.warp_cycles_resident, 12, 1e-9);
     assert_int_equal(k3.ks.stall[GF_STALL_MATH_PIPE_THROTTLE], 0);
+    assert_int_equal(k3.ks.stall[GF_STALL_WAIT], 2 * 3);
+}
+
+/* The hold spares only what issues at one per cycle on the FMA pipe (FFMA, FADD, FMUL):
+ * IMAD, on the FMA pipe at one per two cycles on sm_90 (models/isa/hopper.csv), is spaced
+ * by the compiler like an ALU instruction and keeps it. One warp: two independent IMAD, an
+ * FFMA, EXIT. */
+static void torture_issue_hold_follows_imad_on_the_fma_pipe(void **state)
+{
+    (void)state;
+    static const char text[] =
+        ONE_WARP "insts = 4\n"
+        "0000 ffffffff 1 R2 IMAD 3 R10 R11 R12 0 \n"
+        "0010 ffffffff 1 R3 IMAD 3 R13 R14 R15 0 \n"
+        "0020 ffffffff 1 R4 FFMA 2 R16 R17 0 \n"
+        "0030 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    gf_gpu g = h100_one_sm_bare();
+    gf_kernel_summary k0 = predict_text("hold_imad.traceg", text, &g, NULL);
+    g.issue_hold = 3;
+    gf_kernel_summary k3 = predict_text("hold_imad.traceg", text, &g, NULL);
+    /* no hold: IMAD at 0 and 2 (the pipe's interval), FFMA at 4, EXIT at 5; resident to 6 */
+    assert_float_equal(k0.ks.warp_cycles_resident, 6, 1e-9);
+    assert_int_equal(k0.ks.stall[GF_STALL_WAIT], 0);
+    /* hold 3: IMAD at 0 and 4, FFMA at 8, EXIT at 9 (none after the FFMA); resident to 10 */
+    assert_float_equal(k3.ks.warp_cycles_resident, 10, 1e-9);
     assert_int_equal(k3.ks.stall[GF_STALL_WAIT], 2 * 3);
 }
 
@@ -1491,6 +1517,7 @@ int main(void)
         cmocka_unit_test(torture_lsu_queue_moves_the_wait_to_the_consumer),
         cmocka_unit_test(torture_warps_active_ends_at_each_exit),
         cmocka_unit_test(torture_issue_hold_waits_after_non_fma),
+        cmocka_unit_test(torture_issue_hold_follows_imad_on_the_fma_pipe),
         cmocka_unit_test(torture_register_after_predicate_is_written),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
