@@ -53,6 +53,17 @@ cal --without wmma_gemm --format json >"$tmp/wmma.json" || fail "--without wmma"
 # the compiler's stall count: Nsight's wait on the micro-benchmarks (median 2.3 per issue)
 [ "$(value sm.issue_hold "$tmp/full.json")" = "2 cases" ] ||
     fail "sm.issue_hold: $(value sm.issue_hold "$tmp/full.json")"
+# a read's one input slot per request: from the micro-benchmarks' slice input cycles, so it
+# stays without transpose_naive, and is off without the eight copies and strided reads
+cal --without transpose_naive --format json >"$tmp/tn.json" || fail "--without transpose_naive"
+[ "$(value l2.read_bytes_per_cycle "$tmp/tn.json")" = "64 cases" ] ||
+    fail "read_bytes_per_cycle without transpose_naive: $(value l2.read_bytes_per_cycle "$tmp/tn.json")"
+[ "$(value l2.partial_write_cycles "$tmp/tn.json")" = "1 prior" ] || fail "partial_write_cycles prior"
+cal --without stream_copy,stream_copy_sms132,stream_copy_sms2,stream_copy_sms4,vecadd,stride1,stride2,stride4 \
+    --format json >"$tmp/slot.json" || fail "--without the read-slot cases"
+[ "$(value l2.read_bytes_per_cycle "$tmp/slot.json")" = "0 prior" ] ||
+    fail "read_bytes_per_cycle without its cases: $(value l2.read_bytes_per_cycle "$tmp/slot.json")"
+[ "$(value noc.bytes_per_cycle "$tmp/slot.json")" = "5120 cases" ] || fail "noc (a peak every ncu.csv has)"
 cal --without stream_copy_sms2 --format json >"$tmp/sms2.json" || fail "--without sms2"
 [ "$(value l1.mshrs "$tmp/full.json")" = "415 cases" ] || fail "l1.mshrs"
 [ "$(value l1.mshrs "$tmp/sms2.json")" = "406 cases" ] ||

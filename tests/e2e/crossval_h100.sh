@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end: the H100 cross-validation loop (scripts/crossval_h100.py) on one case whose
-# constants come from it alone (transpose_naive: l2.partial_write_cycles, read_bytes_per_cycle)
+# constants come from it alone (transpose_naive: l2.partial_write_cycles; its
+# read_bytes_per_cycle comes from the micro-benchmarks' slice input, session 28, and stays)
 # and one that no rule uses (torch_gelu). The first's leave-one-case-out prediction must use
 # the re-derived constants (its cycles move from the in-sample figure); the second's must
 # equal its in-sample figure. The page goes to a scratch directory. Skips (77) when the
@@ -25,7 +26,7 @@ import json, sys
 d = {r["case"]: r for r in json.load(open(sys.argv[1]))["cases"]}
 t, g = d["transpose_naive"], d["torch_gelu"]
 assert t["loo_changed"].get("l2.partial_write_cycles") == 1.0, t["loo_changed"]
-assert t["loo_changed"].get("l2.read_bytes_per_cycle") == 0.0, t["loo_changed"]
+assert "l2.read_bytes_per_cycle" not in t["loo_changed"], t["loo_changed"]
 # without its own rules transpose_naive is predicted much faster (issue #32: about -36 %)
 assert t["in"] is not None and t["loo"] is not None and t["loo"] < t["in"] - 10, t
 assert g["loo_changed"] == {} and g["loo"] == g["in"] and g["in"] is not None, g
