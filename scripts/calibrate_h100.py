@@ -346,8 +346,9 @@ def r_read_bytes(ref, k):
     mechanism is on when, over READ_SLOT_CASES, the slices' input cycles
     (lts__xbar2lts_cycles_active) are nearer read requests + write sectors than read
     sectors + write sectors (median ratios; session 28: 1.01 against 0.62); else 0."""
+    cases = present(ref, READ_SLOT_CASES)
     per_req, per_sect = [], []
-    for c in present(ref, READ_SLOT_CASES):
+    for c in cases:
         xbar = ref.v(c, "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed") \
             / 100 * ref.v(c, "lts__cycles_elapsed.avg") * L2_SLICES
         writes = ref.v(c, "lts__t_sectors_srcunit_tex_op_write.sum")
@@ -355,8 +356,7 @@ def r_read_bytes(ref, k):
         per_sect.append(xbar / (ref.v(c, "lts__t_sectors_srcunit_tex_op_read.sum") + writes))
     if abs(statistics.median(per_req) - 1) >= abs(statistics.median(per_sect) - 1):
         return 0.0
-    return ref.v(present(ref, READ_SLOT_CASES)[0],
-                 "derived__lts__lts2xbar_bytes.sum.peak_sustained") / L2_SLICES
+    return ref.v(cases[0], "derived__lts__lts2xbar_bytes.sum.peak_sustained") / L2_SLICES
 
 
 def r_noc(ref, k):

@@ -465,7 +465,7 @@ SPLIT = ("gpc__cycles_elapsed.max", "sm__cycles_active.avg", "sm__cycles_active.
 def split_parts(k, side):
     """(elapsed, mean SM, busiest SM) of one launch's validate record for side "pred" or
     "hw", or None where one is missing or the mean is 0."""
-    vals = [k.get(c, {}).get(side) if k.get(c) else None for c in SPLIT]
+    vals = [(k.get(c) or {}).get(side) for c in SPLIT]
     if None in vals or not vals[1]:
         return None
     return tuple(vals)
@@ -489,8 +489,8 @@ def split_rows(c):
 def split_figures(cases, fig):
     """split_{spread,both}_mape_{group}: cycles MAPE (launches summed per case) if the
     model kept its mean SM but finished its SMs as unevenly as the GPU (spread), and also
-    took the GPU's rest (both); split_mean_mape_{group}: the mean SM's own MAPE."""
-    smp = {"spread": [], "both": [], "mean": []}
+    took the GPU's rest (both). The mean SM's own MAPE is sm_avg_mape_{group} (COUNTERS)."""
+    smp = {"spread": [], "both": []}
     for c in cases:
         if c.get("error") or not c.get("cold"):
             continue
@@ -500,8 +500,6 @@ def split_figures(cases, fig):
         hw = sum(r[2][0] for r in rows)
         smp["spread"].append((c["name"], c["group"], sum(r[3] for r in rows), hw))
         smp["both"].append((c["name"], c["group"], sum(r[4] for r in rows), hw))
-        smp["mean"].append((c["name"], c["group"], sum(r[1][1] for r in rows),
-                            sum(r[2][1] for r in rows)))
     for what, sm in smp.items():
         for g, _ in GROUPS + [HELDOUT]:
             e, _, n = stats([s for s in sm if in_group(s[1], g)], "cycles")
@@ -668,12 +666,13 @@ def split_section(cases, fig):
       "in their mean SM, so a model of the spread would come with them re-derived "
       "(docs/model.md, \"Where the spread went\").")
     w("")
-    gl = [(g, lab) for g, lab in GROUPS + [HELDOUT] if fig.get("split_mean_n_%s" % g)]
+    gl = [(g, lab) for g, lab in GROUPS + [HELDOUT] if fig.get("split_spread_n_%s" % g)]
     w("| cycles MAPE | " + " | ".join(lab for _, lab in gl) + " |")
     w("|---|" + "---:|" * len(gl))
-    for what, lab in (("cycles", "as predicted"), ("spread", "with GPU spread"),
-                      ("both", "with GPU spread and rest"), ("mean", "mean SM alone")):
-        key = "cycles_mape_%s" if what == "cycles" else "split_" + what + "_mape_%s"
+    for key, lab in (("cycles_mape_%s", "as predicted"),
+                     ("split_spread_mape_%s", "with GPU spread"),
+                     ("split_both_mape_%s", "with GPU spread and rest"),
+                     ("sm_avg_mape_%s", "mean SM alone")):
         w("| %s | " % lab + " | ".join(f_fig(fig.get(key % g), "mape") for g, _ in gl) + " |")
     w("")
     w("| launch | group | cycles err | mean SM err | busiest/mean meas | pred | "
