@@ -352,8 +352,14 @@ def r_read_bytes(ref, k):
         xbar = ref.v(c, "lts__xbar2lts_cycles_active.avg.pct_of_peak_sustained_elapsed") \
             / 100 * ref.v(c, "lts__cycles_elapsed.avg") * L2_SLICES
         writes = ref.v(c, "lts__t_sectors_srcunit_tex_op_write.sum")
-        per_req.append(xbar / (ref.v(c, "lts__t_requests_srcunit_tex_op_read.sum") + writes))
-        per_sect.append(xbar / (ref.v(c, "lts__t_sectors_srcunit_tex_op_read.sum") + writes))
+        req = ref.v(c, "lts__t_requests_srcunit_tex_op_read.sum") + writes
+        sect = ref.v(c, "lts__t_sectors_srcunit_tex_op_read.sum") + writes
+        if not (req > 0 and sect > 0):
+            raise CaseError("%s: no L2 read requests or write sectors, which the read-slot "
+                            "rule needs (a copy kernel moves both)"
+                            % os.path.join(ref.dir, c, "ncu.csv"))
+        per_req.append(xbar / req)
+        per_sect.append(xbar / sect)
     if abs(statistics.median(per_req) - 1) >= abs(statistics.median(per_sect) - 1):
         return 0.0
     return ref.v(cases[0], "derived__lts__lts2xbar_bytes.sum.peak_sustained") / L2_SLICES

@@ -111,6 +111,27 @@ PYEOF
 [ "$(value launch.block_cycles "$tmp/vecadd.json")" = "320 cases" ] ||
     fail "block_cycles re-scanned without vecadd: $(value launch.block_cycles "$tmp/vecadd.json")"
 
+# a copy whose vecadd moves no L2 traffic: the read-slot rule names the file, no traceback
+mkdir "$tmp/bad"
+for d in "$ref"/*/; do ln -s "$d" "$tmp/bad/$(basename "$d")"; done
+cp "$ref"/*.txt "$tmp/bad/" 2>/dev/null
+rm "$tmp/bad/vecadd" && mkdir "$tmp/bad/vecadd"
+python3 - "$ref/vecadd/ncu.csv" "$tmp/bad/vecadd/ncu.csv" <<'PYEOF'
+import csv, sys
+rows = list(csv.reader(open(sys.argv[1])))
+for col in ("lts__t_requests_srcunit_tex_op_read.sum", "lts__t_sectors_srcunit_tex_op_read.sum",
+            "lts__t_sectors_srcunit_tex_op_write.sum"):
+    i = rows[0].index(col)
+    for r in rows[2:]:
+        r[i] = "0"
+csv.writer(open(sys.argv[2], "w", newline=""), quoting=csv.QUOTE_ALL).writerows(rows)
+PYEOF
+python3 "$src/scripts/calibrate_h100.py" "$tmp/bad" --no-scan >"$tmp/out" 2>&1 &&
+    fail "a vecadd without L2 traffic was accepted"
+grep -q "bad/vecadd/ncu.csv: no L2 read requests or write sectors" "$tmp/out" ||
+    fail "read-slot rule's bad input not named: $(cat "$tmp/out")"
+grep -q Traceback "$tmp/out" && fail "traceback on bad input"
+
 cal --without no_such_case >"$tmp/out" 2>&1 && fail "an unknown case was accepted"
 grep -q 'no case no_such_case' "$tmp/out" || fail "unknown case not named: $(cat "$tmp/out")"
 echo ok
