@@ -116,9 +116,15 @@ static const gf_counter_def table[GF_C_COUNT] = {
      "inst_executed_shared_stores", GF_CUNIT_REQUESTS, C, 0,
      "shared-memory store warp instructions"},
     {GF_C_SHMEM_WAVEFRONTS, "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", NULL,
-     GF_CUNIT_COUNT, C, 0, "shared-memory wavefronts (1 + bank-conflict degree per access)"},
+     GF_CUNIT_COUNT, P, 0,
+     "shared-memory data-pipe wavefronts; with l1.shared_pipe_mio (sm_90) also "
+     "predicated-off shared accesses, SHFL, S2R and LDGSTS writes (an estimate)"},
     {GF_C_SHMEM_BANK_CONFLICTS, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum",
-     NULL, GF_CUNIT_COUNT, C, 0, "shared-memory bank conflicts (extra wavefronts)"},
+     NULL, GF_CUNIT_COUNT, P, 0,
+     "shared-memory bank conflicts (extra wavefronts) from the addresses; sm_90's "
+     "Nsight definition differs"},
+    {GF_C_SHMEM_ACCESS_WAVEFRONTS, "memory_l1_wavefronts_shared", NULL, GF_CUNIT_COUNT, C, 0,
+     "wavefronts of the shared accesses with lanes on (1 + bank-conflict degree each)"},
     {GF_C_L2_READ_SECTORS, "lts__t_sectors_srcunit_tex_op_read.sum",
      "l2_tex_read_transactions", GF_CUNIT_SECTORS, P, 0, "L2 read sectors from L1/TEX"},
     {GF_C_L2_WRITE_SECTORS, "lts__t_sectors_srcunit_tex_op_write.sum",

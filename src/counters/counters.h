@@ -47,6 +47,7 @@ typedef enum gf_counter_id {
     GF_C_SHMEM_LD_REQUESTS, GF_C_SHMEM_ST_REQUESTS,
     GF_C_SHMEM_WAVEFRONTS,           /* l1tex__data_pipe_lsu_wavefronts_mem_shared.sum */
     GF_C_SHMEM_BANK_CONFLICTS,       /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum */
+    GF_C_SHMEM_ACCESS_WAVEFRONTS,    /* memory_l1_wavefronts_shared: shared accesses only */
     /* L2 */
     GF_C_L2_READ_SECTORS,            /* lts__t_sectors_srcunit_tex_op_read.sum */
     GF_C_L2_WRITE_SECTORS,           /* lts__t_sectors_srcunit_tex_op_write.sum */

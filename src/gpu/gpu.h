@@ -173,6 +173,11 @@ typedef struct gf_gpu {
      * warp whose next instruction is a global, local or shared access waits (lg/mio
      * throttle) only while it is full. 0 or 1 = no queue (the tag stage must be free). */
     unsigned l1_lsu_queue;
+    /* 1: the profiler's shared-memory data-pipe wavefronts also count the pipe's uses
+     * without a shared access of active lanes (predicated-off shared accesses, SHFL, S2R,
+     * LDGSTS's shared writes: gf_ksim_result.mio_wavefronts), as sm_90's Nsight does
+     * (data/h100 ncu.csv); 0: shared accesses with lanes on only. Counters only. */
+    int l1_shared_pipe_mio;
 } gf_gpu;
 
 /* Loads models/<name>.ini or a path to an .ini. models_dir may be NULL (then the

@@ -93,6 +93,7 @@ const key_def model_keys[] = {
     {"l1.mshrs", K_UINT, OFF(l1.mshrs), 0, 1, 1u << 20, NULL, 0, "outstanding L1 misses per SM"},
     {"l1.banks", K_UINT, OFF(l1.banks), 0, 1, 1024, NULL, 0, "L1 data banks"},
     {"l1.data_banks", K_UINT, OFF(l1_data_banks), 0, 0, 64, NULL, 1, "4-byte banks of the L1 data array: global/local accesses take a wavefront per bank conflict as shared memory does (absent or 0 = not modelled)"},
+    {"l1.shared_pipe_mio", K_UINT, OFF(l1_shared_pipe_mio), 0, 0, 1, NULL, 1, "1: Nsight's shared-memory wavefronts also count predicated-off shared accesses, SHFL, S2R and LDGSTS's shared writes, as on sm_90 (absent = 0: shared accesses with lanes on)"},
     {"l1.lsu_queue", K_UINT, OFF(l1_lsu_queue), 0, 0, 64, NULL, 1, "memory instructions the LSU holds per SM, in its tag stage and queued: a warp waits to issue a global/local/shared access only while it is full (absent, 0 or 1 = no queue)"},
     {"l1.bytes_per_cycle", K_DOUBLE, OFF(l1.bytes_per_cycle), 0, 1, 1e6, NULL, 0, "L1 bandwidth per SM, bytes per core cycle"},
     {"l2.size", K_SIZE, OFF(l2.size), 0, 1024, BIG, NULL, 0, "whole-GPU L2"},

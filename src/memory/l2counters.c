@@ -91,6 +91,7 @@ static void at_profiled(const gf_hier_kernel_profile *p, const gf_gpu *g, const 
     v[GF_C_SHMEM_LD_REQUESTS] = (double)p->shmem_ld_requests;
     v[GF_C_SHMEM_ST_REQUESTS] = (double)p->shmem_st_requests;
     v[GF_C_SHMEM_WAVEFRONTS] = (double)p->shmem_wavefronts;
+    v[GF_C_SHMEM_ACCESS_WAVEFRONTS] = (double)p->shmem_wavefronts;
     v[GF_C_SHMEM_BANK_CONFLICTS] = (double)p->shmem_conflicts;
     v[GF_C_L2_READ_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_READ] + bad;
     v[GF_C_L2_WRITE_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_WRITE] + bad;

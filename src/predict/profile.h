@@ -27,7 +27,7 @@
 #include "gpu/gpu.h"
 #include "predict/predict.h"
 
-#define GF_PROFILE_VERSION 12u
+#define GF_PROFILE_VERSION 13u
 
 /* Ceilings the loader holds a file to before it allocates (a profile is read from
  * wherever the user got it): the inflated payload (about 3,700 kernels; save refuses

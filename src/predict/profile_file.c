@@ -269,6 +269,7 @@ static gf_status check_ksim(const gf_ksim_result *ks, const gf_gpu *g, const cha
     U(ks->blocks, 0, lim);
     U(ks->warps, 0, ks->blocks * 128); /* 4096 threads a block at most */
     U(ks->thread_insts, 0, ks->warp_insts * 32);
+    U(ks->mio_wavefronts, 0, ks->warp_insts * 4); /* (an LDGSTS.128 of 32 lanes: 4) */
     for (int u = 0; u < GF_UNIT_COUNT; u++)
         U(ks->unit_busy[u], 0, MAX_CYCLES);
     U(ks->sm_cycles_max, 0, MAX_CYCLES);

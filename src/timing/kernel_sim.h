@@ -132,6 +132,11 @@ typedef struct gf_ksim_result {
     uint64_t stall[GF_STALL_COUNT];     /* warp-cycles charged to each reason (gf_stall) */
     double dram_sim_wait;               /* mean cycles a DRAM read waited for the simulated
                                            DRAM server (0 when it is not simulated) */
+    /* Wavefronts of the shared-memory data pipe that carry no shared access with lanes
+     * on (ksim_decode.c mio_wavefronts): predicated-off shared accesses, SHFL, S2R,
+     * LDGSTS's shared writes. Counted on every GPU; sm_90's Nsight counts them in
+     * l1tex__data_pipe_lsu_wavefronts_mem_shared (l1.shared_pipe_mio). */
+    uint64_t mio_wavefronts;
 } gf_ksim_result;
 
 /* Runs kernel `r` (header already read) on `gpu`. The hierarchy must be created for

@@ -42,7 +42,7 @@ void ksim_block_reset(sblock *b)
     b->ioerr = 0;
     b->spill = NULL;
     b->live = b->arrived = b->listed = 0;
-    b->warp_insts = b->thread_insts = 0;
+    b->warp_insts = b->thread_insts = b->mio_wavefronts = 0;
 }
 
 void ksim_block_free(sblock *b)

@@ -66,6 +66,7 @@ struct rp_line {
      * its text hands to ksim_mb_replay_mov as the line-by-line path would */
     uint16_t mov_reg;     /* its destination register (when mov_set) */
     uint8_t mov_set;      /* 1: the line is such a MOV */
+    uint8_t mio;          /* its mio_wavefronts */
     int32_t mov_imm;
     uint32_t movs;        /* such MOVs in the list up to this line, itself included: a
                            * run looks for them only when it holds one */
@@ -283,13 +284,41 @@ static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
     return s->regslot[r];
 }
 
-/* Appends shape id `id` of instruction in to w's stream (warp_reserve made room) and
- * counts it. */
+/* Wavefronts instruction in (of ISA entry e) takes on the shared-memory data pipe
+ * without a shared access of active lanes (gf_ksim_result.mio_wavefronts): one for a
+ * predicated-off shared access (it still occupies the pipe: decode_inst), a SHFL or an
+ * S2R, and an LDGSTS's shared writes at 128 B a wavefront. What sm_90's Nsight counts in
+ * l1tex__data_pipe_lsu_wavefronts_mem_shared beyond the shared accesses, on data/h100's
+ * ncu.csv: reduce's 1,789,934 are its 368,640 accesses with lanes on, 1,277,952
+ * predicated off and 131,072 S2R (-0.7 %, the rest its bank conflicts); vecadd's 131,072
+ * and the strided reads' 32,768 are their S2R; torch_layernorm's 105,042 are 24,576 +
+ * 10,240 predicated off + 61,440 SHFL + 9,216 S2R (+0.4 %); cuBLAS #1's 1,411,554 are
+ * 792,576 LDS.128 wavefronts + 4 x 147,456 LDGSTS.128 + 8,192 S2R (-1.5 %). Not exact:
+ * Nsight counts only some S2Rs on some kernels (ffma, torch_gelu and transpose_naive half
+ * of them, wmma_gemm four of five: the trace does not name the special register), and
+ * not modelled are the shared operands HGMMA reads (cublas_hgemm1024: 568,082 against
+ * 35,968 + 1,536 S2R). */
+static inline unsigned mio_wavefronts(sim *s, const gf_isa_entry *e, const gf_inst *in)
+{
+    if (ksim_pred_class(s, in) & KSIM_MIO_PIPE)
+        return 1;
+    if (!in->mask)
+        return e->space == GF_SPACE_SHARED || e->space == GF_SPACE_SHARED_ATOMIC;
+    if (e->space == GF_SPACE_LDGSTS) {
+        unsigned width = in->mem_width ? in->mem_width : e->width;
+        return (gf_popcount32(in->mask) * width + 127) / 128;
+    }
+    return 0;
+}
+
+/* Appends shape id `id` of instruction in (of ISA entry e) to w's stream (warp_reserve
+ * made room) and counts it. */
 static inline gf_status warp_append_id(sim *s, sblock *b, swarp *w, const gf_inst *in,
-                                       uint32_t id, gf_error *err)
+                                       const gf_isa_entry *e, uint32_t id, gf_error *err)
 {
     b->warp_insts++;
     b->thread_insts += gf_popcount32(in->mask);
+    b->mio_wavefronts += mio_wavefronts(s, e, in);
     return warp_put_id(s, w, id, err);
 }
 
@@ -352,7 +381,7 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
         }
         w->poollen += need;
     }
-    return warp_append_id(s, b, w, in, id, err);
+    return warp_append_id(s, b, w, in, e, id, err);
 }
 
 /* ---------------------------------------------------------------- decoding replay */
@@ -434,6 +463,7 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
      * and conflicts, so the same shape) */
     rl->shape = re->shape;
     rl->threads = (uint16_t)gf_popcount32(in->mask);
+    rl->mio = (uint8_t)mio_wavefronts(s, e, in);
     rl->misses = 0;
     rl->mov_set = (uint8_t)s->mb_mov;
     rl->mov_reg = s->mb_mov ? in->dst[0] : 0;
@@ -474,22 +504,24 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
     const rp_line *rl = s->rpl + k;
     size_t bytes = 0;
     uint32_t m = 0;
-    uint64_t threads = 0;
+    uint64_t threads = 0, mio = 0;
     /* (a run ends before a line that keeps differing: then the whole run usually
      * matches, and one memcmp says so) */
     for (; m < most && rl[m].tlen && (m == 0 || rl[m].misses < RUN_MISSES); m++) {
         bytes += rl[m].tlen;
         threads += rl[m].threads;
+        mio += rl[m].mio;
     }
     /* the run's first lines that the trace repeats: where the first differs (another
      * warp's shared addresses, another register), the line-by-line path goes on */
     size_t compared, same = gf_kreader_match(s->r, s->rp_text + rl[0].toff, bytes, &compared);
     uint32_t n = m;
     if (same < bytes) {
-        threads = 0;
+        threads = mio = 0;
         for (bytes = 0, m = 0; m < n && bytes + rl[m].tlen <= same; m++) {
             bytes += rl[m].tlen;
             threads += rl[m].threads;
+            mio += rl[m].mio;
         }
     }
     s->run_tries++;
@@ -514,6 +546,7 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
     w->nslots = rl[m - 1].nslots;
     b->warp_insts += m;
     b->thread_insts += threads;
+    b->mio_wavefronts += mio;
     s->rp_pos = k + m;
     s->shape_lookups += m; /* repeats, as interning would have found */
     s->shape_hits += m;
@@ -574,7 +607,7 @@ emit:
     w->nslots = re->nslots;
     *done = 1;
     if (re->kind != K_MEM) /* nothing for the pool: skip warp_emit's call */
-        return warp_append_id(s, b, w, in, id, err);
+        return warp_append_id(s, b, w, in, re->e, id, err);
     return warp_emit(s, b, w, in, re->e, id, sh, sh->regs, &c, re->mspace, err);
 }
 
@@ -864,6 +897,7 @@ gf_status ksim_read_block(sim *s, sblock **out, gf_error *err)
     s->res->warps += b->listed;
     s->res->warp_insts += b->warp_insts;
     s->res->thread_insts += b->thread_insts;
+    s->res->mio_wavefronts += b->mio_wavefronts;
     if (s->opt->progress)
         s->opt->progress(s->opt->progress_ctx, s->ki->name, s->res->blocks,
                          (uint64_t)s->ki->grid[0] * s->ki->grid[1] * s->ki->grid[2]);

@@ -244,6 +244,7 @@ typedef struct sblock {
     unsigned nwarps, live, arrived, slot;
     unsigned listed;               /* warps the trace lists */
     uint64_t warp_insts, thread_insts;
+    uint64_t mio_wavefronts;       /* gf_ksim_result.mio_wavefronts of its warps */
     struct sblock *next;           /* free list */
     uint64_t start, done; /* placed at; its last warp's last issue (or store drain) */
     uint64_t drain;       /* launch.store_drain: when its last store is acknowledged */
@@ -595,6 +596,9 @@ static inline unsigned ksim_first_lane(uint32_t mask)
  * instructions, callgrind, torch_layernorm). */
 enum { KSIM_PC_UNSEEN = 0, KSIM_PC_NONE, KSIM_PC_WRITER, KSIM_PC_EXIT, KSIM_PC_BRANCH };
 #define KSIM_REG_AFTER_PRED 0x10u
+/* (and KSIM_MIO_PIPE for SHFL and S2R, which take a wavefront of the shared-memory data
+ * pipe on sm_90: ksim_decode.c mio_wavefronts) */
+#define KSIM_MIO_PIPE 0x20u
 unsigned ksim_pred_class_slow(sim *s, const gf_inst *in);
 static inline unsigned ksim_pred_class(sim *s, const gf_inst *in)
 {
@@ -603,7 +607,7 @@ static inline unsigned ksim_pred_class(sim *s, const gf_inst *in)
 }
 static inline unsigned ksim_control_class(sim *s, const gf_inst *in)
 {
-    return ksim_pred_class(s, in) & ~KSIM_REG_AFTER_PRED;
+    return ksim_pred_class(s, in) & ~(KSIM_REG_AFTER_PRED | KSIM_MIO_PIPE);
 }
 /* 1 when in's first listed source is the register it writes (SHFL, LOP3 with a
  * predicate result, as the tracer lists them). */

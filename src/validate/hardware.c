@@ -41,6 +41,9 @@ static const struct alias {
      * Compute CLI docs, nvprof metric comparison: ..._wavefronts_mem_shared_op_ld/st) */
     {"shared_load_transactions", GF_C_SHMEM_WAVEFRONTS, 0, 1},
     {"shared_store_transactions", GF_C_SHMEM_WAVEFRONTS, 0, 1},
+    /* Nsight's memory table labels its shared-memory wavefronts 'sectors' (ncu.csv of the
+     * H100 reference set): a count, taken as it is */
+    {"memory_l1_wavefronts_shared", GF_C_SHMEM_ACCESS_WAVEFRONTS, 1.0, 0},
     /* Nsight Compute on Pascal (the GTX 1080 ncu CSV in refdata) prints older names */
     {"gpc__elapsed_cycles_max", GF_C_GPC_CYCLES_ELAPSED, 0, 0},
     {"gpu__time_duration", GF_C_TIME_NS, 0, 0},

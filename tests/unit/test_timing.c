@@ -344,22 +344,30 @@ static void torture_register_after_predicate_is_written(void **state)
 }
 
 /* A shared access with no active lane still takes a wavefront of the shared pipe but is
- * no request (refdata h100-gfbench reduce: 1,277,952 masked-off LDS/STS wavefronts). */
+ * no request (refdata h100-gfbench reduce: 1,277,952 masked-off LDS/STS wavefronts): not
+ * one of the accesses' wavefronts, but one of the data pipe's as sm_90's Nsight counts
+ * them (l1.shared_pipe_mio), with the S2R's. */
 static void torture_masked_off_shared_takes_the_pipe(void **state)
 {
     (void)state;
     static const char text[] =
-        ONE_WARP "insts = 4\n"
-        "0000 00000000 1 R3 LDS 1 R7 4 1 0x0 0 \n"
-        "0010 00000000 0 STS 2 R7 R4 4 1 0x0 0 \n"
-        "0020 ffffffff 1 R2 LDS 1 R7 4 1 0x400 4 \n"
-        "0030 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+        ONE_WARP "insts = 5\n"
+        "0000 ffffffff 1 R7 S2R 0 0 \n"
+        "0010 00000000 1 R3 LDS 1 R7 4 1 0x0 0 \n"
+        "0020 00000000 0 STS 2 R7 R4 4 1 0x0 0 \n"
+        "0030 ffffffff 1 R2 LDS 1 R7 4 1 0x400 4 \n"
+        "0040 ffffffff 0 EXIT 0 0 \n#END_TB\n";
     gf_gpu g = load_gpu("h100");
     gf_kernel_row row;
     gf_kernel_summary k = predict_text("masked.traceg", text, &g, &row);
     assert_int_equal(k.ks.max_lsu_cycles_sm, 3);
+    assert_int_equal(k.ks.mio_wavefronts, 3);
     assert_true(row.v[GF_C_SHMEM_LD_REQUESTS] == 1);
     assert_true(row.v[GF_C_SHMEM_ST_REQUESTS] == 0);
+    assert_true(row.v[GF_C_SHMEM_ACCESS_WAVEFRONTS] == 1);
+    assert_true(row.v[GF_C_SHMEM_WAVEFRONTS] == 4);
+    g.l1_shared_pipe_mio = 0; /* (as before sm_90) */
+    k = predict_text("masked.traceg", text, &g, &row);
     assert_true(row.v[GF_C_SHMEM_WAVEFRONTS] == 1);
 }
 
