@@ -73,6 +73,7 @@ static const dep_field deps[] = {
     DEP("dram.fetch_bytes", dram_fetch_bytes),
     DEP("l2.slice_interleave", l2_slice_interleave),
     DEP("l2.writes_hit", l2_writes_hit),
+    DEP("l1.shared_pipe_mio", l1_shared_pipe_mio), /* (counted only when set: ksim_decode.c) */
     DEP("l2.partitions", l2_partitions), /* far reads are recorded only with 2 (hierarchy.c) */
     DEP("launch.block_cycles", block_launch_cycles),
     DEP("launch.store_drain", store_drain),

@@ -255,6 +255,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->gpu = gpu;
     s->lat_l2 = gf_gpu_l2_latency(gpu);
     s->lat_dram = s->lat_l2 + gf_gpu_dram_latency(gpu);
+    s->count_mio = gpu->l1_shared_pipe_mio;
     s->lat_l2_far_extra = gf_gpu_l2_far_extra(gpu); /* far hits exist with partitions only */
     if (gpu->dram_burst_server && gpu->core_clock_hz > 0) /* (0: not simulated) */
         s->dram_bpc = gpu->dram_bandwidth / gpu->core_clock_hz;

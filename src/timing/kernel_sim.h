@@ -134,8 +134,9 @@ typedef struct gf_ksim_result {
                                            DRAM server (0 when it is not simulated) */
     /* Wavefronts of the shared-memory data pipe that carry no shared access with lanes
      * on (ksim_decode.c mio_wavefronts): predicated-off shared accesses, SHFL, S2R,
-     * LDGSTS's shared writes. Counted on every GPU; sm_90's Nsight counts them in
-     * l1tex__data_pipe_lsu_wavefronts_mem_shared (l1.shared_pipe_mio). */
+     * LDGSTS's shared writes, which sm_90's Nsight counts in
+     * l1tex__data_pipe_lsu_wavefronts_mem_shared. Counted only under l1.shared_pipe_mio
+     * (0 otherwise). */
     uint64_t mio_wavefronts;
 } gf_ksim_result;
 

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "memory/coalesce.h"
+#include "sass/opcode.h"
 #include "timing/ksim_internal.h"
 #include "util/alloc.h"
 #include "util/bigmem.h"
@@ -284,6 +285,21 @@ static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
     return s->regslot[r];
 }
 
+/* sim.mio_class: what an opcode takes of the pipe beyond its accesses */
+enum { MIO_UNSEEN = 0, MIO_NONE, MIO_PIPE, MIO_SHARED, MIO_LDGSTS };
+
+static unsigned mio_class_slow(sim *s, const gf_isa_entry *e, const gf_inst *in)
+{
+    const char *n = gf_opcode_name(in->base_opcode);
+    unsigned c = n && (strcmp(n, "SHFL") == 0 || strcmp(n, "S2R") == 0) ? MIO_PIPE
+                 : e->space == GF_SPACE_SHARED || e->space == GF_SPACE_SHARED_ATOMIC ? MIO_SHARED
+                 : e->space == GF_SPACE_LDGSTS                                        ? MIO_LDGSTS
+                                                                                      : MIO_NONE;
+    if (in->opcode < GF_OPCODE_MAX)
+        s->mio_class[in->opcode] = (uint8_t)c;
+    return c;
+}
+
 /* Wavefronts instruction in (of ISA entry e) takes on the shared-memory data pipe
  * without a shared access of active lanes (gf_ksim_result.mio_wavefronts): one for a
  * predicated-off shared access (it still occupies the pipe: decode_inst), a SHFL or an
@@ -297,16 +313,29 @@ static uint16_t reg_slot(sim *s, swarp *w, uint16_t r)
  * Nsight counts only some S2Rs on some kernels (ffma, torch_gelu and transpose_naive half
  * of them, wmma_gemm four of five: the trace does not name the special register), and
  * not modelled are the shared operands HGMMA reads (cublas_hgemm1024: 568,082 against
- * 35,968 + 1,536 S2R). */
-static inline unsigned mio_wavefronts(sim *s, const gf_isa_entry *e, const gf_inst *in)
+ * 35,968 + 1,536 S2R). Counted only where the model asks for them (sim.count_mio, from
+ * l1.shared_pipe_mio), and for a replayed run only once the run is taken. The opcode's
+ * class is one table byte (mio_class; reading the ISA entry's fields instead cost ~15
+ * instructions a decoded instruction, 1.3 % of predict on torch_layernorm, cachegrind). */
+static inline int mio_none(const sim *s, const gf_inst *in)
 {
-    if (ksim_pred_class(s, in) & KSIM_MIO_PIPE)
-        return 1;
-    if (!in->mask)
-        return e->space == GF_SPACE_SHARED || e->space == GF_SPACE_SHARED_ATOMIC;
-    if (e->space == GF_SPACE_LDGSTS) {
+    return in->opcode < GF_OPCODE_MAX && s->mio_class[in->opcode] == MIO_NONE;
+}
+
+static unsigned mio_wavefronts(sim *s, const gf_isa_entry *e, const gf_inst *in)
+{
+    unsigned c = in->opcode < GF_OPCODE_MAX ? s->mio_class[in->opcode] : MIO_UNSEEN;
+    if (c == MIO_NONE)
+        return 0;
+    if (c == MIO_UNSEEN)
+        c = mio_class_slow(s, e, in);
+    switch (c) {
+    case MIO_PIPE: return 1;
+    case MIO_SHARED: return !in->mask;
+    case MIO_LDGSTS: {
         unsigned width = in->mem_width ? in->mem_width : e->width;
         return (gf_popcount32(in->mask) * width + 127) / 128;
+    }
     }
     return 0;
 }
@@ -318,7 +347,8 @@ static inline gf_status warp_append_id(sim *s, sblock *b, swarp *w, const gf_ins
 {
     b->warp_insts++;
     b->thread_insts += gf_popcount32(in->mask);
-    b->mio_wavefronts += mio_wavefronts(s, e, in);
+    if (s->count_mio && !mio_none(s, in))
+        b->mio_wavefronts += mio_wavefronts(s, e, in);
     return warp_put_id(s, w, id, err);
 }
 
@@ -463,7 +493,7 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
      * and conflicts, so the same shape) */
     rl->shape = re->shape;
     rl->threads = (uint16_t)gf_popcount32(in->mask);
-    rl->mio = (uint8_t)mio_wavefronts(s, e, in);
+    rl->mio = (uint8_t)(s->count_mio ? mio_wavefronts(s, e, in) : 0);
     rl->misses = 0;
     rl->mov_set = (uint8_t)s->mb_mov;
     rl->mov_reg = s->mb_mov ? in->dst[0] : 0;
@@ -504,24 +534,22 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
     const rp_line *rl = s->rpl + k;
     size_t bytes = 0;
     uint32_t m = 0;
-    uint64_t threads = 0, mio = 0;
+    uint64_t threads = 0;
     /* (a run ends before a line that keeps differing: then the whole run usually
      * matches, and one memcmp says so) */
     for (; m < most && rl[m].tlen && (m == 0 || rl[m].misses < RUN_MISSES); m++) {
         bytes += rl[m].tlen;
         threads += rl[m].threads;
-        mio += rl[m].mio;
     }
     /* the run's first lines that the trace repeats: where the first differs (another
      * warp's shared addresses, another register), the line-by-line path goes on */
     size_t compared, same = gf_kreader_match(s->r, s->rp_text + rl[0].toff, bytes, &compared);
     uint32_t n = m;
     if (same < bytes) {
-        threads = mio = 0;
+        threads = 0;
         for (bytes = 0, m = 0; m < n && bytes + rl[m].tlen <= same; m++) {
             bytes += rl[m].tlen;
             threads += rl[m].threads;
-            mio += rl[m].mio;
         }
     }
     s->run_tries++;
@@ -546,7 +574,9 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
     w->nslots = rl[m - 1].nslots;
     b->warp_insts += m;
     b->thread_insts += threads;
-    b->mio_wavefronts += mio;
+    if (s->count_mio)
+        for (uint32_t j = 0; j < m; j++)
+            b->mio_wavefronts += rl[j].mio;
     s->rp_pos = k + m;
     s->shape_lookups += m; /* repeats, as interning would have found */
     s->shape_hits += m;

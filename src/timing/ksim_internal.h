@@ -446,6 +446,7 @@ typedef struct sim {
     unsigned lat_l2_far_extra; /* gf_gpu_l2_far_extra: a hit served over the fabric */
     unsigned lat_l2, lat_dram; /* unloaded L2 and L2 + DRAM latencies at the SM clock
                                   (gf_gpu_l2_latency ...), worked out once a kernel */
+    int count_mio;       /* gpu l1.shared_pipe_mio: count gf_ksim_result.mio_wavefronts */
     uint64_t next_uid;
     gf_ksim_result *res;
     double miss_latency_sum, load_latency_sum;
@@ -493,6 +494,9 @@ typedef struct sim {
      * current instruction's predicate role (0 none, 2 writes, 3 reads PRED_ANY). */
     uint8_t pred_class[GF_OPCODE_MAX];
     uint8_t pred_cur;
+    /* Each opcode's use of the shared-memory data pipe beyond its accesses (ksim_decode.c
+     * mio_wavefronts: MIO_*), filled as opcodes are first decoded under count_mio. */
+    uint8_t mio_class[GF_OPCODE_MAX];
     /* Opcodes already looked up in this kernel (the ISA table's own cache takes a lock
      * per call); entries point into the ISA table, which outlives the kernel. */
     const gf_isa_entry *isa_seen[GF_OPCODE_MAX];
@@ -596,9 +600,6 @@ static inline unsigned ksim_first_lane(uint32_t mask)
  * instructions, callgrind, torch_layernorm). */
 enum { KSIM_PC_UNSEEN = 0, KSIM_PC_NONE, KSIM_PC_WRITER, KSIM_PC_EXIT, KSIM_PC_BRANCH };
 #define KSIM_REG_AFTER_PRED 0x10u
-/* (and KSIM_MIO_PIPE for SHFL and S2R, which take a wavefront of the shared-memory data
- * pipe on sm_90: ksim_decode.c mio_wavefronts) */
-#define KSIM_MIO_PIPE 0x20u
 unsigned ksim_pred_class_slow(sim *s, const gf_inst *in);
 static inline unsigned ksim_pred_class(sim *s, const gf_inst *in)
 {
@@ -607,7 +608,7 @@ static inline unsigned ksim_pred_class(sim *s, const gf_inst *in)
 }
 static inline unsigned ksim_control_class(sim *s, const gf_inst *in)
 {
-    return ksim_pred_class(s, in) & ~(KSIM_REG_AFTER_PRED | KSIM_MIO_PIPE);
+    return ksim_pred_class(s, in) & ~KSIM_REG_AFTER_PRED;
 }
 /* 1 when in's first listed source is the register it writes (SHFL, LOP3 with a
  * predicate result, as the tracer lists them). */

@@ -200,8 +200,6 @@ unsigned ksim_pred_class_slow(sim *s, const gf_inst *in)
         c = KSIM_PC_BRANCH;
     if (n && (strcmp(n, "SHFL") == 0 || strcmp(n, "LOP3") == 0))
         c |= KSIM_REG_AFTER_PRED;
-    if (n && (strcmp(n, "SHFL") == 0 || strcmp(n, "S2R") == 0))
-        c |= KSIM_MIO_PIPE;
     s->pred_class[in->opcode] = (uint8_t)c;
     return c;
 }
