@@ -90,7 +90,9 @@ static void at_profiled(const gf_hier_kernel_profile *p, const gf_gpu *g, const 
     v[GF_C_L1_GLD_HIT_RATE] = pct(l1hit[GF_HIER_GLD], (double)p->l1_sectors[GF_HIER_GLD]) + bad;
     v[GF_C_SHMEM_LD_REQUESTS] = (double)p->shmem_ld_requests;
     v[GF_C_SHMEM_ST_REQUESTS] = (double)p->shmem_st_requests;
-    v[GF_C_SHMEM_WAVEFRONTS] = (double)p->shmem_wavefronts;
+    /* (with l1.shared_pipe_mio the data pipe's count needs the decoded instructions:
+     * predict adds them, gf_ksim_result.mio_wavefronts; unknown from the memory side) */
+    v[GF_C_SHMEM_WAVEFRONTS] = g->l1_shared_pipe_mio ? NAN : (double)p->shmem_wavefronts;
     v[GF_C_SHMEM_ACCESS_WAVEFRONTS] = (double)p->shmem_wavefronts;
     v[GF_C_SHMEM_BANK_CONFLICTS] = (double)p->shmem_conflicts;
     v[GF_C_L2_READ_SECTORS] = (double)p->l2_sectors[GF_HIER_L2_READ] + bad;

@@ -98,9 +98,9 @@ gf_status gf_predict_evaluate(const gf_gpu *g, const gf_kernel_summary *k, gf_ke
     row->v[GF_C_TIME_NS] = g->core_clock_hz > 0 ? elapsed / g->core_clock_hz * 1e9 : NAN;
     row->v[GF_C_INST_EXECUTED] = (double)ks->warp_insts;
     row->v[GF_C_THREAD_INST_EXECUTED_PRED_ON] = (double)ks->thread_insts;
-    if (g->l1_shared_pipe_mio && !isnan(m[GF_C_SHMEM_WAVEFRONTS])) /* (what else sm_90's
-                                                                     * Nsight counts there) */
-        row->v[GF_C_SHMEM_WAVEFRONTS] = m[GF_C_SHMEM_WAVEFRONTS] + (double)ks->mio_wavefronts;
+    if (g->l1_shared_pipe_mio) /* (the accesses and what else sm_90's Nsight counts there) */
+        row->v[GF_C_SHMEM_WAVEFRONTS] =
+            m[GF_C_SHMEM_ACCESS_WAVEFRONTS] + (double)ks->mio_wavefronts;
     row->v[GF_C_IPC] = active_sum > 0 ? (double)ks->warp_insts / (active_sum / ks->sms_used) /
                                             ks->sms_used
                                       : NAN;
