@@ -473,6 +473,47 @@ def r_branch_taken(ref, k):
     return float(round(statistics.fmean(per)))
 
 
+def bsync_count(ref, case):
+    """BSYNCs with lanes on in a case's first kernel trace (as ksim_decode.c holds them)."""
+    key = ("bsync", case)
+    if key in _CONTROL:
+        return _CONTROL[key]
+    d = os.path.join(ref.dir, case)
+    names = sorted(n for n in os.listdir(d) if re.match(r"kernel-1\.traceg(\.xz|\.gz)?$", n))
+    if not names:
+        raise Missing(case + ": kernel-1.traceg")
+    path = os.path.join(d, names[0])
+    opener = lzma.open if path.endswith(".xz") else gzip.open if path.endswith(".gz") else open
+    n = 0
+    with opener(path, "rt") as f:
+        for line in f:
+            t = line.split()
+            if len(t) < 4 or t[1] == "00000000":
+                continue
+            try:
+                n += t[3 + int(t[2])].split(".")[0] == "BSYNC"
+            except (ValueError, IndexError):
+                continue
+    _CONTROL[key] = n
+    return n
+
+
+def r_bsync(ref, k):
+    """Kernels with convergence barriers (the STREAM copies): branch_resolving warp-cycles
+    less sm.exit_cycles per full-mask EXIT and sm.branch_taken_cycles per taken BRA, over
+    their BSYNCs with lanes on; mean, to a cycle."""
+    per = []
+    for c in present(ref, BSYNC_CASES):
+        taken, exits, _ = control_counts(ref, c)
+        n = bsync_count(ref, c)
+        if n:
+            per.append((stall_cycles_of(ref, c, "branch_resolving")
+                        - k["sm.exit_cycles"] * exits - k["sm.branch_taken_cycles"] * taken) / n)
+    if not per:
+        raise Missing("bsync cases")
+    return float(round(statistics.fmean(per)))
+
+
 # The compiler's stall counts (SASS control codes, not in the trace): the micro-benchmarks
 # whose code is outside the FMA pipe. ffma is not one: its FFMAs issue back to back (Nsight's
 # wait 0.33 per issue there), which is why the hold leaves the FMA pipe out.
@@ -570,6 +611,11 @@ FETCH_COLD_CASES = ["vecadd", "stream_copy", "stream_copy_sms132", "stream_copy_
 
 EXIT_CASES = ["stride1", "stride2", "stride4", "stride16", "stride32"]
 BRANCH_CASES = ["ffma", "stream_copy_sms2"]
+# The copies' grid-stride loops end in a BSYNC (convergence barrier) a warp: 8.34, 8.03,
+# 9.04, 8.76 cycles each by the rule. Checks, not used: cuBLAS's first launch 9.28 (2,048
+# BSYNCs), torch_layernorm 9.34 (110,592). (stream_copy_sms2's 192 are in the branch_taken
+# rule's loop cost too: 0.05 of a cycle a BRA, below its rounding.)
+BSYNC_CASES = ["stream_copy", "stream_copy_sms132", "stream_copy_sms2", "stream_copy_sms4"]
 
 
 # launch.block_cycles: per case, the value at which the model's sm__warps_active matches
@@ -742,6 +788,8 @@ RULES = [
      "absent = 0: a warp leaves at its EXIT (AC: EXIT 1 cycle)", ""),
     ("sm.branch_taken_cycles", "closed", BRANCH_CASES, r_branch_taken, 0.0,
      "absent = 0: no redirect (AC: none)", ""),
+    ("sm.bsync_cycles", "closed", BSYNC_CASES, r_bsync, 0.0,
+     "absent = 0: BSYNC issues as an ALU instruction (AC: none)", ""),
     ("sm.issue_hold", "closed", HOLD_CASES, r_issue_hold, 0.0,
      "absent = 0: no stall count beyond the dependencies (AC: none)", ""),
     ("launch.block_cycles", "scanned", BLOCK_CYCLES_CASES, r_block_cycles, 0.0, "AC: 0", ""),

@@ -146,6 +146,9 @@ typedef struct gf_gpu {
      * BRA/EXIT waits for the warp's last predicate write; the cycles a warp waits after a
      * taken BRA and stays after its EXIT (Nsight's branch_resolving) */
     unsigned pred_dependence, branch_taken_cycles, exit_cycles;
+    /* Cycles a warp waits after a BSYNC with lanes on (its convergence barrier) before its
+     * next issue: Nsight's branch_resolving (0 = none) */
+    unsigned bsync_cycles;
     /* The compiler's stall count (ksim_issue.c issue): cycles a warp waits after issuing an
      * instruction outside the tensor pipe and the FMA pipe's full-rate ones (FFMA, FADD,
      * FMUL) before it may issue again (Nsight's

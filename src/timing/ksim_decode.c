@@ -716,6 +716,10 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
          * not show), torch_layernorm's divergent ones jump half the time (review,
          * session 23; docs/model.md, "Control flow") */
         si.aux = s->gpu->branch_taken_cycles | s->gpu->fetch_redirect_cycles << 16;
+    } else if (in->mask && s->gpu->bsync_cycles && ksim_control_class(s, in) == KSIM_PC_BSYNC) {
+        /* a BSYNC waits for its convergence barrier and redirects as a taken branch does
+         * (sm.bsync_cycles: branch_resolving; docs/model.md, "Control flow") */
+        si.aux = s->gpu->bsync_cycles > 0xffff ? 0xffff : s->gpu->bsync_cycles;
     }
     else if (e->is_barrier && in->mask)
         si.kind = K_BAR;

@@ -598,7 +598,8 @@ static inline unsigned ksim_first_lane(uint32_t mask)
  * whose written register the tracer lists as a source. Inline: the cached byte is read
  * several times per decoded instruction (an outlined lookup was 3 % of predict's
  * instructions, callgrind, torch_layernorm). */
-enum { KSIM_PC_UNSEEN = 0, KSIM_PC_NONE, KSIM_PC_WRITER, KSIM_PC_EXIT, KSIM_PC_BRANCH };
+enum { KSIM_PC_UNSEEN = 0, KSIM_PC_NONE, KSIM_PC_WRITER, KSIM_PC_EXIT, KSIM_PC_BRANCH,
+       KSIM_PC_BSYNC };
 #define KSIM_REG_AFTER_PRED 0x10u
 unsigned ksim_pred_class_slow(sim *s, const gf_inst *in);
 static inline unsigned ksim_pred_class(sim *s, const gf_inst *in)

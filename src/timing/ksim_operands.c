@@ -198,6 +198,8 @@ unsigned ksim_pred_class_slow(sim *s, const gf_inst *in)
         c = KSIM_PC_EXIT;
     else if (n && strcmp(n, "BRA") == 0) /* (BRA.U too: the base name) */
         c = KSIM_PC_BRANCH;
+    else if (n && strcmp(n, "BSYNC") == 0)
+        c = KSIM_PC_BSYNC;
     if (n && (strcmp(n, "SHFL") == 0 || strcmp(n, "LOP3") == 0))
         c |= KSIM_REG_AFTER_PRED;
     s->pred_class[in->opcode] = (uint8_t)c;

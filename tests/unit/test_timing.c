@@ -827,6 +827,57 @@ static gf_kernel_row branch_loop(unsigned iters, const char *mask, unsigned pred
     return r;
 }
 
+/* A BSYNC with lanes on holds its warp sm.bsync_cycles before its next issue, charged to
+ * branch_resolving (scripts/calibrate_h100.py rule bsync: 9 on the H100, from the STREAM
+ * copies); one with no lane on, none. A lone warp's BSSY/BSYNC pairs, N and 2N of
+ * them. */
+static gf_kernel_row bsync_loop(unsigned iters, const char *mask, unsigned hold)
+{
+    const char *d;
+    char tag[64];
+    snprintf(tag, sizeof tag, "bsync-%s-%u-%u", mask, iters, hold);
+    FILE *f = hand_trace(tag, &d, "bsyncloop", 1, 32, 0, 32);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
+    for (unsigned i = 0; i < iters; i++)
+        fprintf(f, "0000 ffffffff 0 BSSY 0 0\n"
+                   "0010 ffffffff 1 R8 IADD3 2 R8 R9 0\n"
+                   "0020 %s 0 BSYNC 0 0\n", mask);
+    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    g.bsync_cycles = hold;
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r;
+}
+
+static void torture_bsync_holds_its_warp(void **state)
+{
+    (void)state;
+    assert_int_equal(load_gpu("h100").bsync_cycles, 9);
+    enum { N = 100 };
+    double held[2], none[2], fall[2], br[2];
+    for (unsigned k = 0; k < 2; k++) {
+        gf_kernel_row a = bsync_loop(N * (k + 1), "ffffffff", 9);
+        gf_kernel_row b = bsync_loop(N * (k + 1), "ffffffff", 0);
+        gf_kernel_row c = bsync_loop(N * (k + 1), "00000000", 9);
+        held[k] = a.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        none[k] = b.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        fall[k] = c.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        br[k] = (a.v[GF_C_STALL_BRANCH_RESOLVING] - b.v[GF_C_STALL_BRANCH_RESOLVING]) *
+                (3.0 * N * (k + 1) + 1);
+    }
+    /* 9 cycles a BSYNC: from N to 2N pairs, 9 N more than without the hold */
+    /* an iteration takes 8 cycles more: the hold's 9 and the stall count's 2 after the
+     * BSYNC, less the 3 by which the branch unit (BSSY/BSYNC at one per 4 cycles, Accel-Sim)
+     * would have kept the next BSSY waiting anyway */
+    assert_true(held[1] - none[1] - (held[0] - none[0]) == 8.0 * N);
+    /* predicated off: no hold, as without it */
+    assert_true(fall[1] - fall[0] == none[1] - none[0]);
+    /* the hold is branch_resolving, warp-cycle for warp-cycle */
+    assert_true(fabs(br[1] - br[0] - 9.0 * N) < 1e-6);
+}
+
 /* The shipped H100 model has the control-flow mechanisms on, with the calibrated values
  * (scripts/calibrate_h100.py rules exit_cycles, branch_taken). A conditional BRA waits
  * for the ISETP before it (3 more cycles than the next cycle: ISETP's latency 4) and a
@@ -1541,6 +1592,7 @@ int main(void)
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
+        cmocka_unit_test(torture_bsync_holds_its_warp),
         cmocka_unit_test(torture_nop_is_no_predicate_writer),
         cmocka_unit_test(torture_cold_fetch_holds_the_first_wave),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
