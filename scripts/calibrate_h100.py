@@ -404,6 +404,17 @@ def r_hmma_interval(ref, k):
 _CONTROL = {}
 
 
+def open_first_trace(ref, case):
+    """A case's first kernel trace (xz, gzip or plain), open as text."""
+    d = os.path.join(ref.dir, case)
+    names = sorted(n for n in os.listdir(d) if re.match(r"kernel-1\.traceg(\.xz|\.gz)?$", n))
+    if not names:
+        raise Missing(case + ": kernel-1.traceg")
+    path = os.path.join(d, names[0])
+    opener = lzma.open if path.endswith(".xz") else gzip.open if path.endswith(".gz") else open
+    return opener(path, "rt")
+
+
 def control_counts(ref, case):
     """(taken BRAs, full-mask EXITs, code lines) of a case's first kernel trace, as the model
     counts them (ksim_decode.c: a BRA with lanes on is taken, a mask-0 one falls through; an
@@ -412,15 +423,9 @@ def control_counts(ref, case):
     wave's blocks only; on the 13 fit cases every block runs the same lines."""
     if case in _CONTROL:
         return _CONTROL[case]
-    d = os.path.join(ref.dir, case)
-    names = sorted(n for n in os.listdir(d) if re.match(r"kernel-1\.traceg(\.xz|\.gz)?$", n))
-    if not names:
-        raise Missing(case + ": kernel-1.traceg")
-    path = os.path.join(d, names[0])
-    opener = lzma.open if path.endswith(".xz") else gzip.open if path.endswith(".gz") else open
     taken = exits = 0
     lines = set()
-    with opener(path, "rt") as f:
+    with open_first_trace(ref, case) as f:
         for line in f:
             t = line.split()
             if len(t) < 4 or not re.match(r"^[0-9a-f]{4,}$", t[0]):
@@ -478,14 +483,8 @@ def bsync_count(ref, case):
     key = ("bsync", case)
     if key in _CONTROL:
         return _CONTROL[key]
-    d = os.path.join(ref.dir, case)
-    names = sorted(n for n in os.listdir(d) if re.match(r"kernel-1\.traceg(\.xz|\.gz)?$", n))
-    if not names:
-        raise Missing(case + ": kernel-1.traceg")
-    path = os.path.join(d, names[0])
-    opener = lzma.open if path.endswith(".xz") else gzip.open if path.endswith(".gz") else open
     n = 0
-    with opener(path, "rt") as f:
+    with open_first_trace(ref, case) as f:
         for line in f:
             t = line.split()
             if len(t) < 4 or t[1] == "00000000":
