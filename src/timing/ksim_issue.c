@@ -74,7 +74,18 @@ static inline void warp_mirror(const swarp *w)
     scan_ent *e = w->ent;
     if (!e)
         return;
+    uint64_t m = 1ull << (w->bit & 63), *c = w->cand;
     int was_wait = e->run && e->opready == UINT64_MAX;
+    /* The usual case: a candidate before and after, not parked (so in word 0, its LSU
+     * and unit bits set), its next instruction on the same unit with the same LSU use:
+     * its bits and the waiting count stay. (64 % of the mirrors on matmul 256 titanv;
+     * -2.7 % of predict's instructions there, cachegrind) */
+    if (e->run && !was_wait && w->state == W_RUN && w->opready != UINT64_MAX &&
+        e->unit == w->unit && e->lsu == w->lsu && !(c[CAND_PARKED] & m)) {
+        e->opready = w->opready;
+        e->opmem = w->opmem;
+        return;
+    }
     unsigned old_unit = e->unit; /* (its bit is set there only if it was a candidate) */
     e->opready = w->opready;
     e->unit = w->unit;
@@ -82,7 +93,6 @@ static inline void warp_mirror(const swarp *w)
     e->opmem = w->opmem;
     e->run = w->state == W_RUN;
     int wait = e->run && e->opready == UINT64_MAX;
-    uint64_t m = 1ull << (w->bit & 63), *c = w->cand;
     c[2 + old_unit] &= ~m;
     c[CAND_PARKED] &= ~m; /* (park_min stays a lower bound) */
     c[CAND_PMIN] &= ~m;
