@@ -45,11 +45,7 @@ static void sim_free(sim *s)
                 for (unsigned k = 0; k < s->bps; k++)
                     ksim_block_free(s->sms[i].slots[k]);
             free(s->sms[i].slots);
-            free(s->sms[i].unit_free);
-            free(s->sms[i].unit_from);
-            free(s->sms[i].last);
             free(s->sms[i].sub);
-            free(s->sms[i].wake);
             free(s->sms[i].ent);
             free(s->sms[i].cand);
             free(s->sms[i].nwait);
@@ -87,17 +83,12 @@ static int sms_alloc(sim *s)
     for (unsigned i = 0; i < s->gpu->num_sms; i++) {
         ssm *sm = &s->sms[i];
         sm->slots = gf_calloc(s->bps, sizeof *sm->slots);
-        sm->unit_free = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_free);
-        sm->unit_from = gf_calloc((size_t)s->nsub * GF_UNIT_COUNT, sizeof *sm->unit_from);
-        sm->last = gf_calloc(s->nsub, sizeof *sm->last);
         sm->sub = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->sub);
-        sm->wake = gf_calloc(s->nsub, sizeof *sm->wake);
         sm->ent = gf_calloc((size_t)s->nsub * s->bps * s->warps_per_block, sizeof *sm->ent);
         sm->cand_words = (s->row_cap + 63) / 64;
         sm->cand = gf_calloc((size_t)s->nsub * CAND_GROUP * sm->cand_words, sizeof *sm->cand);
         sm->nwait = gf_calloc(s->nsub, sizeof *sm->nwait);
-        if (!sm->slots || !sm->unit_free || !sm->unit_from || !sm->last || !sm->sub ||
-            !sm->wake || !sm->ent || !sm->cand || !sm->nwait)
+        if (!sm->slots || !sm->sub || !sm->ent || !sm->cand || !sm->nwait)
             return -1;
         for (unsigned k = 0; k < s->nsub; k++) {
             size_t row = (size_t)s->bps * s->warps_per_block;
