@@ -425,12 +425,12 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
 #endif
 }
 
-/* Issues w's next instruction at cycle t on SM smi. (Inlined into step, its one caller:
- * the call's register saves cost ~20 instructions an issue, callgrind.) */
-static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, swarp *w,
-                                                        uint64_t t)
+/* Issues w's next instruction at cycle t on SM smi (sm: step's &s->sms[smi]). (Inlined
+ * into step, its one caller: the call's register saves cost ~20 instructions an issue,
+ * callgrind.) */
+static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, ssm *sm,
+                                                        swarp *w, uint64_t t)
 {
-    ssm *sm = &s->sms[smi];
     const gf_gpu *g = s->gpu;
     /* (ksim_warp_prepare found it: the warp could issue) */
     KSIM_ASSERT(w->state == W_RUN && w->opready <= t && w->next_issue <= t);
@@ -526,14 +526,14 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, sw
 
 /* Records position `last` (-1: none) as sub-core sc's last warp issued, and where its
  * scans start (ssm.scan_from), worked out here once instead of at every scan: GTO from
- * the oldest warp (after trying the last one issued, step), LRR after the last one
- * issued. */
-static inline void set_last(const sim *s, ssm *sm, unsigned sc, int last)
+ * the oldest warp (after trying the last one issued, step), LRR (lrr) after the last one
+ * issued, in a row of n = row_cap positions. (lrr and n are step's: read from s after
+ * issue's stores they were loaded again, callgrind) */
+static inline void set_last(ssm *sm, unsigned sc, int last, int lrr, unsigned n)
 {
-    unsigned n = s->row_cap;
     sm->last[sc] = last;
     sm->scan_from[sc] = 0;
-    if (s->lrr && last >= 0 && n) {
+    if (lrr && last >= 0 && n) {
         unsigned after = (unsigned)last + 1; /* last < n: no division needed */
         sm->scan_from[sc] = after < n ? after : 0;
     }
@@ -547,7 +547,7 @@ static void row_remove(const sim *s, ssm *sm, unsigned sc, unsigned i)
     list[i]->ent = NULL;
     list[i] = NULL;
     if (sm->last[sc] == (int)i)
-        set_last(s, sm, sc, -1);
+        set_last(sm, sc, -1, s->lrr, s->row_cap);
 }
 
 /* The first candidate (set bit) of a sub-core's candidate words (the first of each group:
@@ -852,8 +852,8 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
         if (pick >= 0) {
             swarp *w = list[pick];
             sm->last_unit[sc] = ents[pick].unit;
-            issue(s, smi, w, t);
-            set_last(s, sm, sc, pick);
+            issue(s, smi, sm, w, t);
+            set_last(sm, sc, pick, lrr, n);
             wake[sc] = 0;
             issued_any = 1;
             if (w->state == W_DONE)
