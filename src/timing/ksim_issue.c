@@ -112,11 +112,13 @@ static inline void warp_mirror(const swarp *w)
  * which calls it for every instruction; the others call ksim_warp_prepare.) */
 static inline __attribute__((always_inline)) void warp_prepare_inline(swarp *w)
 {
-    if (w->pc >= w->ntot) {
-        warp_mirror(w);
-        return;
-    }
     if (w->pc - w->win0 >= w->n) {
+        /* past its last instruction (a window ends at or before the trace's end: win0 + n
+         * <= ntot, so one test serves both in the usual case) */
+        if (w->pc >= w->ntot) {
+            warp_mirror(w);
+            return;
+        }
         /* a spilled warp at the end of its window; a failed read stops it (as if its
          * operands never came) and the epoch's end reports the error */
         int e = ksim_warp_load_window(w);
@@ -738,6 +740,15 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
                 parked = pk;
                 gate = sm->park_min[sc] < gate ? sm->park_min[sc] : gate;
             }
+            if (!cand && (skip | parked)) {
+                /* nothing left to visit: what the end of the scan would give, at once */
+                o->next = UINT64_MAX;
+                o->first_min = NULL;
+                o->skipped = skip;
+                o->parked = parked;
+                o->gate = gate;
+                return -2;
+            }
         }
         /* (rotated so that bit 0 is position start: one pass in scan order, the
          * positions past the row's end being clear) */
@@ -784,6 +795,8 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
         }
         return -1;
     }
+    if (mode == SCAN_QUICK && pick >= 0)
+        return pick; /* (step issues: o is not read) */
     o->next = next;
     o->first_min = first_min;
     if (pick < 0 && (skip | parked) && next >= gate) {
