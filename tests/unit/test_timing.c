@@ -802,20 +802,31 @@ static void torture_depbar_waits_for_async_copies(void **state)
  * trace), BRA with lanes `mask` (ffffffff: taken, 00000000: predicated off, falls
  * through); then EXIT. Predicted on the H100 model with the control-flow keys as given
  * (docs/model.md, "Control flow"). */
+/* A hand trace of one warp running `iters` times the three lines of `body` (a printf
+ * format whose one %s is `mask`, the last line's lanes), then EXIT; returns its path. */
+static const char *loop_trace(const char *tag, const char *kernel, const char *body,
+                              const char *mask, unsigned iters)
+{
+    const char *d;
+    FILE *f = hand_trace(tag, &d, kernel, 1, 32, 0, 32);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
+    for (unsigned i = 0; i < iters; i++)
+        fprintf(f, body, mask);
+    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
+    assert_int_equal(fclose(f), 0);
+    return d;
+}
+
 static gf_kernel_row branch_loop(unsigned iters, const char *mask, unsigned pred, unsigned taken,
                                  unsigned exit_cycles)
 {
-    const char *d;
     char tag[64];
     snprintf(tag, sizeof tag, "branch-%s-%u%u%u", mask, pred, taken, exit_cycles);
-    FILE *f = hand_trace(tag, &d, "branchloop", 1, 32, 0, 32);
-    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
-    for (unsigned i = 0; i < iters; i++)
-        fprintf(f, "0000 ffffffff 1 R8 IADD3 2 R8 R9 0\n"
-                   "0010 ffffffff 0 ISETP.NE.AND 1 R8 0\n"
-                   "0020 %s 0 BRA 0 0\n", mask);
-    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
-    assert_int_equal(fclose(f), 0);
+    const char *d = loop_trace(tag, "branchloop",
+                               "0000 ffffffff 1 R8 IADD3 2 R8 R9 0\n"
+                               "0010 ffffffff 0 ISETP.NE.AND 1 R8 0\n"
+                               "0020 %s 0 BRA 0 0\n",
+                               mask, iters);
     gf_gpu g = load_gpu("h100");
     g.issue_hold = 0; /* (the stall count apart: torture_issue_hold_waits_after_non_fma) */
     g.pred_dependence = pred;
@@ -833,17 +844,13 @@ static gf_kernel_row branch_loop(unsigned iters, const char *mask, unsigned pred
  * them. */
 static gf_kernel_row bsync_loop(unsigned iters, const char *mask, unsigned hold)
 {
-    const char *d;
     char tag[64];
     snprintf(tag, sizeof tag, "bsync-%s-%u-%u", mask, iters, hold);
-    FILE *f = hand_trace(tag, &d, "bsyncloop", 1, 32, 0, 32);
-    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
-    for (unsigned i = 0; i < iters; i++)
-        fprintf(f, "0000 ffffffff 0 BSSY 0 0\n"
-                   "0010 ffffffff 1 R8 IADD3 2 R8 R9 0\n"
-                   "0020 %s 0 BSYNC 0 0\n", mask);
-    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
-    assert_int_equal(fclose(f), 0);
+    const char *d = loop_trace(tag, "bsyncloop",
+                               "0000 ffffffff 0 BSSY 0 0\n"
+                               "0010 ffffffff 1 R8 IADD3 2 R8 R9 0\n"
+                               "0020 %s 0 BSYNC 0 0\n",
+                               mask, iters);
     gf_gpu g = load_gpu("h100");
     g.bsync_cycles = hold;
     gf_kernel_row r;
