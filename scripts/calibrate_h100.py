@@ -419,11 +419,12 @@ def control_counts(ref, case):
     """(taken BRAs, full-mask EXITs, code lines) of a case's first kernel trace, as the model
     counts them (ksim_decode.c: a BRA with lanes on is taken, a mask-0 one falls through; an
     EXIT with every lane on ends its warp; a code line is 128 bytes of PCs, sim.code_seen).
-    Reads the whole trace (xz, gzip or plain). The model counts the code lines of the first
-    wave's blocks only; on the 13 fit cases every block runs the same lines."""
+    Reads the whole trace (xz, gzip or plain) once, counting its BSYNCs with lanes on in the
+    same pass (bsync_count). The model counts the code lines of the first wave's blocks only;
+    on the 13 fit cases every block runs the same lines."""
     if case in _CONTROL:
         return _CONTROL[case]
-    taken = exits = 0
+    taken = exits = bsyncs = 0
     lines = set()
     with open_first_trace(ref, case) as f:
         for line in f:
@@ -439,7 +440,10 @@ def control_counts(ref, case):
                 taken += 1
             elif op == "EXIT" and t[1] == "ffffffff":
                 exits += 1
+            elif op == "BSYNC" and t[1] != "00000000":
+                bsyncs += 1
     _CONTROL[case] = (taken, exits, len(lines))
+    _CONTROL[("bsync", case)] = bsyncs
     return _CONTROL[case]
 
 
@@ -479,22 +483,10 @@ def r_branch_taken(ref, k):
 
 
 def bsync_count(ref, case):
-    """BSYNCs with lanes on in a case's first kernel trace (as ksim_decode.c holds them)."""
-    key = ("bsync", case)
-    if key in _CONTROL:
-        return _CONTROL[key]
-    n = 0
-    with open_first_trace(ref, case) as f:
-        for line in f:
-            t = line.split()
-            if len(t) < 4 or t[1] == "00000000":
-                continue
-            try:
-                n += t[3 + int(t[2])].split(".")[0] == "BSYNC"
-            except (ValueError, IndexError):
-                continue
-    _CONTROL[key] = n
-    return n
+    """BSYNCs with lanes on in a case's first kernel trace (as ksim_decode.c holds them),
+    counted by control_counts' pass."""
+    control_counts(ref, case)
+    return _CONTROL[("bsync", case)]
 
 
 def r_bsync(ref, k):
