@@ -337,10 +337,10 @@ static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b
         uint64_t top = hi < 63 ? hi : 63;
         uint64_t m = (top == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (top + 1)) - 1) &
                      ~((UINT64_C(1) << lo) - 1);
-        n = (uint64_t)gf_popcount64(h & m);
+        n = (uint64_t)gf_popcount64_fast(h & m);
     }
     if (hi > 63)
-        n += (uint64_t)gf_popcount64(h) * (hi - (lo > 64 ? lo : 64) + 1) / 63;
+        n += (uint64_t)gf_popcount64_fast(h) * (hi - (lo > 64 ? lo : 64) + 1) / 63;
     return n;
 }
 
@@ -357,20 +357,32 @@ static inline uint64_t hist_count2(uint64_t h, uint64_t t, uint64_t a, uint64_t 
 {
     uint64_t m = (hist_below(t - a + 1) & ~hist_below(t - b + 1)) |
                  (hist_below(t - c + 1) & ~UINT64_C(1));
-    return gf_popcount64(h & m);
+    return gf_popcount64_fast(h & m);
 }
 
-/* The throttle a ready warp waits on by its unit, for K_ALU, K_BAR and K_EXIT (K_MEM:
- * lg_throttle, K_SHARED: mio_throttle): mio_throttle for the SFU, branches and the LSU's
- * other instructions, else math_pipe_throttle (docs/stalls.md). A table: the comparisons
- * cost 0.5 % of predict's instructions (callgrind, vecadd 2M titanv). */
-static const uint8_t unit_throttle[GF_UNIT_COUNT] = {
-    [GF_UNIT_ALU] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_FMA] = GF_STALL_MATH_PIPE_THROTTLE,
-    [GF_UNIT_FP64] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_SFU] = GF_STALL_MIO_THROTTLE,
-    [GF_UNIT_TENSOR] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_LSU] = GF_STALL_MIO_THROTTLE,
-    [GF_UNIT_BRANCH] = GF_STALL_MIO_THROTTLE, [GF_UNIT_UNIFORM] = GF_STALL_MATH_PIPE_THROTTLE,
+/* The throttle a ready warp waits on, by its kind and unit: K_MEM lg_throttle, K_SHARED
+ * mio_throttle; by the unit for K_ALU, K_BAR and K_EXIT: mio_throttle for the SFU, branches
+ * and the LSU's other instructions, else math_pipe_throttle (docs/stalls.md). A table
+ * indexed by kind and unit: one load instead of comparisons (-0.2 % of predict's
+ * instructions on matmul 256 titanv, callgrind). */
+#define UNIT_THROTTLE                                                                           \
+    {                                                                                           \
+        [GF_UNIT_ALU] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_FMA] = GF_STALL_MATH_PIPE_THROTTLE, \
+        [GF_UNIT_FP64] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_SFU] = GF_STALL_MIO_THROTTLE,     \
+        [GF_UNIT_TENSOR] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_LSU] = GF_STALL_MIO_THROTTLE,   \
+        [GF_UNIT_BRANCH] = GF_STALL_MIO_THROTTLE,                                               \
+        [GF_UNIT_UNIFORM] = GF_STALL_MATH_PIPE_THROTTLE,                                        \
+    }
+#define ALL_UNITS(r) {r, r, r, r, r, r, r, r}
+static const uint8_t kind_throttle[K_EXIT + 1][GF_UNIT_COUNT] = {
+    [K_ALU] = UNIT_THROTTLE, [K_MEM] = ALL_UNITS(GF_STALL_LG_THROTTLE),
+    [K_SHARED] = ALL_UNITS(GF_STALL_MIO_THROTTLE), [K_BAR] = UNIT_THROTTLE,
+    [K_EXIT] = UNIT_THROTTLE,
 };
-_Static_assert(GF_UNIT_UNIFORM + 1 == GF_UNIT_COUNT, "unit_throttle lists every unit");
+#undef UNIT_THROTTLE
+#undef ALL_UNITS
+_Static_assert(GF_UNIT_UNIFORM + 1 == GF_UNIT_COUNT && GF_UNIT_COUNT == 8,
+               "kind_throttle lists every unit");
 /* The units whose results are read as short_scoreboard (READY_MIO, with shared memory):
  * the SFU and the LSU's K_ALU instructions (LDC). */
 #define MIO_RESULT_UNITS ((1u << GF_UNIT_SFU) | (1u << GF_UNIT_LSU))
@@ -424,10 +436,7 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
                                        : hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
         KSIM_ASSERT(others <= t - op);
         sm->stall[GF_STALL_NOT_SELECTED] += others;
-        unsigned thr = in->kind == K_MEM      ? GF_STALL_LG_THROTTLE
-                       : in->kind == K_SHARED ? GF_STALL_MIO_THROTTLE
-                                              : unit_throttle[in->unit];
-        sm->stall[thr] += t - op - others;
+        sm->stall[kind_throttle[in->kind][in->unit]] += t - op - others;
     }
 #ifndef NDEBUG
     /* every warp-cycle from its last possible issue to this one, charged once */
@@ -1016,8 +1025,9 @@ void ksim_prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end)
             gf_hier_prefetch_l1(s->hier, smi, sm->pf[k]);
 }
 
-/* (step is compiled once per scheduler, so that neither tests which one per sub-core) */
-void ksim_run_sm(sim *s, unsigned smi, uint64_t end)
+/* (step is compiled once per scheduler, so that neither tests which one per sub-core;
+ * and once with the POPCNT instruction, for charge_stalls' history counts: util/bits.h) */
+GF_POPCNT_CLONES void ksim_run_sm(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
     const scan_tune q = scan_tune_of(s);
