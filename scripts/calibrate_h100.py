@@ -419,12 +419,12 @@ def control_counts(ref, case):
     """(taken BRAs, full-mask EXITs, code lines) of a case's first kernel trace, as the model
     counts them (ksim_decode.c: a BRA with lanes on is taken, a mask-0 one falls through; an
     EXIT with every lane on ends its warp; a code line is 128 bytes of PCs, sim.code_seen).
-    Reads the whole trace (xz, gzip or plain) once, counting its BSYNCs with lanes on in the
-    same pass (bsync_count). The model counts the code lines of the first wave's blocks only;
+    Reads the whole trace (xz, gzip or plain) once, counting its BSYNCs and its ADU
+    instructions with lanes on in the same pass (bsync_count, adu_count). The model counts the code lines of the first wave's blocks only;
     on the 13 fit cases every block runs the same lines."""
     if case in _CONTROL:
         return _CONTROL[case]
-    taken = exits = bsyncs = 0
+    taken = exits = bsyncs = adu = 0
     lines = set()
     with open_first_trace(ref, case) as f:
         for line in f:
@@ -442,8 +442,11 @@ def control_counts(ref, case):
                 exits += 1
             elif op == "BSYNC" and t[1] != "00000000":
                 bsyncs += 1
+            if op in ADU_OPS and t[1] != "00000000":
+                adu += 1
     _CONTROL[case] = (taken, exits, len(lines))
     _CONTROL[("bsync", case)] = bsyncs
+    _CONTROL[("adu", case)] = adu
     return _CONTROL[case]
 
 
@@ -503,6 +506,47 @@ def r_bsync(ref, k):
     if not per:
         raise Missing("bsync cases")
     return float(round(statistics.fmean(per)))
+
+
+# The ADU (address divergence unit: constant loads, special registers, block barriers).
+# Nsight's sm__inst_executed_pipe_adu is a share of a peak per SM; the pointer chases run
+# no ADU instruction but their LDCs (no S2R, no BAR), so their count over the share gives
+# the peak. Checks, not used (their ADU instructions over Nsight's count at the derived
+# peak 0.50 a cycle, derived 0.498 and 0.4995): the strided reads 0.96-0.97, vecadd 0.99,
+# sgemm_tiled 1.00, reduce 0.98, ffma 0.93 (with their S2Rs and BARs); 1.13-1.33 on the
+# transposes, wmma_gemm and torch_gelu, whose S2Rs Nsight does not all file under the ADU
+# (the trace does not name the special register: the model sends them all).
+ADU_OPS = ("LDC", "S2R", "BAR")
+ADU_CASES = ["pchase_l1", "pchase_dram"]
+ADU_PCT = "sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_active"
+
+
+def adu_count(ref, case):
+    """LDCs, S2Rs and BARs with lanes on in a case's first kernel trace (the instructions
+    ksim_decode.c sends through the ADU), counted by control_counts' pass."""
+    control_counts(ref, case)
+    return _CONTROL[("adu", case)]
+
+
+def r_adu_interval(ref, k):
+    """The ADU's peak per SM: the cases' ADU instructions over Nsight's share of the peak
+    (sm__inst_executed_pipe_adu.avg.pct_of_peak_sustained_active) times their SMs' active
+    cycles (sm__cycles_active.avg x launch__sm_count); a sub-core's share of it (the H100's
+    4 sub-cores an SM) takes sub-cores / peak cycles a warp instruction. Mean over the
+    cases, to a cycle."""
+    per = []
+    for c in present(ref, ADU_CASES):
+        share = ref.v(c, ADU_PCT) / 100.0
+        sm_cycles = ref.v(c, "sm__cycles_active.avg") * ref.v(c, "launch__sm_count")
+        n = adu_count(ref, c)
+        if share > 0 and n:
+            per.append(H100_SUBCORES / (n / (share * sm_cycles)))
+    if not per:
+        raise Missing("adu cases")
+    return float(round(statistics.fmean(per)))
+
+
+H100_SUBCORES = 4  # (models/h100.ini sm.subcores: the GH100 whitepaper's four SMSPs an SM)
 
 
 # The compiler's stall counts (SASS control codes, not in the trace): the micro-benchmarks
@@ -611,9 +655,9 @@ BSYNC_CASES = ["stream_copy", "stream_copy_sms132", "stream_copy_sms2", "stream_
 
 # launch.block_cycles: per case, the value at which the model's sm__warps_active matches
 # Nsight's, found by running the model (block_cycles_match); with --no-scan, the results
-# recorded here (the scan of session 26: warps counted to their own exits, sm.issue_hold 2).
+# recorded here (the scan of session 30: with the ADU, sm.adu_interval 8).
 BLOCK_CYCLES_CASES = ["vecadd", "stride1", "stride2", "stride4"]
-BLOCK_CYCLES_RECORDED = {"vecadd": 274, "stride1": 381, "stride2": 306, "stride4": 272}
+BLOCK_CYCLES_RECORDED = {"vecadd": 286, "stride1": 422, "stride2": 346, "stride4": 243}
 BLOCK_CYCLES_MAX = 2048      # the scan's bracket, cycles
 WARPS_ACTIVE = "sm__warps_active.avg.pct_of_peak_sustained_active"
 
@@ -781,6 +825,8 @@ RULES = [
      "absent = 0: no redirect (AC: none)", ""),
     ("sm.bsync_cycles", "closed", BSYNC_CASES, r_bsync, 0.0,
      "absent = 0: BSYNC issues as an ALU instruction (AC: none)", ""),
+    ("sm.adu_interval", "closed", ADU_CASES, r_adu_interval, 0.0,
+     "absent = 0: LDC, S2R and BAR take only their units (AC: none)", ""),
     ("sm.issue_hold", "closed", HOLD_CASES, r_issue_hold, 0.0,
      "absent = 0: no stall count beyond the dependencies (AC: none)", ""),
     ("launch.block_cycles", "scanned", BLOCK_CYCLES_CASES, r_block_cycles, 0.0, "AC: 0", ""),

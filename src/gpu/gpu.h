@@ -149,6 +149,11 @@ typedef struct gf_gpu {
     /* Cycles a warp waits after a BSYNC with lanes on (its convergence barrier) before its
      * next issue: Nsight's branch_resolving (0 = none) */
     unsigned bsync_cycles;
+    /* Cycles a sub-core's share of the SM's ADU (address divergence unit: LDC, S2R, BAR)
+     * takes per warp instruction: the SM's one at Nsight's peak of 0.5 a cycle, split
+     * evenly among the sub-cores (ksim_decode.c: those instructions take KSIM_UNIT_ADU;
+     * docs/model.md, "The ADU"; 0 = not modelled) */
+    unsigned adu_interval;
     /* The compiler's stall count (ksim_issue.c issue): cycles a warp waits after issuing an
      * instruction outside the tensor pipe and the FMA pipe's full-rate ones (FFMA, FADD,
      * FMUL) before it may issue again (Nsight's

@@ -60,6 +60,7 @@ const key_def model_keys[] = {
     {"sm.tensor_units", K_UINT, OFF(tensor_units), 0, 0, 64, NULL, 0, "tensor cores per sub-core: the tensor unit's issue interval (0 = none)"},
     {"sm.lsu_lanes", K_UINT, OFF(lsu_lanes), 0, 1, 1024, NULL, 0, "load/store lanes per sub-core: the lsu unit's issue interval"},
     {"sm.pred_dependence", K_UINT, OFF(pred_dependence), 0, 0, 1, NULL, 1, "1: a conditional BRA or EXIT waits for the warp's last predicate write (ISETP, FSETP...), which the trace does not name (docs/model.md, Control flow; absent = 0)"},
+    {"sm.adu_interval", K_UINT, OFF(adu_interval), 0, 0, 1000, NULL, 1, "cycles a sub-core's share of the SM's ADU (LDC, S2R, BAR) takes per warp instruction; its warps wait for it to issue one (Nsight's mio_throttle; absent = 0: not modelled)"},
     {"sm.bsync_cycles", K_UINT, OFF(bsync_cycles), 0, 0, 1000, NULL, 1, "cycles a warp waits after a BSYNC (convergence barrier) with lanes on before its next issue (Nsight's branch_resolving; absent = 0)"},
     {"sm.branch_taken_cycles", K_UINT, OFF(branch_taken_cycles), 0, 0, 1000, NULL, 1, "cycles a warp waits after a taken BRA before its next issue (Nsight's branch_resolving; absent = 0)"},
     {"sm.fetch_cold_cycles", K_UINT, OFF(fetch_cold_cycles), 0, 0, 100000, NULL, 1, "cycles the first wave's warps wait for their kernel's first instructions (Nsight's no_instruction; absent = 0)"},

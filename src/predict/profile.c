@@ -83,6 +83,7 @@ static const dep_field deps[] = {
     DEP("sm.pred_dependence", pred_dependence),
     DEP("sm.branch_taken_cycles", branch_taken_cycles),
     DEP("sm.bsync_cycles", bsync_cycles),
+    DEP("sm.adu_interval", adu_interval),
     DEP("sm.exit_cycles", exit_cycles),
     DEP("sm.issue_hold", issue_hold),
     DEP("sm.fetch_cold_cycles", fetch_cold_cycles),

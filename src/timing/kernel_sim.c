@@ -98,7 +98,7 @@ static int sms_alloc(sim *s)
             sm->view[k].list = sm->sub + k * row;
             sm->view[k].ents = sm->ent + k * row;
             sm->view[k].bits = sm->cand + (size_t)k * CAND_GROUP * sm->cand_words;
-            sm->view[k].unit_free = sm->unit_free + k * GF_UNIT_COUNT;
+            sm->view[k].unit_free = sm->unit_free + k * KSIM_UNITS;
         }
     }
     return 0;
@@ -110,7 +110,7 @@ static void summarise(const sim *s, gf_ksim_result *out)
     double sum = 0;
     for (unsigned i = 0; i < s->gpu->num_sms; i++) {
         const ssm *sm = &s->sms[i];
-        for (unsigned u = 0; u < GF_UNIT_COUNT; u++)
+        for (unsigned u = 0; u < GF_UNIT_COUNT; u++) /* (not the ADU's: KSIM_UNITS) */
             out->unit_busy[u] += sm->unit_busy[u];
         for (unsigned k = 0; k < GF_STALL_COUNT; k++)
             out->stall[k] += sm->stall[k];

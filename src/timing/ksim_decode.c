@@ -744,6 +744,13 @@ static gf_status decode_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, gf_
             mspace = (unsigned)(space == GF_SPACE_TEXTURE ? GF_SPACE_GLOBAL : space);
         }
     }
+    if (s->gpu->adu_interval && in->mask &&
+        (si.kind == K_BAR || (si.kind == K_ALU && ksim_control_class(s, in) == KSIM_PC_ADU))) {
+        /* a BAR, LDC or S2R with lanes on takes its sub-core's share of the ADU instead of
+         * its unit (KSIM_UNIT_ADU; docs/model.md, "The ADU") */
+        si.unit = KSIM_UNIT_ADU;
+        si.interval = (uint16_t)(s->gpu->adu_interval > 65535 ? 65535 : s->gpu->adu_interval);
+    }
     if ((st = warp_reserve(w, s, err)) != GF_OK)
         return st;
     unsigned before = w->nslots;

@@ -59,9 +59,9 @@
 #define LSU_QUEUE_MAX 64u
 /* Words per 64 warps of a sub-core's row in ssm.cand: candidates, LSU users, per unit,
  * parked, and those of the parked whose operands are ready at park_min (see ssm.cand). */
-#define CAND_PARKED (2u + GF_UNIT_COUNT)
-#define CAND_PMIN (3u + GF_UNIT_COUNT)
-#define CAND_GROUP (4u + GF_UNIT_COUNT)
+#define CAND_PARKED (2u + KSIM_UNITS)
+#define CAND_PMIN (3u + KSIM_UNITS)
+#define CAND_GROUP (4u + KSIM_UNITS)
 /* A quick scan parks a warp whose operands are ready more than PARK_FAR cycles on: a
  * load's value, once its L2 outcome is known, which every scan visited again until it
  * came (on the vector add 72 % of the visits to warps waiting for an operand were 64
@@ -72,6 +72,16 @@
 #define PARK_NEAR 8u
 
 enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
+
+/* The issue model's units per sub-core: the ISA's (GF_UNIT_*, an opcode's in
+ * models/isa) and the ADU's share (KSIM_UNIT_ADU): each SM has one address divergence
+ * unit, which takes the LDCs, S2Rs and BARs at Nsight's peak of 0.5 warp instructions a
+ * cycle; the model gives each sub-core a quarter of it, a unit of its own that those
+ * instructions take instead of theirs, for gpu adu_interval cycles (ksim_decode.c; 0: not
+ * modelled, they keep their units; docs/model.md, "The ADU"). Its busy cycles are not in
+ * the pipe counters. */
+#define KSIM_UNIT_ADU GF_UNIT_COUNT
+#define KSIM_UNITS (GF_UNIT_COUNT + 1u)
 
 #define SPARE_MAX 16u /* finished blocks kept for their buffers */
 /* Lines whose L1 tracker slots a newly placed block has fetched ahead (sblock.pf_line),
@@ -287,7 +297,7 @@ typedef struct ssm {
     sblock **slots;
     unsigned resident;
     uint64_t now;
-    uint64_t unit_free[GF_MAX_SUBCORES * GF_UNIT_COUNT]; /* subcores x GF_UNIT_COUNT */
+    uint64_t unit_free[GF_MAX_SUBCORES * KSIM_UNITS]; /* subcores x KSIM_UNITS */
     uint64_t lsu_free;     /* the LSU's tag stage is free (its queue has drained) */
     uint64_t lsu_gate;     /* the LSU's queue has room (gpu l1_lsu_queue; = lsu_free
                               without a queue): the issue gate of memory instructions */
@@ -323,7 +333,7 @@ typedef struct ssm {
     uint64_t read_requests; /* load requests to L2 (one line each) */
     uint64_t stall_to;     /* mem_stall counts through this cycle, maybe past now's epoch
                               (step); taken back if an outcome wakes the SM earlier */
-    uint64_t unit_busy[GF_UNIT_COUNT], mem_insts; /* summed into the result at the end */
+    uint64_t unit_busy[KSIM_UNITS], mem_insts; /* summed into the result at the end */
     uint64_t atomic_insts, posted_atomic_insts;
     uint64_t issued;       /* warp instructions issued so far */
     /* The stall bookkeeping (ksim_issue.c issue, docs/stalls.md): warp-cycles per reason,
@@ -333,7 +343,7 @@ typedef struct ssm {
     uint64_t hist[GF_MAX_SUBCORES], hist_t[GF_MAX_SUBCORES];
     /* ... and where the last busy stretch of each unit (beside unit_free) and of the LSU
      * gate (lsu_gate) began: the cycle after the issue that set it */
-    uint64_t unit_from[GF_MAX_SUBCORES * GF_UNIT_COUNT];
+    uint64_t unit_from[GF_MAX_SUBCORES * KSIM_UNITS];
     uint64_t lsu_from;
     uint64_t lsu_done[LSU_QUEUE_MAX]; /* when the last lsu_queue LSU instructions leave
                                          its tag stage, a ring at lsu_head */
@@ -604,7 +614,7 @@ static inline unsigned ksim_first_lane(uint32_t mask)
  * several times per decoded instruction (an outlined lookup was 3 % of predict's
  * instructions, callgrind, torch_layernorm). */
 enum { KSIM_PC_UNSEEN = 0, KSIM_PC_NONE, KSIM_PC_WRITER, KSIM_PC_EXIT, KSIM_PC_BRANCH,
-       KSIM_PC_BSYNC };
+       KSIM_PC_BSYNC, KSIM_PC_ADU };
 #define KSIM_REG_AFTER_PRED 0x10u
 unsigned ksim_pred_class_slow(sim *s, const gf_inst *in);
 static inline unsigned ksim_pred_class(sim *s, const gf_inst *in)

@@ -183,7 +183,7 @@ static inline uint64_t warp_ready_cycle(const ssm *sm, const uint64_t *unit_free
  * coming from memory (the operands bind unless the unit or the LSU frees up later). */
 static uint64_t warp_earliest(const ssm *sm, unsigned sc, const scan_ent *w, int *mem_wait)
 {
-    uint64_t e = warp_ready_cycle(sm, sm->unit_free + sc * GF_UNIT_COUNT, w);
+    uint64_t e = warp_ready_cycle(sm, sm->unit_free + sc * KSIM_UNITS, w);
     *mem_wait = (w->opmem >> 1) && e == w->opready;
     return e;
 }
@@ -361,8 +361,8 @@ static inline uint64_t hist_count2(uint64_t h, uint64_t t, uint64_t a, uint64_t 
 }
 
 /* The throttle a ready warp waits on, by its kind and unit: K_MEM lg_throttle, K_SHARED
- * mio_throttle; by the unit for K_ALU, K_BAR and K_EXIT: mio_throttle for the SFU, branches
- * and the LSU's other instructions, else math_pipe_throttle (docs/stalls.md). A table
+ * mio_throttle; by the unit for K_ALU, K_BAR and K_EXIT: mio_throttle for the SFU, branches,
+ * the LSU's other instructions and the ADU's, else math_pipe_throttle (docs/stalls.md). A table
  * indexed by kind and unit: one load instead of comparisons (-0.2 % of predict's
  * instructions on matmul 256 titanv, callgrind). */
 #define UNIT_THROTTLE                                                                           \
@@ -372,20 +372,22 @@ static inline uint64_t hist_count2(uint64_t h, uint64_t t, uint64_t a, uint64_t 
         [GF_UNIT_TENSOR] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_LSU] = GF_STALL_MIO_THROTTLE,   \
         [GF_UNIT_BRANCH] = GF_STALL_MIO_THROTTLE,                                               \
         [GF_UNIT_UNIFORM] = GF_STALL_MATH_PIPE_THROTTLE,                                        \
+        [KSIM_UNIT_ADU] = GF_STALL_MIO_THROTTLE,                                                \
     }
-#define ALL_UNITS(r) {r, r, r, r, r, r, r, r}
-static const uint8_t kind_throttle[K_EXIT + 1][GF_UNIT_COUNT] = {
+#define ALL_UNITS(r) {r, r, r, r, r, r, r, r, r}
+static const uint8_t kind_throttle[K_EXIT + 1][KSIM_UNITS] = {
     [K_ALU] = UNIT_THROTTLE, [K_MEM] = ALL_UNITS(GF_STALL_LG_THROTTLE),
     [K_SHARED] = ALL_UNITS(GF_STALL_MIO_THROTTLE), [K_BAR] = UNIT_THROTTLE,
     [K_EXIT] = UNIT_THROTTLE,
 };
 #undef UNIT_THROTTLE
 #undef ALL_UNITS
-_Static_assert(GF_UNIT_UNIFORM + 1 == GF_UNIT_COUNT && GF_UNIT_COUNT == 8,
+_Static_assert(GF_UNIT_UNIFORM + 1 == GF_UNIT_COUNT && KSIM_UNITS == 9,
                "kind_throttle lists every unit");
 /* The units whose results are read as short_scoreboard (READY_MIO, with shared memory):
- * the SFU and the LSU's K_ALU instructions (LDC). */
-#define MIO_RESULT_UNITS ((1u << GF_UNIT_SFU) | (1u << GF_UNIT_LSU))
+ * the SFU, the LSU's K_ALU instructions (LDC) and the ADU's (LDC, S2R: Nsight's variable
+ * latency ones, which its scoreboard tracks as the MIO's). */
+#define MIO_RESULT_UNITS ((1u << GF_UNIT_SFU) | (1u << GF_UNIT_LSU) | (1u << KSIM_UNIT_ADU))
 
 /* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t (before
  * issue changes unit_free and lsu_gate): its cycles since it could last have issued
@@ -417,7 +419,7 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
     sm->hist[sc] = h | 1;
     sm->hist_t[sc] = t;
     if (t > op) {
-        size_t u = (size_t)sc * GF_UNIT_COUNT + in->unit;
+        size_t u = (size_t)sc * KSIM_UNITS + in->unit;
         uint64_t busy = sm->unit_free[u], b0 = sm->unit_from[u];
         if (w->lsu) { /* (K_MEM or K_SHARED: warp_prepare_inline) */
             if (sm->lsu_gate > busy) {
@@ -456,7 +458,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, ss
     const gf_gpu *g = s->gpu;
     /* (ksim_warp_prepare found it: the warp could issue) */
     KSIM_ASSERT(w->state == W_RUN && w->opready <= t && w->next_issue <= t);
-    KSIM_ASSERT(sm->unit_free[w->subcore * GF_UNIT_COUNT + w->unit] <= t);
+    KSIM_ASSERT(sm->unit_free[w->subcore * KSIM_UNITS + w->unit] <= t);
     KSIM_ASSERT(!w->lsu || sm->lsu_gate <= t);
     const shape *in = (const shape *)(w->nshape & ~(uintptr_t)1);
     w->pc++;
@@ -465,8 +467,8 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, ss
     uint64_t done = t + in->latency;
     int from_mem = 0;
     charge_stalls(sm, w, in, t);
-    sm->unit_free[w->subcore * GF_UNIT_COUNT + in->unit] = t + in->interval;
-    sm->unit_from[w->subcore * GF_UNIT_COUNT + in->unit] = t + 1;
+    sm->unit_free[w->subcore * KSIM_UNITS + in->unit] = t + in->interval;
+    sm->unit_from[w->subcore * KSIM_UNITS + in->unit] = t + 1;
     sm->unit_busy[in->unit] += in->interval;
     sm->issued++;
     if (!sm->started) {

@@ -200,6 +200,8 @@ unsigned ksim_pred_class_slow(sim *s, const gf_inst *in)
         c = KSIM_PC_BRANCH;
     else if (n && strcmp(n, "BSYNC") == 0)
         c = KSIM_PC_BSYNC;
+    else if (n && (strcmp(n, "LDC") == 0 || strcmp(n, "S2R") == 0)) /* (LDC.64 too) */
+        c = KSIM_PC_ADU;
     if (n && (strcmp(n, "SHFL") == 0 || strcmp(n, "LOP3") == 0))
         c |= KSIM_REG_AFTER_PRED;
     s->pred_class[in->opcode] = (uint8_t)c;

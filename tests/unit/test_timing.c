@@ -885,6 +885,67 @@ static void torture_bsync_holds_its_warp(void **state)
     assert_true(fabs(br[1] - br[0] - 9.0 * N) < 1e-6);
 }
 
+/* An LDC or S2R with lanes on takes its sub-core's share of the ADU (KSIM_UNIT_ADU) for
+ * sm.adu_interval cycles (8 on the H100: scripts/calibrate_h100.py rule adu_interval,
+ * Nsight's peak of 0.5 an SM over 4 sub-cores) instead of its unit, and the next one waits
+ * for it, charged to mio_throttle; one with no lane on does not. A lone warp's loop of LDC, S2R, LDC (no dependencies between
+ * them), N and 2N times, without the stall count. */
+static gf_kernel_row adu_loop(unsigned iters, const char *mask, unsigned interval)
+{
+    char tag[64];
+    snprintf(tag, sizeof tag, "adu-%s-%u-%u", mask, iters, interval);
+    const char *d;
+    FILE *f = hand_trace(tag, &d, "aduloop", 1, 32, 0, 32);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
+    /* (destinations R10-R199 in turn: no register is written again before its load is
+     * back, so only the ADU orders them) */
+    for (unsigned i = 0, r = 0; i < iters; i++, r = (r + 3) % 189)
+        fprintf(f,
+                "0000 ffffffff 1 R%u LDC 0 0\n0010 ffffffff 1 R%u S2R 0 0\n"
+                "0020 %s 1 R%u LDC 0 0\n",
+                10 + r, 11 + r, mask, 12 + r);
+    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("h100");
+    g.issue_hold = 0;
+    g.adu_interval = interval;
+    gf_kernel_row r;
+    predict1(d, &g, &r);
+    return r;
+}
+
+static void torture_adu_serializes_constant_loads(void **state)
+{
+    (void)state;
+    assert_int_equal(load_gpu("h100").adu_interval, 8);
+    assert_int_equal(load_gpu("titanv").adu_interval, 0);
+    enum { N = 100 };
+    double on[2], off[2], masked[2], mio[2], alu_on = 0, alu_off = 0;
+    for (unsigned k = 0; k < 2; k++) {
+        gf_kernel_row a = adu_loop(N * (k + 1), "ffffffff", 8);
+        gf_kernel_row b = adu_loop(N * (k + 1), "ffffffff", 0);
+        gf_kernel_row c = adu_loop(N * (k + 1), "00000000", 8);
+        on[k] = a.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        off[k] = b.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        masked[k] = c.v[GF_C_SM_CYCLES_ACTIVE_MAX];
+        mio[k] = a.v[GF_C_STALL_MIO_THROTTLE] * (3.0 * N * (k + 1) + 1);
+        alu_on = a.v[GF_C_PIPE_ALU_PCT];
+        alu_off = b.v[GF_C_PIPE_ALU_PCT];
+    }
+    /* the ADU's instructions leave their units: the S2Rs are not the ALU pipe's (Nsight
+     * files them under the ADU), as they are without it */
+    assert_true(alu_on == 0.0);
+    assert_true(alu_off > 0.0);
+    /* three ADU instructions an iteration, 8 cycles each */
+    assert_true(on[1] - on[0] == 24.0 * N);
+    /* without the ADU they issue one a cycle (the LSU and ALU units' intervals) */
+    assert_true(off[1] - off[0] == 3.0 * N);
+    /* the masked-off LDC leaves the ADU to the next iteration's first: 16 cycles */
+    assert_true(masked[1] - masked[0] == 16.0 * N);
+    /* each waits 7 cycles past the one after its predecessor's issue: mio_throttle */
+    assert_true(fabs(mio[1] - mio[0] - 21.0 * N) < 1e-6);
+}
+
 /* The shipped H100 model has the control-flow mechanisms on, with the calibrated values
  * (scripts/calibrate_h100.py rules exit_cycles, branch_taken). A conditional BRA waits
  * for the ISETP before it (3 more cycles than the next cycle: ISETP's latency 4) and a
@@ -1600,6 +1661,7 @@ int main(void)
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
         cmocka_unit_test(torture_bsync_holds_its_warp),
+        cmocka_unit_test(torture_adu_serializes_constant_loads),
         cmocka_unit_test(torture_nop_is_no_predicate_writer),
         cmocka_unit_test(torture_cold_fetch_holds_the_first_wave),
         cmocka_unit_test(torture_wgmma_is_asynchronous),
