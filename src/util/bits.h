@@ -32,9 +32,10 @@ static inline unsigned gf_popcount64(uint64_t x)
  * gf_popcount64_fast is one instruction instead of gf_popcount64's fifteen (the issue
  * loop's stall bookkeeping counts one history word an issue: -2.1 % of predict's
  * instructions on matmul 256 titanv, callgrind); in the baseline one, libgcc's
- * __popcountdi2. Elsewhere (no target_clones, not x86-64) it is gf_popcount64. A
+ * __popcountdi2. Elsewhere (no target_clones, not x86-64, clang: clang 14's clones left
+ * the function undefined in a static archive, the fuzzers' link) it is gf_popcount64. A
  * function it calls that is not inlined gets the baseline code. */
-#if defined(__x86_64__) && defined(__has_attribute)
+#if defined(__x86_64__) && !defined(__clang__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define GF_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #define gf_popcount64_fast(x) ((unsigned)__builtin_popcountll(x))
