@@ -65,6 +65,7 @@ IMAD_WIDE_CYCLES = 4     # the pointer chase's dependent IMAD.WIDE (models/isa/h
 HMMA_16816_OPS = 16 * 8 * 16 * 2  # multiply-adds x 2 of one HMMA.16816 warp instruction
 HIST_BIN_BYTES = 256 * 4          # hist_global_atomics: 256 int bins (source/gfbench.cu)
 L2_SLICES = 80                    # models/h100.ini [l2] slices (AC)
+H100_SUBCORES = 4                 # models/h100.ini [sm] subcores (WP: four SMSPs an SM)
 PCHASE_DRAM_LOADS = 32768         # latency.txt: pchase_dram's timed loads
 
 
@@ -545,8 +546,6 @@ def r_adu_interval(ref, k):
         raise Missing("adu cases")
     return float(round(statistics.fmean(per)))
 
-
-H100_SUBCORES = 4  # (models/h100.ini sm.subcores: the GH100 whitepaper's four SMSPs an SM)
 
 
 # The compiler's stall counts (SASS control codes, not in the trace): the micro-benchmarks

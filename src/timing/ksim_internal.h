@@ -609,7 +609,8 @@ static inline unsigned ksim_first_lane(uint32_t mask)
 }
 
 /* ksim_operands.c: operands the trace's lines do not list (see there). An opcode's
- * control-flow class byte: one of KSIM_PC_*, with KSIM_REG_AFTER_PRED for the opcodes
+ * class byte (control flow, and KSIM_PC_ADU for the ADU's LDC and S2R): one of KSIM_PC_*,
+ * with KSIM_REG_AFTER_PRED for the opcodes
  * whose written register the tracer lists as a source. Inline: the cached byte is read
  * several times per decoded instruction (an outlined lookup was 3 % of predict's
  * instructions, callgrind, torch_layernorm). */

@@ -798,25 +798,38 @@ static void torture_depbar_waits_for_async_copies(void **state)
     (void)assert_replay_changes_nothing(gen(&p, "ldgsts-replay"), &g);
 }
 
-/* One warp, `iters` times: IADD3 R8 += R9, ISETP on R8 (a predicate: no register in the
- * trace), BRA with lanes `mask` (ffffffff: taken, 00000000: predicated off, falls
- * through); then EXIT. Predicted on the H100 model with the control-flow keys as given
- * (docs/model.md, "Control flow"). */
+/* The hand trace of one warp that runs `iters` times three lines, then EXIT: opened up to
+ * its first loop line (*d its path), and closed after the last. */
+static FILE *loop_begin(const char *tag, const char *kernel, unsigned iters, const char **d)
+{
+    FILE *f = hand_trace(tag, d, kernel, 1, 32, 0, 32);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
+    return f;
+}
+
+static void loop_end(FILE *f)
+{
+    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
+    assert_int_equal(fclose(f), 0);
+}
+
 /* A hand trace of one warp running `iters` times the three lines of `body` (a printf
  * format whose one %s is `mask`, the last line's lanes), then EXIT; returns its path. */
 static const char *loop_trace(const char *tag, const char *kernel, const char *body,
                               const char *mask, unsigned iters)
 {
     const char *d;
-    FILE *f = hand_trace(tag, &d, kernel, 1, 32, 0, 32);
-    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
+    FILE *f = loop_begin(tag, kernel, iters, &d);
     for (unsigned i = 0; i < iters; i++)
         fprintf(f, body, mask);
-    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
-    assert_int_equal(fclose(f), 0);
+    loop_end(f);
     return d;
 }
 
+/* One warp, `iters` times: IADD3 R8 += R9, ISETP on R8 (a predicate: no register in the
+ * trace), BRA with lanes `mask` (ffffffff: taken, 00000000: predicated off, falls
+ * through); then EXIT. Predicted on the H100 model with the control-flow keys as given
+ * (docs/model.md, "Control flow"). */
 static gf_kernel_row branch_loop(unsigned iters, const char *mask, unsigned pred, unsigned taken,
                                  unsigned exit_cycles)
 {
@@ -895,8 +908,7 @@ static gf_kernel_row adu_loop(unsigned iters, const char *mask, unsigned interva
     char tag[64];
     snprintf(tag, sizeof tag, "adu-%s-%u-%u", mask, iters, interval);
     const char *d;
-    FILE *f = hand_trace(tag, &d, "aduloop", 1, 32, 0, 32);
-    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n", 3 * iters + 1);
+    FILE *f = loop_begin(tag, "aduloop", iters, &d);
     /* (destinations R10-R199 in turn: no register is written again before its load is
      * back, so only the ADU orders them) */
     for (unsigned i = 0, r = 0; i < iters; i++, r = (r + 3) % 189)
@@ -904,8 +916,7 @@ static gf_kernel_row adu_loop(unsigned iters, const char *mask, unsigned interva
                 "0000 ffffffff 1 R%u LDC 0 0\n0010 ffffffff 1 R%u S2R 0 0\n"
                 "0020 %s 1 R%u LDC 0 0\n",
                 10 + r, 11 + r, mask, 12 + r);
-    fputs("0030 ffffffff 0 EXIT 0 0\n#END_TB\n", f);
-    assert_int_equal(fclose(f), 0);
+    loop_end(f);
     gf_gpu g = load_gpu("h100");
     g.issue_hold = 0;
     g.adu_interval = interval;
