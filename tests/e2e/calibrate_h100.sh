@@ -6,6 +6,7 @@
 #   512 -> 128 without hist_global_atomics, the HMMA interval 6 -> 4 without wmma_gemm), a
 #   rule over two cases uses the one left (l1.mshrs without stream_copy_sms2 is
 #   stream_copy_sms4's Little's-law value alone), and a case no rule uses changes nothing;
+#   without pchase_dram the L2 and DRAM latencies are a published pointer chase's;
 # - the rules read the data: halving the strided reads' DRAM bytes (copies of their
 #   ncu.csv) turns dram.fetch_bytes from 64 to 32;
 # - the scanned l2.size is re-scanned with the model (profile + sweep): 28800 KiB with every
@@ -64,6 +65,14 @@ cal --without stream_copy,stream_copy_sms132,stream_copy_sms2,stream_copy_sms4,v
 [ "$(value l2.read_bytes_per_cycle "$tmp/slot.json")" = "0 prior" ] ||
     fail "read_bytes_per_cycle without its cases: $(value l2.read_bytes_per_cycle "$tmp/slot.json")"
 [ "$(value noc.bytes_per_cycle "$tmp/slot.json")" = "5120 cases" ] || fail "noc (a peak every ncu.csv has)"
+# without pchase_dram the latencies beyond L1 are the published Hopper pointer chase's
+# (Luo et al. 2025, Table 3: scripts/calibrate_h100.py LUO25_*), not Accel-Sim's 99 / 98 ns
+cal --without pchase_dram --format json >"$tmp/pd.json" || fail "--without pchase_dram"
+[ "$(value l2.latency_ns "$tmp/full.json")" = "127.3 cases" ] || fail "l2.latency_ns"
+[ "$(value l2.latency_ns "$tmp/pd.json")" = "131.9 prior" ] ||
+    fail "l2.latency_ns without pchase_dram: $(value l2.latency_ns "$tmp/pd.json")"
+[ "$(value dram.latency_ns "$tmp/pd.json")" = "223.1 prior" ] ||
+    fail "dram.latency_ns without pchase_dram: $(value dram.latency_ns "$tmp/pd.json")"
 cal --without stream_copy_sms2 --format json >"$tmp/sms2.json" || fail "--without sms2"
 [ "$(value l1.mshrs "$tmp/full.json")" = "415 cases" ] || fail "l1.mshrs"
 [ "$(value l1.mshrs "$tmp/sms2.json")" = "406 cases" ] ||
