@@ -717,15 +717,18 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
     /* Which accesses look the L1 up: local always; global loads unless bypassing or
      * the GPU does not cache globals in L1; stores per the L1 write policy; atomics
      * are performed at L2. */
-    int use_l1 = !atomic && h->l1_lines > 0 &&
+    int lsu = bypass_l1 != GF_HIER_NOT_LSU;
+    int use_l1 = lsu && !atomic && h->l1_lines > 0 &&
                  (local || store || (!bypass_l1 && h->gpu.l1_caches_global));
     if (store && !local && !h->gpu.l1_caches_global)
         use_l1 = 0;
     if (sm >= h->nsm) /* (callers pass an SM < nsm: no division per access) */
         sm %= h->nsm;
     gf_hier_kernel_profile *p = &h->smp[sm];
-    p->l1_requests[cls] += c->requests;
-    p->l1_sectors[cls] += c->nsectors;
+    if (lsu) { /* (a TMA copy is in no L1 counter: GF_HIER_NOT_LSU) */
+        p->l1_requests[cls] += c->requests;
+        p->l1_sectors[cls] += c->nsectors;
+    }
     out->sectors = c->nsectors;
 
     for (unsigned i = 0; i < c->nsectors;) {
@@ -739,7 +742,7 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
             if (atomic && c->passes && c->passes[i] > 1)
                 extra += c->passes[i] - 1u;
         }
-        p->l1_sectors[cls] += extra; /* (the counter; the L1 holds the sector once) */
+        p->l1_sectors[cls] += lsu ? extra : 0; /* (the counter; the L1 holds it once) */
         if (local)
             line = local_line(warp_uid, line);
         unsigned nsec = gf_popcount4(smask);

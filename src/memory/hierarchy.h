@@ -162,6 +162,11 @@ void gf_hier_memcpy(gf_hier *h, uint64_t addr, uint64_t bytes);
 /* Starts a kernel: L1s (l1_bytes each, from the occupancy carveout; 0 = no L1 data)
  * are flushed, counters and histograms reset; L2 state persists. */
 gf_status gf_hier_begin_kernel(gf_hier *h, uint64_t l1_bytes, gf_error *err);
+/* bypass_l1 of an access the LSU does not carry: a TMA / bulk copy (UTMALDG, UTMASTG,
+ * UBLKCP...) moves data between L2 and shared memory through the TMA unit, past L1 and
+ * outside Nsight's l1tex__t_*_pipe_lsu_* counters (refdata h100-gfbench cublas_hgemm1024:
+ * 0 LSU global requests and sectors, its copies under ..._op_tma_ld); it still reaches L2. */
+#define GF_HIER_NOT_LSU 2
 /* One coalesced warp access. space: GLOBAL or LOCAL (GENERIC should be resolved by the
  * caller; unresolved it is treated as GLOBAL); CONST/TEXTURE/LDGSTS are treated as
  * global accesses, ATOMIC (or dir ATOMIC) as atomics at L2; SHARED and NONE give an

@@ -86,8 +86,12 @@ static void at_profiled(const gf_hier_kernel_profile *p, const gf_gpu *g, const 
         hsum += l1hit[c];
         nsum += (double)p->l1_sectors[c];
     }
-    v[GF_C_L1_SECTOR_HIT_RATE] = pct(hsum, nsum) + bad;
-    v[GF_C_L1_GLD_HIT_RATE] = pct(l1hit[GF_HIER_GLD], (double)p->l1_sectors[GF_HIER_GLD]) + bad;
+    /* (over no lookups Nsight reports 0, not an undefined rate: refdata h100-gfbench
+     * cublas_hgemm1024, whose global traffic is all TMA copies: GF_HIER_NOT_LSU) */
+    v[GF_C_L1_SECTOR_HIT_RATE] = (nsum > 0 ? pct(hsum, nsum) : 0.0) + bad;
+    v[GF_C_L1_GLD_HIT_RATE] = (p->l1_sectors[GF_HIER_GLD] > 0
+                                   ? pct(l1hit[GF_HIER_GLD], (double)p->l1_sectors[GF_HIER_GLD])
+                                   : 0.0) + bad;
     v[GF_C_SHMEM_LD_REQUESTS] = (double)p->shmem_ld_requests;
     v[GF_C_SHMEM_ST_REQUESTS] = (double)p->shmem_st_requests;
     /* (with l1.shared_pipe_mio the data pipe's count needs the decoded instructions:

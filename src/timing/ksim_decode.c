@@ -396,7 +396,8 @@ static gf_status warp_emit(sim *s, sblock *b, swarp *w, const gf_inst *in, const
             m->space = (uint8_t)mspace;
             m->dir = (uint8_t)e->dir;
             unsigned nreq = c->requests > 1 ? (c->requests > 8 ? 8 : c->requests) : 1;
-            m->bypass = (uint8_t)((e->bypass_l1 ? 1 : 0) | (has_passes ? 2 : 0) | (nreq - 1) << 2);
+            m->bypass = (uint8_t)((e->bypass_l1 ? 1 : 0) | (has_passes ? 2 : 0) | (nreq - 1) << 2 |
+                                  (e->is_bulk_copy ? MEMREC_BULK : 0));
             m->wavefronts = (uint8_t)c->wavefronts;
             m->nsectors = (uint16_t)c->nsectors;
             m->nlines = (uint16_t)c->nlines;

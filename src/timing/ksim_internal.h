@@ -150,10 +150,13 @@ _Static_assert(_Alignof(shape) >= 2, "shapes are at least 2-byte aligned");
 typedef struct memrec {
     uint8_t space, dir;
     uint8_t bypass; /* bit 0: bypasses L1; bit 1: per-sector atomic passes follow;
-                     * bits 2-4: requests - 1 (a local access split by word, local_sectors) */
+                     * bits 2-4: requests - 1 (a local access split by word, local_sectors);
+                     * bit 5: a TMA / bulk copy, which the LSU does not carry (MEMREC_BULK) */
     uint8_t wavefronts; /* L1 data-array wavefronts (l1.data_banks), 0 = not modelled */
     uint16_t nsectors, nlines;
 } memrec;
+
+#define MEMREC_BULK 32u
 
 static inline size_t memrec_bytes(size_t nsectors, int passes)
 {

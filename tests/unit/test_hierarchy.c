@@ -235,6 +235,49 @@ static void torture_hier_l2_write_policy_fig5(void **state)
     }
 }
 
+/* A TMA / bulk copy (bypass GF_HIER_NOT_LSU) is in no L1 counter, as Nsight's LSU
+ * counters leave it out (refdata h100-gfbench cublas_hgemm1024: 0 LSU global requests and
+ * sectors), and still reads and writes L2; the same accesses through the LSU (a load past
+ * L1, a store) are counted at L1, and the store looks L1 up. */
+static void torture_hier_tma_copy_not_counted_at_l1(void **state)
+{
+    (void)state;
+    gf_gpu g = make_gpu(90, 1, 4, 16);
+    for (int mode = 0; mode < 2; mode++)
+        for (int tma = 0; tma < 2; tma++) {
+            gf_hier *h = make(&g, mode ? GF_HIER_EXACT : GF_HIER_REUSE, 32 * 1024);
+            gf_access_outcome o;
+            for (uint64_t i = 0; i < 8; i++) {
+                uint64_t a[32] = {0};
+                for (unsigned l = 0; l < 4; l++)
+                    a[l] = 4096 * i + 32 * l;
+                gf_coalesced c;
+                gf_coalesce(a, 0xFu, 4, GF_COALESCE_SECTOR, &c);
+                gf_hier_access(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_LOAD,
+                               tma ? GF_HIER_NOT_LSU : 1, &c, &o);
+                assert_int_equal(o.l1_hits, 0);
+                for (unsigned l = 0; l < 4; l++)
+                    a[l] += 1 << 20;
+                gf_coalesce(a, 0xFu, 4, GF_COALESCE_SECTOR, &c);
+                gf_hier_access(h, 0, 1, GF_SPACE_GLOBAL, GF_DIR_STORE,
+                               tma ? GF_HIER_NOT_LSU : 0, &c, &o);
+            }
+            double v[GF_C_COUNT];
+            end_kernel(h, v);
+            double l1 = tma ? 0.0 : 1.0;
+            assert_true(v[GF_C_L1_GLD_REQUESTS] == 8.0 * l1);
+            assert_true(v[GF_C_L1_GLD_SECTORS] == 32.0 * l1);
+            assert_true(v[GF_C_L1_GST_REQUESTS] == 8.0 * l1);
+            assert_true(v[GF_C_L1_GST_SECTORS] == 32.0 * l1);
+            assert_true(v[GF_C_L2_READ_SECTORS] == 32.0);
+            assert_true(v[GF_C_L2_WRITE_SECTORS] == 32.0);
+            /* none hits; with no L1 lookup at all the rate is Nsight's 0 of 0 */
+            assert_true(v[GF_C_L1_SECTOR_HIT_RATE] == 0.0);
+            assert_true(v[GF_C_L1_GLD_HIT_RATE] == 0.0);
+            gf_hier_free(h);
+        }
+}
+
 /* l2.writes_hit (H100 Nsight): every write and atomic sector is a lookup hit in the
  * counters; reads are as before, and so is DRAM (both modes). */
 static void torture_hier_writes_count_as_hits(void **state)
@@ -858,6 +901,7 @@ int main(void)
         cmocka_unit_test(torture_hier_stride_benchmark),
         cmocka_unit_test(torture_hier_dram_fetch_group),
         cmocka_unit_test(torture_hier_writes_count_as_hits),
+        cmocka_unit_test(torture_hier_tma_copy_not_counted_at_l1),
         cmocka_unit_test(torture_hier_writebacks_counted_once),
         cmocka_unit_test(torture_hier_atomic_home_slices),
         cmocka_unit_test(torture_hier_l2_write_policy_fig5),
