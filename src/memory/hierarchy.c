@@ -697,9 +697,17 @@ void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line)
         gf_secreuse_prefetch(h->l1_rd[sm], line);
 }
 
-void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
-                       gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
-                       gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs)
+/* gf_hier_access_l1's body; lsu 0: an access the LSU does not carry (GF_HIER_NOT_LSU: in no
+ * L1 counter, no L1 lookup). A constant at both callers, so the LSU's path is compiled as
+ * it was before TMA copies had their own (a run-time flag cost the vector add +0.5 % of
+ * predict's instructions, callgrind). */
+static inline __attribute__((always_inline)) void access_l1(gf_hier *h, unsigned sm,
+                                                            uint64_t warp_uid,
+                                                            gf_mem_space space, gf_mem_dir dir,
+                                                            int bypass_l1, int lsu,
+                                                            const gf_sector_list *c,
+                                                            gf_access_outcome *out,
+                                                            gf_l2_req *reqs, unsigned *nreqs)
 {
     memset(out, 0, sizeof *out);
     *nreqs = 0;
@@ -717,7 +725,6 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
     /* Which accesses look the L1 up: local always; global loads unless bypassing or
      * the GPU does not cache globals in L1; stores per the L1 write policy; atomics
      * are performed at L2. */
-    int lsu = bypass_l1 != GF_HIER_NOT_LSU;
     int use_l1 = lsu && !atomic && h->l1_lines > 0 &&
                  (local || store || (!bypass_l1 && h->gpu.l1_caches_global));
     if (store && !local && !h->gpu.l1_caches_global)
@@ -742,7 +749,8 @@ void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space 
             if (atomic && c->passes && c->passes[i] > 1)
                 extra += c->passes[i] - 1u;
         }
-        p->l1_sectors[cls] += lsu ? extra : 0; /* (the counter; the L1 holds it once) */
+        if (lsu)
+            p->l1_sectors[cls] += extra; /* (the counter; the L1 holds the sector once) */
         if (local)
             line = local_line(warp_uid, line);
         unsigned nsec = gf_popcount4(smask);
@@ -808,6 +816,25 @@ void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *h
     *hits = l2_line(h, slice, r->line, r->smask, r->bytes, (gf_lru_op)r->op, r->part, 1, dram,
                     far);
     atom_extra(h, slice, r);
+}
+
+void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
+                       gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
+                       gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs)
+{
+    if (bypass_l1 == GF_HIER_NOT_LSU)
+        gf_hier_access_l1_bulk(h, sm, warp_uid, space, dir, c, out, reqs, nreqs);
+    else
+        access_l1(h, sm, warp_uid, space, dir, bypass_l1, 1, c, out, reqs, nreqs);
+}
+
+__attribute__((noinline)) void gf_hier_access_l1_bulk(gf_hier *h, unsigned sm,
+                                                      uint64_t warp_uid, gf_mem_space space,
+                                                      gf_mem_dir dir, const gf_sector_list *c,
+                                                      gf_access_outcome *out, gf_l2_req *reqs,
+                                                      unsigned *nreqs)
+{
+    access_l1(h, sm, warp_uid, space, dir, 1, 0, c, out, reqs, nreqs);
 }
 
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out)

@@ -205,6 +205,11 @@ typedef struct gf_sector_list {
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
                        gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs);
+/* gf_hier_access_l1 with bypass_l1 GF_HIER_NOT_LSU (what the issue model calls for a TMA
+ * or bulk copy, off its loads' path). */
+void gf_hier_access_l1_bulk(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
+                            gf_mem_dir dir, const gf_sector_list *c, gf_access_outcome *out,
+                            gf_l2_req *reqs, unsigned *nreqs);
 /* 1 + SM sm's L2 partition (gf_l2_req.part); 0 where far copies are not tracked. */
 unsigned gf_hier_partition_of(const gf_hier *h, unsigned sm);
 /* Starts fetching what SM sm's first L1 access to global line `line` would probe in

@@ -245,9 +245,12 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     gf_access_outcome o;
     gf_l2_req reqs[GF_COALESCE_MAX_LISTED];
     unsigned nr = 0;
-    gf_hier_access_l1(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
-                      m->bypass & MEMREC_BULK ? GF_HIER_NOT_LSU : m->bypass & 1, &c, &o, reqs,
-                      &nr);
+    if (m->bypass & MEMREC_BULK) /* (a TMA copy: in no L1 counter) */
+        gf_hier_access_l1_bulk(s->hier, smi, w->uid, (gf_mem_space)m->space,
+                               (gf_mem_dir)m->dir, &c, &o, reqs, &nr);
+    else
+        gf_hier_access_l1(s->hier, smi, w->uid, (gf_mem_space)m->space, (gf_mem_dir)m->dir,
+                          m->bypass & 1, &c, &o, reqs, &nr);
     /* The L1 tag/data stage takes one cycle per l1.bytes_per_cycle of sectors. */
     double bpc = g->l1.bytes_per_cycle > 0 ? g->l1.bytes_per_cycle : 128.0;
     uint64_t stage = (uint64_t)((double)(c.nsectors * 32u) / bpc + 0.999);
