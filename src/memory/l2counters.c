@@ -15,6 +15,13 @@ static double pct(double num, double den)
     return den > 0 ? 100.0 * num / den : NAN;
 }
 
+/* pct as Nsight prints a rate over no events: 0, not undefined (refdata h100-gfbench
+ * cublas_hgemm1024's L1 hit rate, whose global traffic is all TMA copies: GF_HIER_NOT_LSU) */
+static double pct_or_0(double num, double den)
+{
+    return den > 0 ? pct(num, den) : 0.0;
+}
+
 void gf_l2c_rates_for(const gf_hier_kernel_profile *p, uint64_t l1_lines, unsigned l1_ways,
                       uint64_t l2_lines_per_slice, unsigned l2_ways, gf_l2c_rates *out)
 {
@@ -86,12 +93,8 @@ static void at_profiled(const gf_hier_kernel_profile *p, const gf_gpu *g, const 
         hsum += l1hit[c];
         nsum += (double)p->l1_sectors[c];
     }
-    /* (over no lookups Nsight reports 0, not an undefined rate: refdata h100-gfbench
-     * cublas_hgemm1024, whose global traffic is all TMA copies: GF_HIER_NOT_LSU) */
-    v[GF_C_L1_SECTOR_HIT_RATE] = (nsum > 0 ? pct(hsum, nsum) : 0.0) + bad;
-    v[GF_C_L1_GLD_HIT_RATE] = (p->l1_sectors[GF_HIER_GLD] > 0
-                                   ? pct(l1hit[GF_HIER_GLD], (double)p->l1_sectors[GF_HIER_GLD])
-                                   : 0.0) + bad;
+    v[GF_C_L1_SECTOR_HIT_RATE] = pct_or_0(hsum, nsum) + bad;
+    v[GF_C_L1_GLD_HIT_RATE] = pct_or_0(l1hit[GF_HIER_GLD], (double)p->l1_sectors[GF_HIER_GLD]) + bad;
     v[GF_C_SHMEM_LD_REQUESTS] = (double)p->shmem_ld_requests;
     v[GF_C_SHMEM_ST_REQUESTS] = (double)p->shmem_st_requests;
     /* (with l1.shared_pipe_mio the data pipe's count needs the decoded instructions:
