@@ -16,6 +16,7 @@
 #include "counters/counters.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -203,6 +204,58 @@ const gf_counter_def *gf_counter_def_of(gf_counter_id id)
     if ((int)id < 0 || id >= GF_C_COUNT)
         return NULL;
     return &table[id];
+}
+
+/* Generated: scripts/validate-h100.sh --counter-checks (see counters.h). */
+static const gf_counter_check h100_checks[] = {
+#include "counters/h100_checks.inc"
+};
+
+const gf_counter_check *gf_counter_check_h100(gf_counter_id id)
+{
+    const gf_counter_def *d = gf_counter_def_of(id);
+    if (!d)
+        return NULL;
+    for (size_t i = 0; i < sizeof h100_checks / sizeof *h100_checks; i++)
+        if (strcmp(h100_checks[i].name, d->name) == 0)
+            return &h100_checks[i];
+    return NULL;
+}
+
+static void check_error(char *buf, size_t n, double e, gf_check_unit u)
+{
+    snprintf(buf, n, "%.2f%s", e, u == GF_CHECK_PCT ? " %" : u == GF_CHECK_PP ? " pp" : "");
+}
+
+void gf_counter_check_text(gf_counter_id id, char *buf, size_t n)
+{
+    const gf_counter_def *d = gf_counter_def_of(id);
+    const gf_counter_check *c = gf_counter_check_h100(id);
+    char mean[32], largest[32];
+    if (!n)
+        return;
+    if (!c) {
+        snprintf(buf, n, "%s", d && strncmp(d->name, "gf__", 4) == 0
+                                   ? "gpuforecast only"
+                                   : "not reported by Nsight on the H100 set");
+        return;
+    }
+    if (d->kind == GF_COUNTER_COUNTED && c->exact == c->launches) {
+        snprintf(buf, n, "exact on all %u launches", c->launches);
+        return;
+    }
+    if (c->mean < 0 || c->largest < 0) { /* (no relative error: Nsight measured 0) */
+        snprintf(buf, n, "measured 0 on all %u launches, %u within 0.5", c->launches,
+                 c->exact);
+        return;
+    }
+    check_error(mean, sizeof mean, c->mean, c->unit);
+    check_error(largest, sizeof largest, c->largest, c->unit);
+    if (d->kind == GF_COUNTER_COUNTED)
+        snprintf(buf, n, "exact on %u of %u launches, largest error %s", c->exact, c->launches,
+                 largest);
+    else
+        snprintf(buf, n, "mean error %s, largest %s (%u launches)", mean, largest, c->launches);
 }
 
 const gf_counter_def *gf_counter_find(const char *name)

@@ -493,18 +493,44 @@ out:
 
 /* ---- counter list ---- */
 
+/* , "h100_check": {...} or null: gf_counter_check_h100 of id, with its text. */
+static void json_counter_check(FILE *out, gf_counter_id id)
+{
+    static const char *const units[] = {"pct", "pp", "abs"};
+    const gf_counter_check *c = gf_counter_check_h100(id);
+    char text[160];
+    gf_counter_check_text(id, text, sizeof text);
+    fputs(", \"h100_check\": ", out);
+    if (!c) {
+        fputs("null, \"h100_check_text\": ", out);
+    } else {
+        fprintf(out, "{\"launches\": %u, \"exact\": %u, \"unit\": \"%s\", \"mean_error\": ",
+                c->launches, c->exact, units[c->unit]);
+        if (c->mean < 0)
+            fputs("null, \"largest_error\": null}", out);
+        else
+            fprintf(out, "%.2f, \"largest_error\": %.2f}", c->mean, c->largest);
+        fputs(", \"h100_check_text\": ", out);
+    }
+    gf_report_json_string(out, text);
+}
+
 gf_status gf_counter_list_write(gf_report_format fmt, FILE *out, gf_error *err)
 {
+    char check[160];
     if (fmt == GF_REPORT_CSV) {
-        fputs("name,nvprof,unit,kind,meaning\n", out);
+        fputs("name,nvprof,unit,kind,h100_check,meaning\n", out);
         for (int c = 0; c < GF_C_COUNT; c++) {
             const gf_counter_def *d = gf_counter_def_of((gf_counter_id)c);
+            gf_counter_check_text((gf_counter_id)c, check, sizeof check);
             gf_report_csv_string(out, d->name);
             fputc(',', out);
             gf_report_csv_string(out, d->nvprof ? d->nvprof : "");
             fputc(',', out);
             gf_report_csv_string(out, gf_counter_unit_name(d->unit));
             fprintf(out, ",%s,", d->kind == GF_COUNTER_COUNTED ? "counted" : "predicted");
+            gf_report_csv_string(out, check);
+            fputc(',', out);
             gf_report_csv_string(out, d->meaning);
             fputc('\n', out);
         }
@@ -525,6 +551,7 @@ gf_status gf_counter_list_write(gf_report_format fmt, FILE *out, gf_error *err)
                     d->kind == GF_COUNTER_COUNTED ? "counted" : "predicted",
                     d->is_rate ? "true" : "false");
             gf_report_json_string(out, d->meaning);
+            json_counter_check(out, (gf_counter_id)c);
             fputs("}", out);
         }
         fputs("\n]\n", out);
@@ -537,16 +564,27 @@ gf_status gf_counter_list_write(gf_report_format fmt, FILE *out, gf_error *err)
             if (d->nvprof && (int)strlen(d->nvprof) > wa)
                 wa = (int)strlen(d->nvprof);
         }
-        fprintf(out, "%-*s  %-*s  %-7s  %-9s  %s\n", wn, "name", wa, "nvprof", "unit",
-                "kind", "meaning");
+        int wc = 10;
+        for (int c = 0; c < GF_C_COUNT; c++) {
+            gf_counter_check_text((gf_counter_id)c, check, sizeof check);
+            if ((int)strlen(check) > wc)
+                wc = (int)strlen(check);
+        }
+        fprintf(out, "%-*s  %-*s  %-7s  %-9s  %-*s  %s\n", wn, "name", wa, "nvprof", "unit",
+                "kind", wc, "against Nsight on the H100 set", "meaning");
         for (int c = 0; c < GF_C_COUNT; c++) {
             const gf_counter_def *d = gf_counter_def_of((gf_counter_id)c);
-            fprintf(out, "%-*s  %-*s  %-7s  %-9s  %s\n", wn, d->name, wa,
+            gf_counter_check_text((gf_counter_id)c, check, sizeof check);
+            fprintf(out, "%-*s  %-*s  %-7s  %-9s  %-*s  %s\n", wn, d->name, wa,
                     d->nvprof ? d->nvprof : "-", gf_counter_unit_name(d->unit),
-                    d->kind == GF_COUNTER_COUNTED ? "counted" : "predicted", d->meaning);
+                    d->kind == GF_COUNTER_COUNTED ? "counted" : "predicted", wc, check,
+                    d->meaning);
         }
-        fputs("\ncounted = exact from the trace; predicted = output of the cache and timing "
-              "models.\n", out);
+        fputs("\ncounted = exact from the trace's instructions and addresses; predicted = "
+              "output of the cache and\ntiming models. Against Nsight: launch by launch on "
+              "the H100 reference set (data/h100;\ndocs/validation-h100.md, \"Every counter "
+              "against Nsight\"): errors of counts in %, of\npercentages in pp; exact = "
+              "within 0.5.\n", out);
     } else {
         return gf_error_set(err, GF_ERR_INVALID, "", 0,
                             "unknown format %d (expected table, csv or json)", fmt);

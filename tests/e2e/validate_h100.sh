@@ -22,8 +22,11 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+checks=()
+[ -z "${GF_H100_CASES:-}" ] && checks=(--counter-checks "$tmp/h100_checks.inc")
 GF_BIN=$bin bash "$src/scripts/validate-h100.sh" "$ref" -o "$tmp/validation-h100.md" \
-    --json "$tmp/figures.json" --check "$src/tests/e2e/fixtures/h100-mape.txt" >"$tmp/out" 2>"$tmp/err"
+    --json "$tmp/figures.json" --check "$src/tests/e2e/fixtures/h100-mape.txt" \
+    "${checks[@]}" >"$tmp/out" 2>"$tmp/err"
 rc=$?
 cat "$tmp/out"
 [ $rc -eq 0 ] || { cat "$tmp/err" >&2; fail "validate-h100.sh exited $rc"; }
@@ -37,5 +40,30 @@ grep -q '^| top reason matches |' "$tmp/validation-h100.md" || fail "page lacks 
 if [ -z "${GF_H100_CASES:-}" ]; then
     grep -q '^| cublas_sgemm512 #2 |' "$tmp/validation-h100.md" || fail "cublas split-K launch missing"
     grep -q '^| wmma_gemm |' "$tmp/validation-h100.md" || fail "wmma_gemm missing"
+fi
+# What `gpuforecast counters` states of each counter against Nsight is compiled in from
+# src/counters/h100_checks.inc: it must be what this run measured (issue #32 item 5)
+if [ -z "${GF_H100_CASES:-}" ] && [ -z "${GF_H100_EXTRA_ARGS:-}" ]; then
+    cmp -s "$tmp/h100_checks.inc" "$src/src/counters/h100_checks.inc" || {
+        diff "$src/src/counters/h100_checks.inc" "$tmp/h100_checks.inc" | head -20
+        fail "src/counters/h100_checks.inc is stale: rerun scripts/validate-h100.sh --counter-checks src/counters/h100_checks.inc and rebuild"
+    }
+    # ... and the binary under test was built from it
+    "$bin" counters --format json >"$tmp/counters.json" || fail "counters --format json"
+    python3 - "$tmp/h100_checks.inc" "$tmp/counters.json" <<'PY' || fail "counters does not show src/counters/h100_checks.inc: rebuild"
+import json, re, sys
+inc = {m[0]: (int(m[1]), int(m[2]), float(m[3]), float(m[4]))
+       for m in re.findall(r'\{"([^"]+)", (\d+), (\d+), (-?[\d.]+), (-?[\d.]+), GF_CHECK_', open(sys.argv[1]).read())}
+shown = {c["name"]: c.get("h100_check") for c in json.load(open(sys.argv[2]))}
+bad = 0
+for name, chk in shown.items():
+    want = inc.get(name)
+    got = chk and (chk["launches"], chk["exact"],
+                   -1.0 if chk["mean_error"] is None else chk["mean_error"],
+                   -1.0 if chk["largest_error"] is None else chk["largest_error"])
+    if want != got and not (want is None and got is None):
+        print("counters shows %s for %s, the run measured %s" % (got, name, want)); bad = 1
+sys.exit(bad)
+PY
 fi
 echo ok

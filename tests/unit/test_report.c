@@ -417,6 +417,45 @@ static void torture_counter_list(void **state)
     free(buf);
 }
 
+/* What `counters` states of each counter against Nsight on the H100 set (issue #32 item
+ * 5): the compiled-in figures of src/counters/h100_checks.inc, as text. */
+static void torture_counter_checks_h100(void **state)
+{
+    (void)state;
+    char text[160];
+    unsigned with_check = 0;
+    for (int c = 0; c < GF_C_COUNT; c++) {
+        const gf_counter_def *d = gf_counter_def_of((gf_counter_id)c);
+        const gf_counter_check *k = gf_counter_check_h100((gf_counter_id)c);
+        gf_counter_check_text((gf_counter_id)c, text, sizeof text);
+        assert_true(text[0] != 0);
+        if (strncmp(d->name, "gf__", 4) == 0) { /* no Nsight counterpart */
+            assert_null(k);
+            assert_string_equal(text, "gpuforecast only");
+        }
+        if (!k)
+            continue;
+        with_check++;
+        assert_string_equal(k->name, d->name);
+        assert_true(k->exact <= k->launches && k->launches > 0);
+        /* a counted counter says "exact" only when it is on every launch */
+        if (d->kind == GF_COUNTER_COUNTED)
+            assert_int_equal(strncmp(text, "exact on all", 12) == 0, k->exact == k->launches);
+        else
+            assert_null(strstr(text, "exact on all"));
+    }
+    /* the table holds the Nsight counters of the set (a stale or empty .inc fails here) */
+    assert_true(with_check >= 40);
+    gf_counter_check_text(GF_C_GPC_CYCLES_ELAPSED, text, sizeof text);
+    assert_non_null(strstr(text, "mean error "));
+    assert_non_null(strstr(text, " %, largest "));
+    gf_counter_check_text(GF_C_L2_SLICE_BUSY_PCT, text, sizeof text);
+    assert_string_equal(text, "gpuforecast only");
+    char small[8];
+    gf_counter_check_text(GF_C_GPC_CYCLES_ELAPSED, small, sizeof small);
+    assert_int_equal(strlen(small), 7); /* truncated, terminated */
+}
+
 /* ---- reading errors name file and line ---- */
 
 static void expect_read_error(const char *name, const char *text, gf_status code, long line,
@@ -477,6 +516,7 @@ int main(void)
         cmocka_unit_test(torture_json_valid_with_nan),
         cmocka_unit_test(torture_table_aligned),
         cmocka_unit_test(torture_counter_list),
+        cmocka_unit_test(torture_counter_checks_h100),
         cmocka_unit_test(torture_read_csv_errors),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
