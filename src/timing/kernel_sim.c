@@ -20,6 +20,7 @@
  *   ksim_addr.c      a memory instruction's addresses through decoding's memos
  *   ksim_block.c     spare blocks, warp id arrays, spilling windows and reading them back
  *   ksim_issue.c     the per-SM scheduler and issue (the hot loop)
+ *   ksim_stalls.h    the stall bookkeeping at each issue (static inline, ksim_issue.c's)
  *   ksim_epochs.c    epochs: outcomes resolved, blocks retired and refilled, thread pool
  *   kernel_sim.c     this driver: set-up, the first wave, summaries, freeing
  */

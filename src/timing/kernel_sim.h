@@ -79,7 +79,7 @@ typedef struct gf_ksim_options {
  * (smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio; Nsight Compute
  * Kernel Profiling Guide, "Warp Scheduler States"). Every warp-cycle from a warp's
  * placement to its exit is charged to one of them or is its issue ("selected", which is
- * gf_ksim_result.warp_insts); ksim_issue.c does the charging, docs/stalls.md says which
+ * gf_ksim_result.warp_insts); ksim_stalls.h does the charging, docs/stalls.md says which
  * hardware reasons each one covers and which the model cannot tell. */
 typedef enum gf_stall {
     GF_STALL_LONG_SCOREBOARD = 0, /* operand from a global/local/texture load */

@@ -339,7 +339,7 @@ typedef struct ssm {
     uint64_t unit_busy[KSIM_UNITS], mem_insts; /* summed into the result at the end */
     uint64_t atomic_insts, posted_atomic_insts;
     uint64_t issued;       /* warp instructions issued so far */
-    /* The stall bookkeeping (ksim_issue.c issue, docs/stalls.md): warp-cycles per reason,
+    /* The stall bookkeeping (ksim_stalls.h charge_stalls, docs/stalls.md): warp-cycles per reason,
      * and per sub-core which of the 64 cycles up to hist_t it issued in (bit k: cycle
      * hist_t - k), which tells a ready warp's cycles not_selected from throttled. */
     uint64_t stall[GF_STALL_COUNT];

@@ -7,7 +7,9 @@
  *
  * This is the hot loop: step, scan_subcore, issue and warp_prepare_inline are inlined
  * into ksim_run_sm (always_inline), issue_mem is kept out of line on purpose; they must
- * stay in this one file so the compiler inlines them as before (bench/README.md).
+ * stay in this one file so the compiler inlines them as before (bench/README.md). The
+ * stall bookkeeping issue calls (charge_stalls) is static inline in ksim_stalls.h, which
+ * only this file includes, for the same reason.
  *
  * Invariants: see ksim_internal.h (the swarp / scan_ent / cand mirror and the wake
  * bounds, described at step). Touches: during an epoch's SM phase, SM smi's state
@@ -19,6 +21,7 @@
 
 #include "memory/coalesce.h"
 #include "timing/ksim_internal.h"
+#include "timing/ksim_stalls.h"
 #include "util/alloc.h"
 #include "util/bits.h"
 
@@ -329,129 +332,10 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
     return done;
 }
 
-/* Issues of a sub-core in cycles [a, b), a <= b <= t, from its history h at t (bit k:
- * cycle t - k; bit 0 clear); cycles older than the history's 63 are assumed to have seen
- * its rate. */
-static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b)
-{
-    if (b <= a)
-        return 0;
-    uint64_t lo = t - b + 1, hi = t - a, n = 0; /* bits lo..hi, lo >= 1 */
-    if (lo <= 63) {
-        uint64_t top = hi < 63 ? hi : 63;
-        uint64_t m = (top == 63 ? ~UINT64_C(0) : (UINT64_C(1) << (top + 1)) - 1) &
-                     ~((UINT64_C(1) << lo) - 1);
-        n = (uint64_t)gf_popcount64_fast(h & m);
-    }
-    if (hi > 63)
-        n += (uint64_t)gf_popcount64_fast(h) * (hi - (lo > 64 ? lo : 64) + 1) / 63;
-    return n;
-}
-
-/* The history's bits below bit n, 1 <= n <= 64. */
-static inline uint64_t hist_below(uint64_t n)
-{
-    return (UINT64_C(2) << (n - 1)) - 1;
-}
-
-/* hist_count(h, t, a, b) + hist_count(h, t, c, t) for a <= b <= c <= t when t - a <= 63
- * (both stretches inside the history: no rate assumed): one count of the union of the
- * two (disjoint) masks, bits t - b + 1 .. t - a and 1 .. t - c. */
-static inline uint64_t hist_count2(uint64_t h, uint64_t t, uint64_t a, uint64_t b, uint64_t c)
-{
-    uint64_t m = (hist_below(t - a + 1) & ~hist_below(t - b + 1)) |
-                 (hist_below(t - c + 1) & ~UINT64_C(1));
-    return gf_popcount64_fast(h & m);
-}
-
-/* The throttle a ready warp waits on, by its kind and unit: K_MEM lg_throttle, K_SHARED
- * mio_throttle; by the unit for K_ALU, K_BAR and K_EXIT: mio_throttle for the SFU, branches,
- * the LSU's other instructions and the ADU's, else math_pipe_throttle (docs/stalls.md). A table
- * indexed by kind and unit: one load instead of comparisons (-0.2 % of predict's
- * instructions on matmul 256 titanv, callgrind). */
-#define UNIT_THROTTLE                                                                           \
-    {                                                                                           \
-        [GF_UNIT_ALU] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_FMA] = GF_STALL_MATH_PIPE_THROTTLE, \
-        [GF_UNIT_FP64] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_SFU] = GF_STALL_MIO_THROTTLE,     \
-        [GF_UNIT_TENSOR] = GF_STALL_MATH_PIPE_THROTTLE, [GF_UNIT_LSU] = GF_STALL_MIO_THROTTLE,   \
-        [GF_UNIT_BRANCH] = GF_STALL_MIO_THROTTLE,                                               \
-        [GF_UNIT_UNIFORM] = GF_STALL_MATH_PIPE_THROTTLE,                                        \
-        [KSIM_UNIT_ADU] = GF_STALL_MIO_THROTTLE,                                                \
-    }
-#define ALL_UNITS(r) {r, r, r, r, r, r, r, r, r}
-static const uint8_t kind_throttle[K_EXIT + 1][KSIM_UNITS] = {
-    [K_ALU] = UNIT_THROTTLE, [K_MEM] = ALL_UNITS(GF_STALL_LG_THROTTLE),
-    [K_SHARED] = ALL_UNITS(GF_STALL_MIO_THROTTLE), [K_BAR] = UNIT_THROTTLE,
-    [K_EXIT] = UNIT_THROTTLE,
-};
-#undef UNIT_THROTTLE
-#undef ALL_UNITS
-_Static_assert(GF_UNIT_UNIFORM + 1 == GF_UNIT_COUNT && KSIM_UNITS == 9,
-               "kind_throttle lists every unit");
 /* The units whose results are read as short_scoreboard (READY_MIO, with shared memory):
  * the SFU, the LSU's K_ALU instructions (LDC) and the ADU's (LDC, S2R: Nsight's variable
  * latency ones, which its scoreboard tracks as the MIO's). */
 #define MIO_RESULT_UNITS ((1u << GF_UNIT_SFU) | (1u << GF_UNIT_LSU) | (1u << KSIM_UNIT_ADU))
-
-/* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t (before
- * issue changes unit_free and lsu_gate): its cycles since it could last have issued
- * (next_issue: the cycle after its last issue, its placement or its barrier's release)
- * are charged to one reason each. Until its operands were ready (opready): to where the
- * last of them came from (opmem). After, while it was ready: to its pipe's throttle
- * during the last busy stretch of the unit or LSU it needed (from the cycle after the
- * issue that took it to unit_free / lsu_gate), else to not_selected at the cycles its
- * sub-core issued another warp (the issue history, ssm.hist) and to the throttle at the
- * others (a ready warp is passed over with nothing issued only while its unit or the
- * LSU is busy). Reads what issue has at hand; changes nothing the model decides on. */
-static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const swarp *w,
-                                                                const shape *in, uint64_t t)
-{
-    static const uint8_t dep[4] = {GF_STALL_WAIT, GF_STALL_SHORT_SCOREBOARD,
-                                   GF_STALL_LONG_SCOREBOARD, GF_STALL_LONG_SCOREBOARD};
-    uint64_t from = w->next_issue, op = w->opready;
-#ifndef NDEBUG
-    uint64_t charged0 = 0;
-    for (unsigned k = 0; k < GF_STALL_COUNT; k++)
-        charged0 += sm->stall[k];
-#endif
-    if (op > from)
-        sm->stall[dep[w->opmem & 3]] += op - from;
-    else
-        op = from;
-    unsigned sc = w->subcore;
-    uint64_t gap = t - sm->hist_t[sc], h = gap < 64 ? sm->hist[sc] << gap : 0;
-    sm->hist[sc] = h | 1;
-    sm->hist_t[sc] = t;
-    if (t > op) {
-        size_t u = (size_t)sc * KSIM_UNITS + in->unit;
-        uint64_t busy = sm->unit_free[u], b0 = sm->unit_from[u];
-        if (w->lsu) { /* (K_MEM or K_SHARED: warp_prepare_inline) */
-            if (sm->lsu_gate > busy) {
-                busy = sm->lsu_gate;
-                b0 = sm->lsu_from;
-            }
-        }
-        if (b0 < op)
-            b0 = op;
-        if (busy < b0)
-            busy = b0;
-        /* (busy <= t: the warp issues at t) */
-        /* (the usual case, a warp ready for under 64 cycles, in one count: 0.3 % of
-         * predict's instructions, callgrind, vecadd 2M titanv) */
-        uint64_t others = t - op <= 63 ? hist_count2(h, t, op, b0, busy)
-                                       : hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
-        KSIM_ASSERT(others <= t - op);
-        sm->stall[GF_STALL_NOT_SELECTED] += others;
-        sm->stall[kind_throttle[in->kind][in->unit]] += t - op - others;
-    }
-#ifndef NDEBUG
-    /* every warp-cycle from its last possible issue to this one, charged once */
-    uint64_t charged = 0;
-    for (unsigned k = 0; k < GF_STALL_COUNT; k++)
-        charged += sm->stall[k];
-    KSIM_ASSERT(charged - charged0 == (t > from ? t - from : 0));
-#endif
-}
 
 /* Issues w's next instruction at cycle t on SM smi (sm: step's &s->sms[smi]). (Inlined
  * into step, its one caller: the call's register saves cost ~20 instructions an issue,
