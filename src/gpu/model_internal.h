@@ -1,5 +1,6 @@
 /*
- * What the GPU model's files share (model.c reads the keys, model_check.c checks them):
+ * What the GPU model's files share (model_keys.c holds the key table, model.c reads the
+ * keys, model_check.c checks them):
  * the key table's row type and the table, the record of where each key was set, and the
  * checks. Nothing outside src/gpu/model*.c includes this.
  *
@@ -37,9 +38,15 @@ typedef struct key_def {
     const char *help;
 } key_def;
 
-/* The key table (model.c): every key of a model file, in show-gpu's order. */
-extern const key_def model_keys[];
+/* The key table (model_keys.c): every key of a model file, in show-gpu's order,
+ * MODEL_NKEYS of them. The count is a constant here, for the arrays kept per key while
+ * loading (model.c); a table of another size does not compile (model_keys.c asserts it),
+ * so adding a key means raising it. */
+#define MODEL_NKEYS 100
+extern const key_def *const model_keys;
 extern const size_t model_nkeys;
+/* The key of the table named name and its index (*idx), or NULL. */
+const key_def *model_find_key(const char *name, size_t *idx);
 /* The index of a key of the table by name; 0 for a name it does not hold. */
 size_t model_key_index(const char *name);
 

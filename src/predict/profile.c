@@ -287,18 +287,3 @@ gf_status gf_profile_evaluate(const gf_profile *p, const gf_gpu *gpu, gf_report 
     }
     return GF_OK;
 }
-
-gf_status gf_profile_predict(const char *path, const gf_gpu *gpu, gf_report *out, gf_error *err)
-{
-    gf_profile *p;
-    gf_status st = gf_profile_load(path, &p, err);
-    if (st != GF_OK)
-        return st;
-    st = gf_profile_check(p, gpu, err);
-    if (st == GF_OK)
-        st = gf_profile_evaluate(p, gpu, out, err);
-    if (st != GF_OK && err && !err->file[0])
-        snprintf(err->file, sizeof err->file, "%s", path);
-    gf_profile_free(p);
-    return st;
-}

@@ -55,7 +55,8 @@ gf_status gf_profile_check(const gf_profile *p, const gf_gpu *gpu, gf_error *err
  * the profile is only read. */
 gf_status gf_profile_evaluate(const gf_profile *p, const gf_gpu *gpu, gf_report *out,
                               gf_error *err);
-/* load + check + evaluate */
+/* load + check + evaluate (profile_file.c: the file's reader calls the evaluation, not
+ * the other way round) */
 gf_status gf_profile_predict(const char *path, const gf_gpu *gpu, gf_report *out, gf_error *err);
 
 #endif

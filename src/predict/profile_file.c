@@ -1,7 +1,9 @@
 /*
  * The saved-profile file (`.gfp`, format in profile.h): writing, the bounded inflate of
  * the payload, reading it back and the checks of every field before use, so a corrupt,
- * truncated, foreign or crafted file is an error, never a crash.
+ * truncated, foreign or crafted file is an error, never a crash; and gf_profile_predict,
+ * which loads a file and hands it to profile.c's check and evaluation (calls go from the
+ * file to the evaluation, never back).
  */
 #include "predict/profile.h"
 
@@ -617,4 +619,21 @@ gf_status gf_profile_load(const char *path, gf_profile **out, gf_error *err)
     }
     *out = p;
     return GF_OK;
+}
+
+/* ------------------------------------------------------------------ load and evaluate */
+
+gf_status gf_profile_predict(const char *path, const gf_gpu *gpu, gf_report *out, gf_error *err)
+{
+    gf_profile *p;
+    gf_status st = gf_profile_load(path, &p, err);
+    if (st != GF_OK)
+        return st;
+    st = gf_profile_check(p, gpu, err);
+    if (st == GF_OK)
+        st = gf_profile_evaluate(p, gpu, out, err);
+    if (st != GF_OK && err && !err->file[0])
+        snprintf(err->file, sizeof err->file, "%s", path);
+    gf_profile_free(p);
+    return st;
 }

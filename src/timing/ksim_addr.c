@@ -111,12 +111,6 @@ static const uint64_t *inst_addrs(sim *s, const gf_inst *in)
     return s->lane_addr;
 }
 
-/* The address of in's first active lane (mask != 0), whatever form the reader left. */
-uint64_t ksim_first_addr(sim *s, const gf_inst *in)
-{
-    return inst_addrs(s, in)[ksim_first_lane(in->mask)];
-}
-
 /* gf_shmem_wavefronts through s->shmem_memo (mask != 0). Same results: a pattern is
  * reused only when its mask, width and every active lane's address match. */
 static unsigned shmem_wavefronts_addr(sim *s, const gf_inst *in, unsigned width,

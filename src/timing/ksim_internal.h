@@ -605,7 +605,6 @@ uint32_t ksim_shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsig
 void ksim_mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned width,
                       gf_coalesced *c);
 int ksim_atomic_passes(sim *s, const gf_inst *in, const gf_coalesced *c, uint8_t *passes);
-uint64_t ksim_first_addr(sim *s, const gf_inst *in);
 static inline unsigned ksim_first_lane(uint32_t mask)
 {
     return (unsigned)__builtin_ctz(mask);

@@ -72,6 +72,13 @@
 _Static_assert(MB_COPY_MAX_BYTES / GF_SECTOR_BYTES <= GF_COALESCE_MAX_LISTED,
                "a copy's sectors must fit one gf_coalesced");
 
+/* The address of in's first active lane (mask != 0): the one every reader leaves in
+ * in->addr whatever form the rest takes (trace.h gf_inst_fill_stride). */
+static inline uint64_t first_addr(const gf_inst *in)
+{
+    return in->addr[ksim_first_lane(in->mask)];
+}
+
 enum mb_class { MB_UNSEEN = 0, MB_NONE, MB_MOV, MB_POLL, MB_ARRIVE, MB_COPY };
 
 typedef struct mb_copy {
@@ -290,7 +297,7 @@ static gf_status note_copy(sim *s, mb_dec *d, swarp *w, const gf_inst *in, gf_er
                   (line & 0xffffu) << 30 | (off & ((UINT64_C(1) << 30) - 1));
     d->cur_addr &= ~(uint64_t)31;
     if (d->nph < MB_PHASE_COPIES)
-        d->ph[d->nph++] = (mb_copy){ksim_first_addr(s, in), pci, (uint8_t)mc};
+        d->ph[d->nph++] = (mb_copy){first_addr(in), pci, (uint8_t)mc};
     d->nph_all++;
     void *p = w->mbq;
     size_t cap = w->mbqcap;
@@ -406,7 +413,7 @@ static gf_status note_arrive(sim *s, mb_dec *d, sblock *b, swarp *w, const gf_in
     }
     if (e <= 0)
         return GF_OK;
-    uint64_t addr = ksim_first_addr(s, in);
+    uint64_t addr = first_addr(in);
     if (d->nph_all && !d->held)
         return close_phase(s, d, b, w, addr, (uint64_t)e, err);
     gf_status st = close_held(s, d, b, w, err);
@@ -422,7 +429,7 @@ static gf_status note_poll(sim *s, mb_dec *d, sblock *b, swarp *w, unsigned wid,
     gf_status st = close_held(s, d, b, w, err);
     if (st != GF_OK)
         return st;
-    uint64_t addr = ksim_first_addr(s, in);
+    uint64_t addr = first_addr(in);
     int fresh = !d->have_poll || d->arrived || addr != d->last_poll;
     d->have_poll = 1;
     d->arrived = 0;

@@ -14,18 +14,6 @@
 
 #include "trace/accelsim_internal.h"
 
-gf_status accelsim_short_warp(gf_accelsim *r, const char *found, gf_error *err)
-{
-    uint32_t got = r->ninsts - r->remaining;
-    return gf_error_set(err, GF_ERR_PARSE, accelsim_path_of(r),
-                        gf_stream_line(r->s) + (found ? 0 : 1),
-                        "warp %u declares insts = %u (line %ld) but has only %u instruction "
-                        "line%s: expected another instruction, found %s%s%s",
-                        r->warp_id, r->ninsts, r->warp_line, got, got == 1 ? "" : "s",
-                        found ? "'" : "", found ? snip(found) : "end of file (truncated?)",
-                        found ? "'" : "");
-}
-
 /* Discards the unread instructions of the current warp (the API allows skipping). */
 static gf_status skip_warp(gf_accelsim *r, gf_error *err)
 {

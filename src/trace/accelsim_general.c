@@ -394,6 +394,19 @@ static gf_status general_line_end(const gf_accelsim *r, const char **p, gf_inst 
     return GF_OK;
 }
 
+/* (accelsim_internal.h; also the block reader's, accelsim_blocks.c, when it skips a warp) */
+gf_status accelsim_short_warp(gf_accelsim *r, const char *found, gf_error *err)
+{
+    uint32_t got = r->ninsts - r->remaining;
+    return gf_error_set(err, GF_ERR_PARSE, accelsim_path_of(r),
+                        gf_stream_line(r->s) + (found ? 0 : 1),
+                        "warp %u declares insts = %u (line %ld) but has only %u instruction "
+                        "line%s: expected another instruction, found %s%s%s",
+                        r->warp_id, r->ninsts, r->warp_line, got, got == 1 ? "" : "s",
+                        found ? "'" : "", found ? snip(found) : "end of file (truncated?)",
+                        found ? "'" : "");
+}
+
 /* The general parser (a line fast_inst did not take), out of line so that the common
  * path (accelsim_next_inst, accelsim_fast.c) is a small function. */
 __attribute__((noinline)) gf_status accelsim_next_inst_general(gf_accelsim *r, gf_inst *inst,

@@ -306,11 +306,11 @@ gf_status accelsim_next_block(void *impl, unsigned tb[3], gf_error *err);
 gf_status accelsim_next_warp(void *impl, unsigned *warp_id, uint32_t *ninsts, gf_error *err);
 const gf_block_cluster *accelsim_block_cluster(const void *impl);
 uint64_t accelsim_replay_markers(const void *impl);
+
+/* accelsim_general.c */
 /* The error for a warp whose lines end (found: the line met instead, NULL at the end of
  * the file) before its `insts = n` instructions. */
 gf_status accelsim_short_warp(gf_accelsim *r, const char *found, gf_error *err);
-
-/* accelsim_general.c */
 /* The opcode id of an opcode's base (the part before the first '.'), cached per reader;
  * UINT16_MAX when the opcode table is full. */
 uint16_t accelsim_base_opcode(gf_accelsim *r, uint16_t id, const char *op, size_t n);

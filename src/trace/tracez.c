@@ -327,9 +327,9 @@ gf_status gf_tracez_open(int fd, const char *path, gf_tracez **out, gf_error *er
     return GF_OK;
 }
 
-static void pend(gf_tracez *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void pend_text(gf_tracez *z, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-static void pend(gf_tracez *z, const char *fmt, ...)
+static void pend_text(gf_tracez *z, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -378,7 +378,7 @@ static gf_status next_block(gf_tracez *z, gf_error *err)
         return perr(z, err, "%s claims %u warps, more than the rest of the index can hold",
                     where(z, w, sizeof w), z->warp_count);
     }
-    pend(z,
+    pend_text(z,
          "\n#BEGIN_TB\n\nthread block = %u,%u,%u\ncluster id = %u,%u,%u\ncluster cta = "
          "%u,%u,%u\ncluster rank = %u\n",
          (unsigned)v[0], (unsigned)v[1], (unsigned)v[2], (unsigned)v[3], (unsigned)v[4],
@@ -392,7 +392,7 @@ static gf_status next_warp(gf_tracez *z, gf_error *err)
 {
     char w[160];
     if (z->warp_j == z->warp_count) {
-        pend(z, "\n#END_TB\n");
+        pend_text(z, "\n#END_TB\n");
         z->tb_i++;
         z->state = ZS_BLOCK;
         return GF_OK;
@@ -425,7 +425,7 @@ static gf_status next_warp(gf_tracez *z, gf_error *err)
     z->num_sub = (uint32_t)ns;
     z->sub_k = 0;
     z->sum = 0;
-    pend(z, "\nwarp = %u\ninsts = %u\n", z->warp_j, z->inst_count);
+    pend_text(z, "\nwarp = %u\ninsts = %u\n", z->warp_j, z->inst_count);
     z->state = ZS_SUB;
     return GF_OK;
 }
@@ -531,7 +531,7 @@ static gf_status decode(gf_tracez *z, char *dst, size_t space, size_t *n, gf_err
                             where(z, w, sizeof w), (unsigned long long)z->frame_start,
                             (unsigned long long)lines, z->count);
             if (z->count)
-                pend(z, "\n");
+                pend_text(z, "\n");
             z->sub_k++;
             z->state = ZS_SUB;
             break;
