@@ -19,9 +19,12 @@ for bin in "$a" "$b"; do
 done
 [ -e "$trace" ] || { echo "$0: $trace: no such trace" >&2; exit 2; }
 tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
+out=$(mktemp)
+trap 'rm -f "$tmp" "$out"' EXIT
 cpu() { # CPU seconds of one predict
-  /usr/bin/time -f '%U %S' -o "$tmp" "$1" predict "$trace" --gpu "$gpu" -j 1 -q -o /dev/null
+  # (-o a scratch file, not /dev/null: an old build's -o, c35edea's among them, renamed its
+  # temporary file over the target, which as root replaced /dev/null with a regular file)
+  /usr/bin/time -f '%U %S' -o "$tmp" "$1" predict "$trace" --gpu "$gpu" -j 1 -q -o "$out"
   awk '{ print $1 + $2 }' "$tmp"
 }
 for i in $(seq "$pairs"); do

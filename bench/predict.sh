@@ -6,6 +6,8 @@
 # and peak RSS of one predict each.
 #
 # usage: bench/predict.sh [BUILD_DIR] [SCRATCH_DIR] [CASES...]
+#   (the report goes to SCRATCH_DIR/out.csv, not /dev/null: an older build's -o renamed its
+#   temporary file over the target, which as root replaced /dev/null with a regular file)
 #   A case is KIND:N with KIND vecadd (N elements), ffma (N loop trips, 80 blocks) or
 #   matmul (N x N); a bare number means vecadd:N. Default:
 #   "vecadd:2097152 vecadd:8388608 vecadd:33554432 ffma:2048 matmul:256 matmul:512"
@@ -39,7 +41,7 @@ for c in $cases; do
   fi
   mb=$(du -m "$dir/kernel-1.traceg" | cut -f1)
   insts=$("$bin" info "$dir" --format json | python3 -c 'import json,sys; print(sum(k["warp_insts"] for k in json.load(sys.stdin)["kernels"]))')
-  /usr/bin/time -f '%e %U %S %M' -o "$scratch/time.txt" "$bin" predict "$dir" --gpu titanv -j 1 -q -o /dev/null
+  /usr/bin/time -f '%e %U %S %M' -o "$scratch/time.txt" "$bin" predict "$dir" --gpu titanv -j 1 -q -o "$scratch/out.csv"
   read -r wall user sys rss < "$scratch/time.txt"
   python3 - "$kind" "$n" "$mb" "$insts" "$wall" "$user" "$sys" "$rss" <<'PY'
 import sys
