@@ -16,12 +16,14 @@
 #include "counters/counters.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "util/alloc.h"
+#include "util/error.h"
 
 #define P GF_COUNTER_PREDICTED
 #define C GF_COUNTER_COUNTED
@@ -222,9 +224,28 @@ const gf_counter_check *gf_counter_check_h100(gf_counter_id id)
     return NULL;
 }
 
+/* An error as text: 2 decimals, "< 0.01" for the 0.001 that stands for a nonzero error
+ * under 0.005, the unit after it (" %", " pp", none for ratios). */
 static void check_error(char *buf, size_t n, double e, gf_check_unit u)
 {
-    snprintf(buf, n, "%.2f%s", e, u == GF_CHECK_PCT ? " %" : u == GF_CHECK_PP ? " pp" : "");
+    const char *unit = u == GF_CHECK_PCT ? " %" : u == GF_CHECK_PP ? " pp" : "";
+    if (e > 0 && e < 0.005)
+        snprintf(buf, n, "< 0.01%s", unit);
+    else
+        snprintf(buf, n, "%.2f%s", e, unit);
+}
+
+/* Appends to buf (size n, terminated) as snprintf would at its end. */
+static void append(char *buf, size_t n, const char *fmt, ...) GF_PRINTF(3, 4);
+static void append(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= n)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
 }
 
 void gf_counter_check_text(gf_counter_id id, char *buf, size_t n)
@@ -234,28 +255,35 @@ void gf_counter_check_text(gf_counter_id id, char *buf, size_t n)
     char mean[32], largest[32];
     if (!n)
         return;
+    buf[0] = 0;
     if (!c) {
         snprintf(buf, n, "%s", d && strncmp(d->name, "gf__", 4) == 0
                                    ? "gpuforecast only"
-                                   : "not reported by Nsight on the H100 set");
+                                   : "not checked on the H100 set");
         return;
     }
-    if (d->kind == GF_COUNTER_COUNTED && c->exact == c->launches) {
+    int counted = d->kind == GF_COUNTER_COUNTED;
+    if (counted && c->exact == c->launches) {
         snprintf(buf, n, "exact on all %u launches", c->launches);
         return;
     }
-    if (c->mean < 0 || c->largest < 0) { /* (no relative error: Nsight measured 0) */
-        snprintf(buf, n, "measured 0 on all %u launches, %u within 0.5", c->launches,
-                 c->exact);
-        return;
+    if (counted) {
+        snprintf(buf, n, "exact on %u of %u launches", c->exact, c->launches);
+        if (c->based && c->largest > 0) {
+            check_error(largest, sizeof largest, c->largest, c->unit);
+            append(buf, n, "; largest error %s", largest);
+        }
+    } else if (c->based) {
+        check_error(mean, sizeof mean, c->mean, c->unit);
+        check_error(largest, sizeof largest, c->largest, c->unit);
+        snprintf(buf, n, "mean error %s, largest %s (%u launch%s%s)", mean, largest, c->based,
+                 c->based == 1 ? "" : "es", c->based < c->launches ? " measured nonzero" : "");
+    } else {
+        snprintf(buf, n, "measured 0 on all %u launches", c->launches);
     }
-    check_error(mean, sizeof mean, c->mean, c->unit);
-    check_error(largest, sizeof largest, c->largest, c->unit);
-    if (d->kind == GF_COUNTER_COUNTED)
-        snprintf(buf, n, "exact on %u of %u launches, largest error %s", c->exact, c->launches,
-                 largest);
-    else
-        snprintf(buf, n, "mean error %s, largest %s (%u launches)", mean, largest, c->launches);
+    if (c->zero_off)
+        append(buf, n, "; %u measured 0 where this %s some", c->zero_off,
+               counted ? "counts" : "predicts");
 }
 
 const gf_counter_def *gf_counter_find(const char *name)

@@ -108,30 +108,34 @@ const char *gf_counter_unit_name(gf_counter_unit u);
 /* How far a counter is from Nsight Compute on the H100 reference set (data/h100), launch
  * by launch: what `gpuforecast counters` states for it (issue #32: each counter says how
  * it was validated). The figures are compiled in from src/counters/h100_checks.inc, which
- * scripts/validate-h100.sh --counter-checks writes and tests/e2e/validate_h100.sh keeps
- * current. */
+ * scripts/validate-h100.sh --counter-checks writes and tests/e2e/validate_h100.sh checks
+ * against a fresh run. */
 typedef enum gf_check_unit {
-    GF_CHECK_PCT, /* mean/largest are absolute percentage errors (counts) */
-    GF_CHECK_PP,  /* absolute errors in percentage points (percentages) */
-    GF_CHECK_ABS  /* absolute errors in the counter's unit (ratios) */
+    GF_CHECK_PCT, /* mean/largest are absolute percentage errors (counts), over the
+                     launches Nsight measured nonzero */
+    GF_CHECK_PP,  /* absolute errors in percentage points (percentages), every launch */
+    GF_CHECK_ABS  /* absolute errors in the counter's own unit (ratios), every launch */
 } gf_check_unit;
 
 typedef struct gf_counter_check {
     const char *name;
-    unsigned launches;  /* launches where Nsight reports it */
+    unsigned launches;  /* launches where both Nsight and gpuforecast have it */
     unsigned exact;     /* of them, within 0.5 of Nsight */
-    double mean;        /* mean |error|; < 0: every measured value was 0 (no relative error) */
-    double largest;     /* largest |error|; < 0 as mean */
+    unsigned based;     /* of them, those mean and largest are over (GF_CHECK_PCT: measured
+                           nonzero; else all) */
+    unsigned zero_off;  /* GF_CHECK_PCT: measured 0 but not predicted 0 (no relative error) */
+    double mean;        /* mean |error| over `based`; < 0: none (based == 0) */
+    double largest;     /* largest |error|; < 0 as mean; 0.001 stands for under 0.005 */
     gf_check_unit unit;
 } gf_counter_check;
 
-/* The check of counter id, or NULL when Nsight reports it on no launch of the set (or
- * gpuforecast alone has it). Static storage. */
+/* The check of counter id, or NULL when the set has no launch where both Nsight and
+ * gpuforecast give it (or gpuforecast alone has it). Static storage. */
 const gf_counter_check *gf_counter_check_h100(gf_counter_id id);
-/* The check as one line of text into buf (size n >= 1, always terminated): "exact on all
- * 25 launches", "exact on 22 of 25 launches, largest error 0.30 %", "mean error 5.86 %,
- * largest 80.12 % (25 launches)", "not reported by Nsight on the H100 set" or
- * "gpuforecast only". */
+/* The check as one line of text into buf (size n >= 1, always terminated), e.g. "exact on
+ * all 25 launches"; "exact on 24 of 25 launches; 1 measured 0 where this counts some";
+ * "mean error 5.96 %, largest 29.89 % (25 launches)"; "mean error 0.49 pp, ..."; "not
+ * checked on the H100 set"; "gpuforecast only". */
 void gf_counter_check_text(gf_counter_id id, char *buf, size_t n);
 
 /* The most counters besides cycles a row carries an interval on. */

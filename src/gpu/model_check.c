@@ -8,7 +8,7 @@
  * Invariant: one rule set for every source of a model (a file with overrides, a sweep's
  * configuration, a profile's stored GPU): a message names the file and line (or the
  * --set) of the key assigned last among those a broken rule involves (blame), or the
- * profile a whole model came from. Reads the key table (model.c); changes nothing but
+ * profile a whole model came from. Reads the key table (model_keys.c); changes nothing but
  * the defaults model_apply_defaults writes.
  */
 #include <stdarg.h>

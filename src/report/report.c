@@ -493,7 +493,10 @@ out:
 
 /* ---- counter list ---- */
 
-/* , "h100_check": {...} or null: gf_counter_check_h100 of id, with its text. */
+#define CHECK_HEAD "against Nsight on the H100 set"
+
+/* , "h100_check": {...} or null: gf_counter_check_h100 of id (error_unit "pct": % of
+ * Nsight's value, "pp", or "abs": the counter's own unit), and "h100_check_text". */
 static void json_counter_check(FILE *out, gf_counter_id id)
 {
     static const char *const units[] = {"pct", "pp", "abs"};
@@ -504,12 +507,14 @@ static void json_counter_check(FILE *out, gf_counter_id id)
     if (!c) {
         fputs("null, \"h100_check_text\": ", out);
     } else {
-        fprintf(out, "{\"launches\": %u, \"exact\": %u, \"unit\": \"%s\", \"mean_error\": ",
-                c->launches, c->exact, units[c->unit]);
+        fprintf(out,
+                "{\"launches\": %u, \"exact\": %u, \"error_launches\": %u, "
+                "\"measured_zero_predicted_not\": %u, \"error_unit\": \"%s\", \"mean_error\": ",
+                c->launches, c->exact, c->based, c->zero_off, units[c->unit]);
         if (c->mean < 0)
             fputs("null, \"largest_error\": null}", out);
         else
-            fprintf(out, "%.2f, \"largest_error\": %.2f}", c->mean, c->largest);
+            fprintf(out, "%.10g, \"largest_error\": %.10g}", c->mean, c->largest);
         fputs(", \"h100_check_text\": ", out);
     }
     gf_report_json_string(out, text);
@@ -564,14 +569,14 @@ gf_status gf_counter_list_write(gf_report_format fmt, FILE *out, gf_error *err)
             if (d->nvprof && (int)strlen(d->nvprof) > wa)
                 wa = (int)strlen(d->nvprof);
         }
-        int wc = 10;
+        int wc = (int)strlen(CHECK_HEAD);
         for (int c = 0; c < GF_C_COUNT; c++) {
             gf_counter_check_text((gf_counter_id)c, check, sizeof check);
             if ((int)strlen(check) > wc)
                 wc = (int)strlen(check);
         }
         fprintf(out, "%-*s  %-*s  %-7s  %-9s  %-*s  %s\n", wn, "name", wa, "nvprof", "unit",
-                "kind", wc, "against Nsight on the H100 set", "meaning");
+                "kind", wc, CHECK_HEAD, "meaning");
         for (int c = 0; c < GF_C_COUNT; c++) {
             const gf_counter_def *d = gf_counter_def_of((gf_counter_id)c);
             gf_counter_check_text((gf_counter_id)c, check, sizeof check);
@@ -580,11 +585,13 @@ gf_status gf_counter_list_write(gf_report_format fmt, FILE *out, gf_error *err)
                     d->kind == GF_COUNTER_COUNTED ? "counted" : "predicted", wc, check,
                     d->meaning);
         }
-        fputs("\ncounted = exact from the trace's instructions and addresses; predicted = "
-              "output of the cache and\ntiming models. Against Nsight: launch by launch on "
-              "the H100 reference set (data/h100;\ndocs/validation-h100.md, \"Every counter "
-              "against Nsight\"): errors of counts in %, of\npercentages in pp; exact = "
-              "within 0.5.\n", out);
+        fputs("\ncounted = from the trace alone (instructions, addresses), no cache or "
+              "timing model; predicted =\noutput of the cache and timing models. Against "
+              "Nsight: launch by launch on the H100 reference\nset (data/h100; "
+              "docs/validation-h100.md, \"Every counter against Nsight\"); exact = within "
+              "0.5;\nerrors of counts in % of Nsight's value (over the launches it measured "
+              "nonzero), of\npercentages in pp, of ratios in the counter's own unit.\n",
+              out);
     } else {
         return gf_error_set(err, GF_ERR_INVALID, "", 0,
                             "unknown format %d (expected table, csv or json)", fmt);

@@ -4,8 +4,8 @@
  * the sub-cores' issue history it counts not_selected from (hist_count, hist_count2).
  *
  * Included by ksim_issue.c alone: everything here is static inline, so it is inlined into
- * ksim_run_sm as when it lived in that file (outputs and instruction counts unchanged:
- * bench/README.md, session 32). Reads the SM's state issue has at hand; changes nothing
+ * ksim_run_sm as when it lived in that file (outputs unchanged, instruction counts
+ * within 100 of 1.4 G: bench/README.md, session 32). Reads the SM's state issue has at hand; changes nothing
  * the model decides on.
  *
  * Invariant (checked in debug builds): every warp-cycle from a warp's last possible issue

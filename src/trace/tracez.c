@@ -379,10 +379,10 @@ static gf_status next_block(gf_tracez *z, gf_error *err)
                     where(z, w, sizeof w), z->warp_count);
     }
     pend_text(z,
-         "\n#BEGIN_TB\n\nthread block = %u,%u,%u\ncluster id = %u,%u,%u\ncluster cta = "
-         "%u,%u,%u\ncluster rank = %u\n",
-         (unsigned)v[0], (unsigned)v[1], (unsigned)v[2], (unsigned)v[3], (unsigned)v[4],
-         (unsigned)v[5], (unsigned)v[6], (unsigned)v[7], (unsigned)v[8], (unsigned)v[9]);
+              "\n#BEGIN_TB\n\nthread block = %u,%u,%u\ncluster id = %u,%u,%u\ncluster cta = "
+              "%u,%u,%u\ncluster rank = %u\n",
+              (unsigned)v[0], (unsigned)v[1], (unsigned)v[2], (unsigned)v[3], (unsigned)v[4],
+              (unsigned)v[5], (unsigned)v[6], (unsigned)v[7], (unsigned)v[8], (unsigned)v[9]);
     z->warp_j = 0;
     z->state = ZS_WARP;
     return GF_OK;

@@ -417,6 +417,11 @@ static void torture_counter_list(void **state)
     free(buf);
 }
 
+static int counted_or_exact(const gf_counter_def *d, const gf_counter_check *k)
+{
+    return d->kind == GF_COUNTER_COUNTED || k->exact == k->launches;
+}
+
 /* What `counters` states of each counter against Nsight on the H100 set (issue #32 item
  * 5): the compiled-in figures of src/counters/h100_checks.inc, as text. */
 static void torture_counter_checks_h100(void **state)
@@ -438,11 +443,17 @@ static void torture_counter_checks_h100(void **state)
         with_check++;
         assert_string_equal(k->name, d->name);
         assert_true(k->exact <= k->launches && k->launches > 0);
+        assert_true(k->based <= k->launches && k->zero_off <= k->launches - k->exact);
         /* a counted counter says "exact" only when it is on every launch */
         if (d->kind == GF_COUNTER_COUNTED)
             assert_int_equal(strncmp(text, "exact on all", 12) == 0, k->exact == k->launches);
         else
             assert_null(strstr(text, "exact on all"));
+        /* launches measured 0 that the model does not give 0 are said, not hidden */
+        assert_int_equal(strstr(text, " measured 0 where this ") != NULL, k->zero_off > 0);
+        /* a mean over fewer launches than the check's says so */
+        if (!counted_or_exact(d, k) && k->based && k->based < k->launches)
+            assert_non_null(strstr(text, " measured nonzero)"));
     }
     /* the table holds the Nsight counters of the set (a stale or empty .inc fails here) */
     assert_true(with_check >= 40);
