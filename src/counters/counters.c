@@ -16,14 +16,12 @@
 #include "counters/counters.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "util/alloc.h"
-#include "util/error.h"
 
 #define P GF_COUNTER_PREDICTED
 #define C GF_COUNTER_COUNTED
@@ -235,27 +233,13 @@ static void check_error(char *buf, size_t n, double e, gf_check_unit u)
         snprintf(buf, n, "%.2f%s", e, unit);
 }
 
-/* Appends to buf (size n, terminated) as snprintf would at its end. */
-static void append(char *buf, size_t n, const char *fmt, ...) GF_PRINTF(3, 4);
-static void append(char *buf, size_t n, const char *fmt, ...)
-{
-    size_t len = strlen(buf);
-    if (len + 1 >= n)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf + len, n - len, fmt, ap);
-    va_end(ap);
-}
-
 void gf_counter_check_text(gf_counter_id id, char *buf, size_t n)
 {
     const gf_counter_def *d = gf_counter_def_of(id);
     const gf_counter_check *c = gf_counter_check_h100(id);
-    char mean[32], largest[32];
+    char mean[32], largest[32], zeros[64] = "";
     if (!n)
         return;
-    buf[0] = 0;
     if (!c) {
         snprintf(buf, n, "%s", d && strncmp(d->name, "gf__", 4) == 0
                                    ? "gpuforecast only"
@@ -267,23 +251,21 @@ void gf_counter_check_text(gf_counter_id id, char *buf, size_t n)
         snprintf(buf, n, "exact on all %u launches", c->launches);
         return;
     }
-    if (counted) {
-        snprintf(buf, n, "exact on %u of %u launches", c->exact, c->launches);
-        if (c->based && c->largest > 0) {
-            check_error(largest, sizeof largest, c->largest, c->unit);
-            append(buf, n, "; largest error %s", largest);
-        }
-    } else if (c->based) {
-        check_error(mean, sizeof mean, c->mean, c->unit);
-        check_error(largest, sizeof largest, c->largest, c->unit);
-        snprintf(buf, n, "mean error %s, largest %s (%u launch%s%s)", mean, largest, c->based,
-                 c->based == 1 ? "" : "es", c->based < c->launches ? " measured nonzero" : "");
-    } else {
-        snprintf(buf, n, "measured 0 on all %u launches", c->launches);
-    }
+    check_error(mean, sizeof mean, c->mean, c->unit);
+    check_error(largest, sizeof largest, c->largest, c->unit);
     if (c->zero_off)
-        append(buf, n, "; %u measured 0 where this %s some", c->zero_off,
-               counted ? "counts" : "predicts");
+        snprintf(zeros, sizeof zeros, "; %u measured 0 where this %s some", c->zero_off,
+                 counted ? "counts" : "predicts");
+    if (counted)
+        snprintf(buf, n, "exact on %u of %u launches%s%s%s", c->exact, c->launches,
+                 c->based && c->largest > 0 ? "; largest error " : "",
+                 c->based && c->largest > 0 ? largest : "", zeros);
+    else if (c->based)
+        snprintf(buf, n, "mean error %s, largest %s (%u launch%s%s)%s", mean, largest, c->based,
+                 c->based == 1 ? "" : "es", c->based < c->launches ? " measured nonzero" : "",
+                 zeros);
+    else
+        snprintf(buf, n, "measured 0 on all %u launches%s", c->launches, zeros);
 }
 
 const gf_counter_def *gf_counter_find(const char *name)
