@@ -1154,6 +1154,9 @@ def main():
     args = ap.parse_args()
     if args.counter_checks and args.cases:
         ap.error("--counter-checks needs every case (no --cases / GF_H100_CASES)")
+    if args.counter_checks and not os.path.isdir(os.path.dirname(
+            os.path.realpath(args.counter_checks))):
+        ap.error("--counter-checks %s: no such folder to write into" % args.counter_checks)
     args.extra = shlex.split(os.environ.get("GF_H100_EXTRA_ARGS", ""))
     refdir = os.path.normpath(args.refdir)
     traces = os.path.normpath(args.traces) if args.traces else refdir
@@ -1203,7 +1206,11 @@ def main():
     }
     write_doc(args.output, args, cases, fig, meta)
     if args.counter_checks:
-        write_counter_checks(args.counter_checks, cases)
+        try:
+            write_counter_checks(args.counter_checks, cases)
+        except OSError as e:
+            sys.exit("validate_h100: %s: cannot write the counter checks: %s"
+                     % (args.counter_checks, e.strerror or e))
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"meta": meta, "figures": fig, "failed": failed,
