@@ -60,7 +60,16 @@ for h in "${harnesses[@]}"; do
     trace)
       for t in "$root"/data/*/kernel-1.traceg; do
         head -c 4096 "$t" >"$dir/corpus/trace/$(basename "$(dirname "$t")")"
-      done ;;
+      done
+      # tracer version 6's line forms (docs/tracez.md): flag, two immediates, values, TMA
+      printf '%s\n' "-kernel name = k6" "-grid dim = (1,1,1)" "-block dim = (32,1,1)" \
+        "-accelsim tracer version = 6" "#BEGIN_TB" "thread block = 0,0,0" "warp = 0" \
+        "insts = 5" "0000 ffffffff 1 R5 IMAD.MOV.U32 2 R255 UR2 0 0 0 NoVal " \
+        "0010 0000000f 0 STG.E 2 R2 R7 4 2 0x7f3a2c001000 4 8 -12 0 -3 NoVal " \
+        "0020 ffffffff 1 R24 HGMMA.64x64x16.F32 2 UR4 R24 1 0 0 0 Val 1 00000000 1 0400 " \
+        "0030 00000001 0 UTMALDG.2D 0 2 0x00000410 1 0x0003 8192 0 4 0x7f3a40000000 3 128 128 0 0 NoVal " \
+        "0040 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 0 256 Val " "#END_TB" \
+        >"$dir/corpus/trace/tracer-v6" ;;
     tracez)
       # bundled traces as 2.0 writes them; the small ones (seeds within max_len)
       cli=${GF_CLI:-$root/build/gpuforecast}

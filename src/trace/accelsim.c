@@ -338,6 +338,7 @@ static gf_status accelsim_open(const char *path, void **out, gf_error *err)
         goto fail;
     r->nprefix = (r->info.tracer_version < 3 ? 4 : 0) + (r->lineinfo ? 1 : 0);
     r->immediate = r->info.tracer_version >= 5;
+    r->regvals = r->info.tracer_version >= 6;
     r->state = RS_BETWEEN_BLOCKS;
     *out = r;
     return GF_OK;

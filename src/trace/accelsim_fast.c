@@ -382,6 +382,7 @@ fast_head(gf_accelsim *r, const unsigned char **pp, gf_inst *inst, uint64_t *wid
     }
     inst->mask = (uint32_t)u;
     if (!fast_reg_list(&p, GF_MAX_DST, inst->dst, &inst->ndst) || !fast_opcode(r, &p, inst) ||
+        (r->immediate && r->gmma_of[inst->opcode]) || /* (a flag, maybe: general) */
         !fast_reg_list(&p, GF_MAX_SRC, inst->src, &inst->nsrc))
         return 0;
     if (!fast_udec(&p, UINT32_MAX, &u))
@@ -392,13 +393,24 @@ fast_head(gf_accelsim *r, const unsigned char **pp, gf_inst *inst, uint64_t *wid
     return 1;
 }
 
-/* The end of a line from p: tracer v5's immediate, trailing blanks (as the tokenizer
- * skips them) and the newline. Returns the byte after the '\n', NULL = give up. */
+/* The end of a line from p: tracer v5's immediate (the newest tracers' second one;
+ * version 6's `NoVal`: a `Val` line is the general parser's), trailing blanks (as the
+ * tokenizer skips them) and the newline. Returns the byte after the '\n', NULL = give
+ * up. */
 static inline __attribute__((always_inline)) const unsigned char *
 fast_line_end(const gf_accelsim *r, const unsigned char *p, gf_inst *inst)
 {
-    if (r->immediate && !fast_immediate(&p, &inst->imm))
-        return NULL;
+    if (r->immediate) {
+        if (!fast_immediate(&p, &inst->imm))
+            return NULL;
+        if (p[0] == ' ' && (is_digit(p[1]) || p[1] == '-')) {
+            int32_t imm2;
+            if (!fast_immediate(&p, &imm2))
+                return NULL;
+        }
+        if (r->regvals && memcmp(p, " NoVal", 6) == 0) /* (within the stream's pad) */
+            p += 6;
+    }
     while (accelsim_cls[*p] == 1)
         p++;
     if (*p != '\n')

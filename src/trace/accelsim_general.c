@@ -36,6 +36,16 @@ static inline int reg_token(const char *t, size_t n)
 
 static int tma_opcode(uint16_t base);
 
+/* 1 when the opcode's n bytes hold "GMMA" (HGMMA, IGMMA, QGMMA, BGMMA: the upstream
+ * parser's test for the commit-group flag). */
+static int holds_gmma(const char *op, size_t n)
+{
+    for (size_t i = 0; i + 4 <= n; i++)
+        if (memcmp(op + i, "GMMA", 4) == 0)
+            return 1;
+    return 0;
+}
+
 uint16_t accelsim_base_opcode(gf_accelsim *r, uint16_t id, const char *op, size_t n)
 {
     if (r->base_of[id])
@@ -50,6 +60,7 @@ uint16_t accelsim_base_opcode(gf_accelsim *r, uint16_t id, const char *op, size_
     if (b != UINT16_MAX) {
         r->base_of[id] = (uint16_t)(b + 1);
         r->tma_of[id] = (uint8_t)tma_opcode(b);
+        r->gmma_of[id] = (uint8_t)holds_gmma(op, n);
     }
     return b;
 }
@@ -120,12 +131,52 @@ static gf_status general_prefix(const gf_accelsim *r, const char **p, const char
 }
 
 /* PC, mask, the destination registers, the opcode, the source registers and mem_width. */
+/* 1 when t (n bytes) is a signed decimal: [-+]digits. */
+static int is_number(const char *t, size_t n)
+{
+    size_t i = n && (t[0] == '-' || t[0] == '+');
+    if (i >= n)
+        return 0;
+    for (; i < n; i++)
+        if (t[i] < '0' || t[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* The commit-group flag of a warpgroup MMA (an opcode holding "GMMA") after its sources.
+ * The newest tracers (Accel-Sim 0cee02c, in their version 5 and 6 forms) write it and
+ * two immediates: `flag width imm1 imm2`; older ones (the H100 set's dev 73f9fac, the
+ * first version 6) only `width imm`. The line says which: four numbers before `Val`,
+ * `NoVal` or its end, or two. Skips the flag when there is one. */
+static gf_status gmma_flag(const char **p, const char *path, long ln, gf_error *err)
+{
+    const char *q = *p, *t, *first = NULL;
+    size_t n, n0 = 0;
+    unsigned count = 0;
+    while ((n = token(&q, &t)) != 0 && is_number(t, n)) {
+        if (!count++) {
+            first = t;
+            n0 = n;
+        }
+    }
+    if (count <= 2)
+        return GF_OK;
+    if (count != 4 || n0 != 1 || (first[0] != '0' && first[0] != '1'))
+        return TOKERR("a warpgroup MMA's line ends in %u numbers after its sources: "
+                      "expected 2 (width, immediate) or 4 (commit-group flag 0 or 1, width, "
+                      "two immediates), the tracer's two forms",
+                      count);
+    token(p, &t);
+    return GF_OK;
+}
+
 static gf_status general_head(gf_accelsim *r, const char **p, gf_inst *inst, const char *path,
                               long ln, gf_error *err)
 {
     const char *t;
     size_t n;
     uint64_t u;
+    gf_status st;
     n = token(p, &t);
     if (parse_hex(t, n, 16, &inst->pc) != 0)
         return TOKERR("bad hex PC '%.*s': expected a hexadecimal program counter",
@@ -175,6 +226,8 @@ static gf_status general_head(gf_accelsim *r, const char **p, gf_inst *inst, con
         return TOKERR("unknown register token '%.*s': expected Rn, RZ, Pn, PT, URn or "
                       "UPn (source %u)",
                       (int)(n ? n : 5), n ? t : "(end)", bad_i);
+    if (r->immediate && r->gmma_of[op] && (st = gmma_flag(p, path, ln, err)) != GF_OK)
+        return st;
     n = token(p, &t);
     if (parse_udec(t, n, UINT32_MAX, &u) != 0)
         return TOKERR("expected mem_width (bytes per lane, 0 = no memory access), found "
@@ -275,28 +328,45 @@ static int tma_opcode(uint16_t base)
     return 0;
 }
 
-/* 1 when the fields after a TMA line's width are 2.0's (an mbarrier first), 0 when they
- * are an older tracer's address list: a mode digit 0-2 followed by a 0x address. */
-static int tma2_form(const char *p)
+/* What follows a TMA line's width: TMA_FIELDS, 2.0's (an mbarrier first; Accel-Sim
+ * 0cee02c writes it as 0x%08x); TMA_MODE_FIRST, the first version 6 writer's (d635295:
+ * mode 3 or 4 straight away, no mbarrier or byte counts); TMA_LIST, an older tracer's
+ * address list (a mode digit 0-2 followed by a 0x address: tracer dev 73f9fac). */
+enum { TMA_LIST = 0, TMA_FIELDS, TMA_MODE_FIRST };
+static int tma_form(const char *p)
 {
     const char *t, *u;
     size_t n = token(&p, &t);
+    if (n == 1 && (t[0] == '3' || t[0] == '4'))
+        return TMA_MODE_FIRST;
     if (n != 1 || t[0] < '0' || t[0] > '2')
-        return 1;
+        return TMA_FIELDS;
     size_t m = token(&p, &u);
-    return !(m > 2 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X'));
+    return m > 2 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X') ? TMA_LIST : TMA_FIELDS;
+}
+
+/* 1 when the next token starts with 0x: a TMA line of width 0 still carries 2.0's fields
+ * (Accel-Sim 0cee02c writes `0 0x0 0 0 0 4 0x0 0` for a copy with no lane on), which an
+ * immediate (decimal) cannot be taken for. */
+static int next_is_0x(const char *p)
+{
+    const char *t;
+    size_t n = token(&p, &t);
+    return n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
 }
 
 /* The 2.0 TMA fields after the width into r->tma, and the first transfer address into
  * the active lanes (trace.h gf_kreader_tma). */
 static gf_status general_tma2(gf_accelsim *r, const char **p, gf_inst *inst, const char *path,
-                              long ln, gf_error *err)
+                              long ln, int form, gf_error *err)
 {
     const char *t;
     size_t n;
     uint64_t u, mode;
     gf_tma_info *m = &r->tma;
     memset(m, 0, sizeof *m);
+    if (form == TMA_MODE_FIRST)
+        goto transfers;
     n = token(p, &t);
     if (parse_hex(t, n, 16, &m->mbar) != 0)
         return TOKERR("expected the TMA copy's mbarrier address (hex, Accel-Sim 2.0) after "
@@ -325,6 +395,7 @@ static gf_status general_tma2(gf_accelsim *r, const char **p, gf_inst *inst, con
         return TOKERR("expected the TMA copy's out-of-bounds byte count (decimal), found "
                       "'%.*s'",
                       (int)(n ? n : 5), n ? t : "(end)");
+transfers:
     n = token(p, &t);
     if (parse_udec(t, n, 4, &mode) != 0 || mode < 3)
         return TOKERR("unknown TMA address mode '%.*s': expected 3 (address list) or 4 "
@@ -368,7 +439,49 @@ const gf_tma_info *accelsim_tma(const void *impl)
     return r->s && r->tma_line && r->tma_line == gf_stream_line(r->s) ? &r->tma : NULL;
 }
 
-/* After the addresses: tracer v5's immediate, then nothing. */
+/* Tracer version 6's register values after the immediates: `NoVal`, or `Val` and, for
+ * the destination and each source in the line's order, `1 v` (every lane the same) or
+ * `32 v0 .. v31`, hex words without 0x (Accel-Sim 0cee02c's writer and parser; values the
+ * model does not use: checked and dropped). Either word may be missing, as the upstream
+ * parser allows. In an older version's line they are refused, naming the version. */
+static gf_status register_values(const gf_accelsim *r, const char **p, const gf_inst *inst,
+                                 const char *path, long ln, gf_error *err)
+{
+    const char *q = *p, *t;
+    size_t n = token(&q, &t);
+    int val = n == 3 && memcmp(t, "Val", 3) == 0;
+    if (!val && !(n == 5 && memcmp(t, "NoVal", 5) == 0))
+        return GF_OK;
+    if (!r->regvals)
+        return TOKERR("'%.*s' (register values) in a tracer version %d line: expected them "
+                      "only in version 6 traces (is the header's '-accelsim tracer version' "
+                      "right?)",
+                      (int)n, t, r->info.tracer_version);
+    *p = q;
+    if (!val)
+        return GF_OK;
+    unsigned nregs = (unsigned)inst->ndst + inst->nsrc;
+    for (unsigned i = 0; i < nregs; i++) {
+        uint64_t k, v;
+        n = token(p, &t);
+        if (parse_udec(t, n, 32, &k) != 0 || (k != 1 && k != 32))
+            return TOKERR("register %u of %u after 'Val': expected its count of values, 1 "
+                          "(every lane the same) or 32, found '%.*s'",
+                          i + 1, nregs, (int)(n ? n : 5), n ? t : "(end)");
+        for (uint64_t j = 0; j < k; j++) {
+            n = token(p, &t);
+            if (parse_hex(t, n, 16, &v) != 0)
+                return TOKERR("register %u of %u after 'Val': expected value %llu of %llu "
+                              "(hex), found '%.*s'",
+                              i + 1, nregs, (unsigned long long)j + 1,
+                              (unsigned long long)k, (int)(n ? n : 5), n ? t : "(end)");
+        }
+    }
+    return GF_OK;
+}
+
+/* After the addresses: tracer v5's immediate (the newest tracers' second one, version 6's
+ * register values), then nothing. */
 static gf_status general_line_end(const gf_accelsim *r, const char **p, gf_inst *inst,
                                   const char *path, long ln, gf_error *err)
 {
@@ -382,6 +495,18 @@ static gf_status general_line_end(const gf_accelsim *r, const char **p, gf_inst 
                           "%d lines end with it), found '%.*s'",
                           r->info.tracer_version, (int)(n ? n : 5), n ? t : "(end)");
         inst->imm = accelsim_clamp_imm(imm);
+        /* the newest tracers' second immediate (a Hopper BAR's thread count): dropped */
+        const char *q = *p;
+        n = token(&q, &t);
+        if (n && is_number(t, n)) {
+            uint64_t u;
+            if (parse_sdec(t, n, &imm) != 0 && parse_udec(t, n, UINT64_MAX, &u) != 0)
+                return TOKERR("the second immediate '%.*s' does not fit 64 bits", (int)n, t);
+            *p = q;
+        }
+        gf_status st = register_values(r, p, inst, path, ln, err);
+        if (st != GF_OK)
+            return st;
     }
     n = token(p, &t);
     if (n != 0)
@@ -450,12 +575,18 @@ __attribute__((noinline)) gf_status accelsim_next_inst_general(gf_accelsim *r, g
             r->remaining--;
             return GF_OK;
         }
-        if (tma_opcode(inst->base_opcode) && tma2_form(p))
-            st = general_tma2(r, &p, inst, path, ln, err);
+        int form = tma_opcode(inst->base_opcode) ? tma_form(p) : TMA_LIST;
+        if (form != TMA_LIST)
+            st = general_tma2(r, &p, inst, path, ln, form, err);
         else
             st = general_addresses(&p, inst, nact, path, ln, err);
         if (st != GF_OK)
             return st;
+    } else if (tma_opcode(inst->base_opcode) && next_is_0x(p)) {
+        /* (fields of a copy with no transfer: nothing for the model but its line) */
+        if ((st = general_tma2(r, &p, inst, path, ln, TMA_FIELDS, err)) != GF_OK)
+            return st;
+        inst->mem_width = 0;
     }
     if ((st = general_line_end(r, &p, inst, path, ln, err)) != GF_OK)
         return st;

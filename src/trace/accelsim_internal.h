@@ -72,7 +72,10 @@ struct gf_accelsim {
     size_t last_len;         /* the last one was not), see accelsim_last_text */
     int lazy_strides;        /* accelsim_set_lazy_strides */
     int immediate;           /* tracer version 5+: each line ends in the instruction's
-                                immediate (a signed decimal), read and not kept */
+                                immediate (a signed decimal), read and not kept; the
+                                newest tracers add a second one (read and dropped) */
+    int regvals;             /* tracer version 6: then `NoVal`, or `Val` and the
+                                registers' values (checked and dropped) */
     gf_block_cluster cluster; /* of the current block (accelsim_block_cluster) */
     uint16_t replay_op[2];   /* opcode ids of REPLAY_START / REPLAY_END once seen, else
                                 UINT16_MAX (never an instruction's id) */
@@ -84,6 +87,10 @@ struct gf_accelsim {
                                       such memory lines take the general parser, which
                                       tells 2.0's TMA fields from an address list */
     long tma_line;           /* its line: accelsim_tma answers while the stream is there */
+    uint8_t gmma_of[GF_OPCODE_MAX]; /* opcode id -> 1 when its name holds "GMMA" (set with
+                                       base_of): the newest tracers write a commit-group
+                                       flag after its sources, so the general parser
+                                       takes such lines */
     /* the header's required keys (accelsim.c header_done) */
     int has_block_dim, has_name;
     char unknown_key[48];    /* the header's first key this reader does not know, */

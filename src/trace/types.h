@@ -75,8 +75,9 @@ typedef struct gf_kernel_info {
 
 /* Header fields that can be implausible (gf_kernel_info.suspect, bit = 1 << index). */
 enum { GF_HDR_SHMEM = 0, GF_HDR_NREGS = 1, GF_HDR_BINARY_VERSION = 2 };
-/* The newest Accel-Sim tracer version this reader knows (5: a trailing immediate). */
-#define GF_TRACER_VERSION_MAX 5
+/* The newest Accel-Sim tracer version this reader knows (5: a trailing immediate; 6: a
+ * second immediate and the register values, docs/tracez.md "Tracer version 6"). */
+#define GF_TRACER_VERSION_MAX 6
 /* CUDA's largest grid, every compute capability since 3.0 (CUDA C++ Programming Guide,
  * "Technical Specifications per Compute Capability"): a header beyond it is no launch. */
 #define GF_GRID_X_MAX 2147483647u

@@ -156,6 +156,19 @@ sed 's/^-accelsim tracer version = .*/-accelsim tracer version = 99/' "$k" >tv99
 run "tracer version 99" tv99.traceg -- info tv99.traceg
 sed 's/^-accelsim tracer version = .*/-accelsim tracer version = 0/' "$k" >tv0.traceg
 run "tracer version 0" tv0.traceg -- info tv0.traceg
+# tracer version 6's lines (docs/tracez.md): register values counted neither 1 nor 32,
+# and a warpgroup MMA whose numbers fit neither tracer form
+v6_line() {
+    printf '%s\n' "-kernel name = k6" "-grid dim = (1,1,1)" "-block dim = (32,1,1)" \
+        "-binary version = 90" "-accelsim tracer version = 6" "#BEGIN_TB" \
+        "thread block = 0,0,0" "warp = 0" "insts = 1" "$1" "#END_TB" >"$2"
+}
+v6_line "0000 ffffffff 1 R24 HGMMA.64x64x16.F32 1 R24 1 0 0 0 Val 2 0 0 " v6vals.traceg
+run "tracer version 6: register values neither 1 nor 32" "v6vals.traceg:10:" \
+    -- predict v6vals.traceg --gpu h100
+v6_line "0000 ffffffff 1 R24 HGMMA.64x64x16.F32 1 R24 1 0 0 NoVal " v6gmma.traceg
+run "tracer version 6: warpgroup MMA of neither form" "v6gmma.traceg:10:" \
+    -- predict v6gmma.traceg --gpu h100
 sed 's/^-grid dim = .*/-grid dim = (0,1,1)/' "$k" >grid0.traceg
 run "grid with a zero dimension" grid0.traceg -- predict grid0.traceg --gpu v100
 sed 's/^-grid dim = .*/-grid dim = (4294967295,4294967295,65535)/' "$k" >gridhuge.traceg

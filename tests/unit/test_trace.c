@@ -514,7 +514,8 @@ static void torture_v5_immediate(void **state)
         {"5", "0000 ffffffff 1 R1 LDC 0 0 0x10 \n", "immediate"},
         {"5", "00d0 ffffffff 1 R3 LDG.E 1 R2 4 1 0x7fe43e000000 4 \n", "immediate"},
         {"4", "0000 ffffffff 1 R1 LDC 0 0 0 \n", "tracer version 5 adds an immediate"},
-        {"5", "0000 ffffffff 1 R1 LDC 0 0 0 7 \n", "unexpected token '7'"},
+        {"5", "0000 ffffffff 1 R1 LDC 0 0 0 7 8 \n", "unexpected token '8'"},
+        {"5", "0000 ffffffff 1 R1 LDC 0 0 0 7 NoVal \n", "only in version 6 traces"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char text[512];
@@ -531,12 +532,127 @@ static void torture_v5_immediate(void **state)
         assert_int_equal(e.line, 9);
         gf_kreader_close(r);
     }
-    const char *p = gf_test_write_file("v6.traceg", "-kernel name = k\n"
-                                       "-accelsim tracer version = 6\n", 45);
+    const char *p = gf_test_write_file("v7.traceg", "-kernel name = k\n"
+                                       "-accelsim tracer version = 7\n", 45);
     assert_int_equal(gf_kreader_open(p, &r, &e), GF_ERR_PARSE);
     assert_non_null(strstr(e.message, "newer than this reader knows"));
     assert_int_equal(e.line, 2);
 }
+
+/* The same warp in the line forms the tracers write (docs/tracez.md, "Tracer version 6"):
+ * the H100 set's v5 (dev 73f9fac: one immediate), the newest writer's version 5 and 6
+ * (Accel-Sim 0cee02c: a warpgroup MMA's commit-group flag, a second immediate, and in 6
+ * `NoVal` or `Val` and the registers' values) and the first version 6 (d635295: one
+ * immediate, then NoVal/Val). Every form reads as the same instructions, on the fast path
+ * and on the general one (a `Val` line, a flagged MMA). */
+static void expect_error(const char *text, gf_status code, long line, const char *msg);
+#define V6_HEAD "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n" \
+                "-accelsim tracer version = %d\n#BEGIN_TB\nthread block = 0,0,0\n" \
+                "warp = 0\ninsts = 7\n"
+static void torture_v6_line_forms(void **state)
+{
+    (void)state;
+    static const struct { int version; const char *body; } forms[] = {
+        {5, "0000 ffffffff 1 R5 IMAD.MOV.U32 2 R255 R2 0 0 \n"
+            "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 1 0x7f3a2c000000 16 0 \n"
+            "0020 0000000f 0 STG.E 2 R2 R7 4 2 0x7f3a2c001000 4 8 -12 0 \n"
+            "0030 ffffffff 1 R24 HGMMA.64x64x16.F32 2 UR4 R24 0 0 \n"
+            "0040 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 0 \n"
+            "0050 ffffffff 1 R9 MOV 0 0 24576 \n"
+            "0060 ffffffff 0 EXIT 0 0 0 \n"},
+        {5, "0000 ffffffff 1 R5 IMAD.MOV.U32 2 R255 R2 0 0 0 \n"
+            "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 1 0x7f3a2c000000 16 0 0 \n"
+            "0020 0000000f 0 STG.E 2 R2 R7 4 2 0x7f3a2c001000 4 8 -12 0 0 \n"
+            "0030 ffffffff 1 R24 HGMMA.64x64x16.F32 2 UR4 R24 1 0 0 0 \n"
+            "0040 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 0 256 \n"
+            "0050 ffffffff 1 R9 MOV 0 0 24576 0 \n"
+            "0060 ffffffff 0 EXIT 0 0 0 0 \n"},
+        {6, "0000 ffffffff 1 R5 IMAD.MOV.U32 2 R255 R2 0 0 0 NoVal \n"
+            "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 1 0x7f3a2c000000 16 0 0 NoVal \n"
+            "0020 0000000f 0 STG.E 2 R2 R7 4 2 0x7f3a2c001000 4 8 -12 0 -3 NoVal \n"
+            "0030 ffffffff 1 R24 HGMMA.64x64x16.F32 2 UR4 R24 1 0 0 0 Val 1 00000000 1 "
+            "00000400 32 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 "
+            "3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 "
+            "3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 "
+            "3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 3f800000 "
+            "0badf00d \n"
+            "0040 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 0 256 Val \n"
+            "0050 ffffffff 1 R9 MOV 0 0 24576 0 NoVal \n"
+            "0060 ffffffff 0 EXIT 0 0 0 0 NoVal \n"},
+        {6, "0000 ffffffff 1 R5 IMAD.MOV.U32 2 R255 R2 0 0 NoVal \n"
+            "0010 ffffffff 1 R4 LDG.E.128 1 R2 16 1 0x7f3a2c000000 16 0 NoVal \n"
+            "0020 0000000f 0 STG.E 2 R2 R7 4 2 0x7f3a2c001000 4 8 -12 0 NoVal \n"
+            "0030 ffffffff 1 R24 HGMMA.64x64x16.F32 2 UR4 R24 0 0 Val 1 0 1 400 1 0 \n"
+            "0040 ffffffff 0 BAR.SYNC.DEFER_BLOCKING 0 0 0 Val \n"
+            "0050 ffffffff 1 R9 MOV 0 0 24576 NoVal \n"
+            "0060 ffffffff 0 EXIT 0 0 0 NoVal \n"},
+    };
+    for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+        char text[4096];
+        int n = snprintf(text, sizeof text, V6_HEAD, forms[f].version);
+        snprintf(text + n, sizeof text - (size_t)n, "%s#END_TB\n", forms[f].body);
+        gf_kreader *r = open_text("v6forms.traceg", text);
+        gf_error e;
+        unsigned tb[3], w;
+        uint32_t ni;
+        gf_inst in;
+        assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+        assert_int_equal(gf_kreader_next_warp(r, &w, &ni, &e), GF_OK);
+        static const char *const ops[] = {"IMAD.MOV.U32", "LDG.E.128", "STG.E",
+                                          "HGMMA.64x64x16.F32", "BAR.SYNC.DEFER_BLOCKING",
+                                          "MOV", "EXIT"};
+        for (int i = 0; i < 7; i++) {
+            gf_status st = gf_kreader_next_inst(r, &in, &e);
+            if (st != GF_OK)
+                fail_msg("form %zu line %d: %s", f, i, e.message);
+            assert_string_equal(gf_opcode_name(in.opcode), ops[i]);
+            assert_true(in.pc == 0x10u * (unsigned)i);
+            if (i == 1) {
+                assert_int_equal(in.mem_width, 16);
+                assert_true(in.addr[31] == 0x7f3a2c000000 + 31 * 16);
+            } else if (i == 2) {
+                assert_int_equal(in.mask, 0xf);
+                assert_true(in.addr[0] == 0x7f3a2c001000 && in.addr[1] == 0x7f3a2c001004);
+                assert_true(in.addr[2] == 0x7f3a2c00100c && in.addr[3] == 0x7f3a2c001000);
+            } else if (i == 3) {
+                assert_int_equal(in.nsrc, 2);
+                assert_int_equal(in.mem_width, 0);
+                assert_int_equal(in.src[1], 24);
+            } else if (i == 5) {
+                assert_int_equal(in.imm, 24576);
+            } else {
+                assert_int_equal(in.mem_width, 0);
+            }
+        }
+        assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+        gf_kreader_close(r);
+    }
+
+    /* what the forms do not allow, each named with its line (9) */
+    static const struct { int version; const char *line, *says; } bad[] = {
+        {6, "0000 ffffffff 1 R24 HGMMA.64x64x16.F32 1 R24 1 0 0 0 Val 2 0 0 \n",
+         "expected its count of values, 1 (every lane the same) or 32, found '2'"},
+        {6, "0000 ffffffff 1 R24 HGMMA.64x64x16.F32 1 R24 1 0 0 0 Val 1 \n",
+         "register 1 of 2 after 'Val': expected value 1 of 1 (hex), found '(end)'"},
+        {6, "0000 ffffffff 1 R1 LDC 0 0 0 0 Val 1 zz \n", "found 'zz'"},
+        {6, "0000 ffffffff 1 R1 LDC 0 0 0 0 NoVal 5 \n", "unexpected token '5'"},
+        {6, "0000 ffffffff 1 R24 HGMMA.64x64x16.F32 1 R24 1 0 0 NoVal \n",
+         "ends in 3 numbers after its sources"},
+        {5, "0000 ffffffff 1 R24 HGMMA.64x64x16.F32 1 R24 7 0 0 0 \n",
+         "commit-group flag 0 or 1"},
+        {5, "0000 ffffffff 1 R1 LDC 0 0 0 99999999999999999999 \n",
+         "second immediate '99999999999999999999' does not fit 64 bits"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char text[1024];
+        int n = snprintf(text, sizeof text, V6_HEAD, bad[i].version);
+        snprintf(text + n, sizeof text - (size_t)n, "%s#END_TB\n", bad[i].line);
+        char *one = strstr(text, "insts = 7");
+        one[8] = '1';
+        expect_error(text, GF_ERR_PARSE, 9, bad[i].says);
+    }
+}
+#undef V6_HEAD
 
 /* CUDA 13's tracer writes garbage into -shmem, -nregs and -binary version (refdata
  * h100-gfbench/README.md): the reader marks them and takes what the first block shows
@@ -1251,7 +1367,7 @@ static void torture_tracer_and_binary_versions(void **state)
 {
     (void)state;
     expect_error("-kernel name = k\n-accelsim tracer version = 99\n", GF_ERR_PARSE, 2,
-                 "accelsim tracer version 99 is newer than this reader knows (up to 5)");
+                 "accelsim tracer version 99 is newer than this reader knows (up to 6)");
     expect_error("-kernel name = k\n-accelsim tracer version = 0\n", GF_ERR_PARSE, 2,
                  "accelsim tracer version 0 is no version a tracer writes");
     /* -binary version = 0: a suspect header field (infer.c's rule), not a silent 0 */
@@ -1777,6 +1893,7 @@ int main(void)
         cmocka_unit_test(torture_binary_and_directory_messages),
         cmocka_unit_test(torture_fast_path_matches_general_parser),
         cmocka_unit_test(torture_v5_immediate),
+        cmocka_unit_test(torture_v6_line_forms),
         cmocka_unit_test(torture_suspect_header_inferred),
         cmocka_unit_test(torture_h100_traces_read_whole),
         cmocka_unit_test(torture_spin_mbarrier_loop_collapsed),

@@ -480,6 +480,66 @@ static void torture_v2_tma(void **state)
     gf_kreader_close(r);
 }
 
+/* Tracer version 6's TMA lines (docs/tracez.md, "Tracer version 6"): the newest writer's
+ * (Accel-Sim 0cee02c: no registers, 2.0's fields with a 0x mbarrier, two immediates and
+ * NoVal; a copy with no lane on writes `0 0x0 0 0 0 4 0x0 0`) and the first version 6
+ * writer's (d635295: mode 3 or 4 right after the width, no mbarrier or byte counts). */
+static void torture_v6_tma(void **state)
+{
+    (void)state;
+    char t[2048];
+    snprintf(t, sizeof t,
+             "-kernel name = k6\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+             "-accelsim tracer version = 6\n\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\n"
+             "insts = 4\n"
+             "0600 00000001 0 UTMALDG.2D 0 2 0x00000410 1 0x0003 8192 0 4 0x7f3a40000000 3 128 "
+             "128 -7 99 NoVal \n"
+             "0610 00000000 0 UTMALDG.2D 0 0 0x0 0 0 0 4 0x0 0 0 0 NoVal \n"
+             "0620 00000001 0 UTMALDG.2D 0 16 4 0x7f0000005000 2 256 0 NoVal \n"
+             "0630 00000001 0 UBLKCP.S.G 0 16 3 1 0x7f0000006000 0 NoVal \n#END_TB\n");
+    const char *p = gf_test_write_file("tma6.traceg", t, strlen(t));
+    gf_kreader *r;
+    gf_error e;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    unsigned tb[3], w;
+    uint32_t n;
+    gf_inst in;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    gf_status st = gf_kreader_next_inst(r, &in, &e);
+    if (st != GF_OK)
+        fail_msg("%s", e.message);
+    const gf_tma_info *m = gf_kreader_tma(r);
+    assert_non_null(m);
+    assert_int_equal(m->mbar, 0x410);
+    assert_int_equal(m->cta_mask, 3);
+    assert_int_equal(m->bytes, 8192);
+    assert_int_equal(m->ntransfers, 3);
+    assert_int_equal(in.addr[0], 0x7f3a40000000ull);
+    assert_int_equal(in.mem_width, 2);
+    st = gf_kreader_next_inst(r, &in, &e); /* no lane on, width 0: fields, no access */
+    if (st != GF_OK)
+        fail_msg("%s", e.message);
+    assert_non_null(gf_kreader_tma(r));
+    assert_int_equal(in.mem_width, 0);
+    st = gf_kreader_next_inst(r, &in, &e); /* mode first (d635295): no mbarrier */
+    if (st != GF_OK)
+        fail_msg("%s", e.message);
+    m = gf_kreader_tma(r);
+    assert_non_null(m);
+    assert_int_equal(m->mbar, 0);
+    assert_int_equal(m->bytes, 0);
+    assert_int_equal(m->ntransfers, 2);
+    assert_int_equal(in.addr[0], 0x7f0000005000ull);
+    st = gf_kreader_next_inst(r, &in, &e);
+    if (st != GF_OK)
+        fail_msg("%s", e.message);
+    assert_int_equal(gf_kreader_tma(r)->first, 0x7f0000006000ull);
+    assert_int_equal(in.addr[0], 0x7f0000006000ull);
+    assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_END);
+    gf_kreader_close(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -488,6 +548,7 @@ int main(void)
         cmocka_unit_test(torture_malformed_classes),
         cmocka_unit_test(torture_v2_lines),
         cmocka_unit_test(torture_v2_tma),
+        cmocka_unit_test(torture_v6_tma),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
