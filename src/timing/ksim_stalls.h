@@ -1,7 +1,7 @@
 /*
  * The stall bookkeeping of the issue loop (docs/stalls.md): at each issue, the warp-cycles
  * since the warp could last have issued, charged to one reason each (charge_stalls), and
- * the sub-cores' issue history it counts not_selected from (hist_count, hist_count2).
+ * the sub-cores' issue history it counts not_selected from (hist_count, hist_since).
  *
  * Included by ksim_issue.c alone: everything here is static inline, so it is inlined into
  * ksim_run_sm as when it lived in that file (outputs unchanged, instruction counts
@@ -36,20 +36,11 @@ static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b
     return n;
 }
 
-/* The history's bits below bit n, 1 <= n <= 64. */
-static inline uint64_t hist_below(uint64_t n)
+/* Issues of a sub-core in cycles [a, t) from its history h at t when t - a <= 63 (bit 0
+ * clear): its bits 1 .. t - a, the rest shifted out. */
+static inline uint64_t hist_since(uint64_t h, uint64_t t, uint64_t a)
 {
-    return (UINT64_C(2) << (n - 1)) - 1;
-}
-
-/* hist_count(h, t, a, b) + hist_count(h, t, c, t) for a <= b <= c <= t when t - a <= 63
- * (both stretches inside the history: no rate assumed): one count of the union of the
- * two (disjoint) masks, bits t - b + 1 .. t - a and 1 .. t - c. */
-static inline uint64_t hist_count2(uint64_t h, uint64_t t, uint64_t a, uint64_t b, uint64_t c)
-{
-    uint64_t m = (hist_below(t - a + 1) & ~hist_below(t - b + 1)) |
-                 (hist_below(t - c + 1) & ~UINT64_C(1));
-    return gf_popcount64_fast(h & m);
+    return gf_popcount64_fast(h << (63 - (t - a)));
 }
 
 /* The throttle a ready warp waits on, by its kind and unit: K_MEM lg_throttle, K_SHARED
@@ -120,10 +111,13 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
         if (busy < b0)
             busy = b0;
         /* (busy <= t: the warp issues at t) */
-        /* (the usual case, a warp ready for under 64 cycles, in one count: 0.3 % of
-         * predict's instructions, callgrind, vecadd 2M titanv) */
-        uint64_t others = t - op <= 63 ? hist_count2(h, t, op, b0, busy)
-                                       : hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
+        /* (the usual case, a warp ready for under 64 cycles: [op, b0) and [busy, t) as
+         * counts since op, b0 and busy, a shift each and no masks; h's bit 0 is clear, a
+         * sub-core issuing once a cycle at most) */
+        KSIM_ASSERT(!(h & 1));
+        uint64_t others = t - op <= 63
+                              ? hist_since(h, t, op) - hist_since(h, t, b0) + hist_since(h, t, busy)
+                              : hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
         KSIM_ASSERT(others <= t - op);
         sm->stall[GF_STALL_NOT_SELECTED] += others;
         sm->stall[kind_throttle[in->kind][in->unit]] += t - op - others;
