@@ -354,9 +354,12 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, ss
         w->pcur += (uint32_t)SHAPE_POOL_BYTES((size_t)in->ndst + in->nsrc);
     uint64_t done = t + in->latency;
     int from_mem = 0;
-    charge_stalls(sm, w, in, t);
-    sm->unit_free[w->subcore * KSIM_UNITS + in->unit] = t + in->interval;
-    sm->unit_from[w->subcore * KSIM_UNITS + in->unit] = t + 1;
+    /* (its unit's index, worked out once for charge_stalls and here: -0.65 % of predict's
+     * instructions on matmul 256 titanv, callgrind) */
+    size_t u = (size_t)w->subcore * KSIM_UNITS + in->unit;
+    charge_stalls(sm, w, in, u, t);
+    sm->unit_free[u] = t + in->interval;
+    sm->unit_from[u] = t + 1;
     sm->unit_busy[in->unit] += in->interval;
     sm->issued++;
     if (!sm->started) {
