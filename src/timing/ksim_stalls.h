@@ -77,9 +77,9 @@ _Static_assert(GF_UNIT_UNIFORM + 1 == GF_UNIT_COUNT && KSIM_UNITS == 9,
 _Static_assert(offsetof(shape, unit) == 0 && offsetof(shape, kind) == 1,
                "kind_throttle's index: the shape's first two bytes");
 
-/* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t to its
- * sub-core's unit u (its index in unit_free and unit_from, which issue also uses; before
- * issue changes unit_free and lsu_gate): its cycles since it could last have issued
+/* The stall bookkeeping (docs/stalls.md), for warp w issuing instruction `in` at t, with
+ * busy and b0 its unit's unit_free and unit_from before this issue (issue reads them as it
+ * sets them; called before issue changes lsu_gate): its cycles since it could last have issued
  * (next_issue: the cycle after its last issue, its placement or its barrier's release)
  * are charged to one reason each. Until its operands were ready (opready): to where the
  * last of them came from (opmem). After, while it was ready: to its pipe's throttle
@@ -89,7 +89,8 @@ _Static_assert(offsetof(shape, unit) == 0 && offsetof(shape, kind) == 1,
  * others (a ready warp is passed over with nothing issued only while its unit or the
  * LSU is busy). Reads what issue has at hand; changes nothing the model decides on. */
 static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const swarp *w,
-                                                                const shape *in, size_t u,
+                                                                const shape *in,
+                                                                uint64_t busy, uint64_t b0,
                                                                 uint64_t t)
 {
     static const uint8_t dep[4] = {GF_STALL_WAIT, GF_STALL_SHORT_SCOREBOARD,
@@ -109,7 +110,6 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
     sm->hist[sc] = h | 1;
     sm->hist_t[sc] = t;
     if (t > op) {
-        uint64_t busy = sm->unit_free[u], b0 = sm->unit_from[u];
         if (w->lsu) { /* (K_MEM or K_SHARED: warp_prepare_inline) */
             if (sm->lsu_gate > busy) {
                 busy = sm->lsu_gate;
