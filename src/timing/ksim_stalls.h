@@ -1,7 +1,7 @@
 /*
  * The stall bookkeeping of the issue loop (docs/stalls.md): at each issue, the warp-cycles
  * since the warp could last have issued, charged to one reason each (charge_stalls), and
- * the sub-cores' issue history it counts not_selected from (hist_count, hist_since).
+ * the sub-cores' issue history it counts not_selected from (hist_count, hist_mask).
  *
  * Included by ksim_issue.c alone: everything here is static inline, so it is inlined into
  * ksim_run_sm as when it lived in that file (outputs unchanged, instruction counts
@@ -36,11 +36,11 @@ static inline uint64_t hist_count(uint64_t h, uint64_t t, uint64_t a, uint64_t b
     return n;
 }
 
-/* Issues of a sub-core in cycles [a, t) from its history h at t when t - a <= 63 (bit 0
- * clear): its bits 1 .. t - a, the rest shifted out. */
-static inline uint64_t hist_since(uint64_t h, uint64_t t, uint64_t a)
+/* The bits 0 .. t - a of a history at t (t - a <= 63): with bit 0 clear, its issues in
+ * cycles [a, t). (2 << 63 is 0: all ones.) */
+static inline uint64_t hist_mask(uint64_t t, uint64_t a)
 {
-    return gf_popcount64_fast(h << (63 - (t - a)));
+    return (UINT64_C(2) << (t - a)) - 1;
 }
 
 /* The throttle a ready warp waits on, by its kind and unit: K_MEM lg_throttle, K_SHARED
@@ -121,13 +121,14 @@ static inline __attribute__((always_inline)) void charge_stalls(ssm *sm, const s
         if (busy < b0)
             busy = b0;
         /* (busy <= t: the warp issues at t) */
-        /* (the usual case, a warp ready for under 64 cycles: [op, b0) and [busy, t) as
-         * counts since op, b0 and busy, a shift each and no masks; h's bit 0 is clear, a
-         * sub-core issuing once a cycle at most) */
+        /* (the usual case, a warp ready for under 64 cycles: [op, b0) and [busy, t) in one
+         * mask, [op, t) less [b0, t) plus [busy, t), op <= b0 <= busy, one count; h's bit
+         * 0 is clear, a sub-core issuing once a cycle at most) */
         KSIM_ASSERT(!(h & 1));
-        uint64_t others = t - op <= 63
-                              ? hist_since(h, t, op) - hist_since(h, t, b0) + hist_since(h, t, busy)
-                              : hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
+        uint64_t others =
+            t - op <= 63
+                ? gf_popcount64_fast(h & (hist_mask(t, op) - hist_mask(t, b0) + hist_mask(t, busy)))
+                : hist_count(h, t, op, b0) + hist_count(h, t, busy, t);
         KSIM_ASSERT(others <= t - op);
         sm->stall[GF_STALL_NOT_SELECTED] += others;
         sm->stall[kind_throttle[in->unit | (unsigned)in->kind << 8]] += t - op - others;
