@@ -368,6 +368,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, ss
     /* (its unit's index worked out once, and its busy stretch read as it is set, for
      * charge_stalls: -0.85 % of predict's instructions on matmul 256 titanv, callgrind) */
     size_t u = (size_t)w->subcore * KSIM_UNITS + in->unit;
+    sm->last_unit[w->subcore] = in->unit; /* (its scan entry's unit: warp_mirror) */
     uint64_t busy = sm->unit_free[u], busy_from = sm->unit_from[u];
     sm->unit_free[u] = t + in->interval;
     sm->unit_from[u] = t + 1;
@@ -793,7 +794,6 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             pick = scan_subcore(s, sm, sc, t, &so[sc], SCAN_QUICK, q);
         if (pick >= 0) {
             swarp *w = list[pick];
-            sm->last_unit[sc] = ents[pick].unit;
             issue(s, smi, sm, w, t);
             set_last(sm, sc, pick, lrr, n);
             wake[sc] = 0;
