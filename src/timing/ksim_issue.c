@@ -74,7 +74,8 @@ void ksim_place_block(sim *s, unsigned smi, unsigned slot, sblock *b, uint64_t t
 /* Copies w's scheduling state to its scan entry. `issued` (a constant): w has just issued,
  * so it is listed and was a running candidate, not waiting (issue's call through
  * warp_prepare_inline), which need no tests (-0.45 % of predict's instructions on matmul
- * 256 titanv, -0.3 % on vecadd 2M h100, callgrind). */
+ * 256 titanv, -0.3 % on vecadd 2M h100, callgrind); 2: issued under LRR, so not parked
+ * either (only a scan of word 0 picks a warp there; GTO's last warp may be parked). */
 static inline __attribute__((always_inline)) void warp_mirror_as(const swarp *w,
                                                                  const int issued)
 {
@@ -83,6 +84,7 @@ static inline __attribute__((always_inline)) void warp_mirror_as(const swarp *w,
     if (!issued && !e)
         return;
     uint64_t m = 1ull << (w->bit & 63), *c = w->cand;
+    KSIM_ASSERT(issued != 2 || !(c[CAND_PARKED] & m));
     int was_wait = !issued && e->run && e->opready == UINT64_MAX;
     /* The usual case: a candidate before and after, not parked (so in word 0, its LSU
      * bit telling e->lsu and its unit's bit the only one set): only a changed unit or
@@ -91,7 +93,7 @@ static inline __attribute__((always_inline)) void warp_mirror_as(const swarp *w,
      * those bits, not all, a further -0.5 % there and -1.0 % on H100 vecadd 2M and
      * torch_layernorm) */
     if ((issued || (e->run && !was_wait && w->state == W_RUN)) && w->opready != UINT64_MAX &&
-        !(c[CAND_PARKED] & m)) {
+        (issued == 2 || !(c[CAND_PARKED] & m))) {
         if (e->unit != w->unit) {
             c[2 + e->unit] &= ~m;
             c[2 + w->unit] |= m;
@@ -348,11 +350,11 @@ static __attribute__((noinline)) uint64_t issue_mem(sim *s, unsigned smi, ssm *s
  * latency ones, which its scoreboard tracks as the MIO's). */
 #define MIO_RESULT_UNITS ((1u << GF_UNIT_SFU) | (1u << GF_UNIT_LSU) | (1u << KSIM_UNIT_ADU))
 
-/* Issues w's next instruction at cycle t on SM smi (sm: step's &s->sms[smi]). (Inlined
- * into step, its one caller: the call's register saves cost ~20 instructions an issue,
- * callgrind.) */
+/* Issues w's next instruction at cycle t on SM smi (sm: step's &s->sms[smi], lrr its
+ * scheduler). (Inlined into step, its one caller: the call's register saves cost ~20
+ * instructions an issue, callgrind.) */
 static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, ssm *sm,
-                                                        swarp *w, uint64_t t)
+                                                        swarp *w, uint64_t t, const int lrr)
 {
     const gf_gpu *g = s->gpu;
     /* (ksim_warp_prepare found it: the warp could issue) */
@@ -426,7 +428,7 @@ static inline __attribute__((always_inline)) void issue(sim *s, unsigned smi, ss
         sm->last_done = done;
 
     w->next_issue = t + 1 + redirect;
-    warp_prepare_inline(w, 1);
+    warp_prepare_inline(w, lrr ? 2 : 1);
     sblock *b = w->block;
     if (kind == K_EXIT || w->pc >= w->ntot) {
         /* A warp whose trace ends without EXIT finishes after its last instruction. */
@@ -794,7 +796,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             pick = scan_subcore(s, sm, sc, t, &so[sc], SCAN_QUICK, q);
         if (pick >= 0) {
             swarp *w = list[pick];
-            issue(s, smi, sm, w, t);
+            issue(s, smi, sm, w, t, lrr);
             set_last(sm, sc, pick, lrr, n);
             wake[sc] = 0;
             issued_any = 1;
