@@ -510,22 +510,39 @@ static uint64_t l2_key(gf_hier *h, unsigned slice, uint64_t line)
     return gf_idmap_get(h->l2_ids[slice], line);
 }
 
+/* Adds to h one access at each sector of smask's distance (r->sdist); bin is
+ * gf_hist_bin(r->line_dist), r->line_dist finite. A sector's distance is mostly its
+ * line's (every sector valid since the line's last access), whose bin is known: the
+ * others' are worked out. */
+static inline void add_sector_dists(gf_hist *h, const gf_secreuse_result *r, unsigned smask,
+                                    size_t bin)
+{
+    for (unsigned k = 0; k < 4; k++)
+        if (smask >> k & 1u) {
+            if (r->sdist[k] == r->line_dist)
+                h->counts[bin]++;
+            else
+                gf_hist_add(h, r->sdist[k], 1);
+        }
+}
+
 /* Adds a line access's distances to a level's histograms: the tag distance once per
  * touched sector (nsec of them), and each touched sector's own. A line's first access
  * (tag distance cold) has every sector cold too (secreuse.h), the case of every access
- * of a streaming kernel: two additions instead of five. */
-static inline void add_dists(gf_hist *tag, gf_hist *sector, const gf_secreuse_result *r,
-                             unsigned smask, unsigned nsec)
+ * of a streaming kernel: two additions instead of five. Returns the line distance's bin
+ * (0 when cold). */
+static inline size_t add_dists(gf_hist *tag, gf_hist *sector, const gf_secreuse_result *r,
+                               unsigned smask, unsigned nsec)
 {
     if (r->line_dist == GF_REUSE_COLD) {
         tag->cold += nsec;
         sector->cold += nsec;
-        return;
+        return 0;
     }
-    gf_hist_add(tag, r->line_dist, nsec);
-    for (unsigned k = 0; k < 4; k++)
-        if (smask >> k & 1u)
-            gf_hist_add(sector, r->sdist[k], 1);
+    size_t bin = gf_hist_bin(r->line_dist);
+    tag->counts[bin] += nsec;
+    add_sector_dists(sector, r, smask, bin);
+    return bin;
 }
 
 /* The sectors an L2 read miss on fetch (a sector mask) brings in: each missing sector's
@@ -610,9 +627,9 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         p->used |= 1u << cls;
         prefault_hists(&p->l2_tag[cls], &p->l2_sector[cls]);
     }
-    add_dists(&p->l2_tag[cls], &p->l2_sector[cls], &r, smask, n);
+    size_t bin = add_dists(&p->l2_tag[cls], &p->l2_sector[cls], &r, smask, n);
     if (r.dirty_before && r.line_dist != GF_REUSE_COLD) {
-        gf_hist_add(&p->l2_wb, r.line_dist, r.dirty_before);
+        p->l2_wb.counts[bin] += r.dirty_before;
         p->wb_used = 1;
     }
     if (r.forgot_dirty) {
@@ -633,9 +650,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         if (r.line_dist == GF_REUSE_COLD)
             p->l2_far.cold += gf_popcount4(nocopy);
         else
-            for (unsigned k = 0; k < 4; k++)
-                if (nocopy >> k & 1u)
-                    gf_hist_add(&p->l2_far, r.sdist[k], 1);
+            add_sector_dists(&p->l2_far, &r, nocopy, bin);
     }
     /* An atomic from the far partition is applied at home (atomics make the copies
      * stale: none serves it), so where it hits, its result crosses the fabric too. */
