@@ -844,26 +844,39 @@ int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
     size_t before = d == 0 ? SIZE_MAX : a.before;
     struct near_item *far = NULL;
     size_t nfar = 0, farcap = 0;
-    for (size_t i = 0; i < r->cap; i++) {
-        uint64_t tile1 = S_TILE(r, i);
+    /* (the engine's fields in locals: the lists' stores could alias them, so the
+     * compiler would load them again for every key) */
+    const size_t cap = r->cap, sstride = r->sstride, gstride = r->gstride,
+                 pstride = r->pstride;
+    const unsigned tile = r->tile, tshift = r->tshift;
+    const int payloads = r->payload != 0;
+    unsigned char *const tab = r->tab, *const groups = r->groups;
+    for (size_t i = 0; i < cap; i++) {
+        unsigned char *slot = tab + i * sstride;
+        uint64_t tile1 = *(uint64_t *)(void *)slot;
         if (!tile1)
             continue;
-        uint32_t *tm = S_TIME(r, i);
-        for (unsigned k = 0; k < r->tile; k++) {
-            if (!tm[k])
+        const uint32_t *tm = (const uint32_t *)(void *)(slot + 8);
+        uint16_t *tags = payloads ? (uint16_t *)(void *)(slot + 8 + 4 * tile) : NULL;
+        uint32_t group1 = payloads ? *(uint32_t *)(void *)(slot + 8 + 6 * tile) : 0;
+        unsigned char *pay = group1 ? groups + (group1 - 1) * gstride : NULL;
+        uint64_t key0 = (tile1 - 1) << tshift;
+        for (unsigned k = 0; k < tile; k++) {
+            uint32_t time1 = tm[k];
+            if (!time1)
                 continue;
-            uint64_t key = ((tile1 - 1) << r->tshift) | k;
-            uint16_t *tag = r->payload ? &S_TAG(r, i)[k] : NULL;
-            void *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
-            if (tm[k] > before) {
-                visit_near(r, &a, key, tm[k], tag, payload);
+            uint64_t key = key0 | k;
+            uint16_t *tag = tags ? tags + k : NULL;
+            void *payload = pay ? pay + k * pstride : NULL;
+            if (time1 > before) {
+                visit_near(r, &a, key, time1, tag, payload);
                 continue;
             }
             if (keep && !keep(ctx, tag, payload))
                 continue;
             if (nfar == farcap) {
-                size_t cap = farcap ? 2 * farcap : 256;
-                struct near_item *p = realloc(far, cap * sizeof *far);
+                size_t ncap = farcap ? 2 * farcap : 256;
+                struct near_item *p = realloc(far, ncap * sizeof *far);
                 if (!p) {
                     free(far);
                     if (d != 0) {
@@ -874,7 +887,7 @@ int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
                     return -1;
                 }
                 far = p;
-                farcap = cap;
+                farcap = ncap;
             }
             far[nfar++] = (struct near_item){key, tag, payload};
         }
