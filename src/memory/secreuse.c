@@ -205,18 +205,16 @@ static int access_tagged(const gf_secreuse *t, uint64_t d, unsigned smask, const
     }
     unsigned far = res->tag_hit ? *tag >> TAG_FAR_SHIFT & 3u : 0;
     res->far_before = sectors_of_halves(far);
-    for (unsigned k = 0; k < 4; k++) {
-        unsigned bit = 1u << k;
-        if (!(smask & bit))
-            continue;
-        /* after the raise to d: d32 where the tag said 0, else infinite */
-        uint32_t x = (op == GF_LRU_WRITE ? mz : vz) & bit ? d32 : INF32;
-        res->sdist[k] = widen(x);
-        if (x < t->cap)
-            res->hit_mask |= bit;
-        else if (op != GF_LRU_WRITE)
-            res->fetch_mask |= bit;
+    /* after the raise to d, a touched sector's distance is d32 where the tag said 0 (z),
+     * else infinite; an untouched one's sdist stays 0 (res was cleared) */
+    unsigned z = (op == GF_LRU_WRITE ? mz : vz) & smask;
+    uint64_t dz = widen(d32);
+    for (unsigned m = smask; m; m &= m - 1) {
+        unsigned k = (unsigned)__builtin_ctz(m);
+        res->sdist[k] = z >> k & 1u ? dz : GF_REUSE_COLD;
     }
+    res->hit_mask = (d32 < t->cap ? z : 0u) | (INF32 < t->cap ? smask & ~z : 0u);
+    res->fetch_mask = op != GF_LRU_WRITE ? smask & ~res->hit_mask : 0u;
     /* touched: m_s = v_s = 0 (a read fetches; a write is whole-sector here); untouched:
      * 0 stays 0 only if d32 is 0, infinite stays infinite */
     unsigned keep = d32 == 0 ? untouched : 0;
