@@ -71,6 +71,9 @@ struct rp_line {
     int32_t mov_imm;
     uint32_t movs;        /* such MOVs in the list up to this line, itself included: a
                            * run looks for them only when it holds one */
+    uint32_t mios;        /* the mio of the list's lines up to this one, itself included
+                           * (< 2^24: REPLAY_MAX lines of at most 255): a run's sum is a
+                           * difference */
 };
 struct replay_ent {
     unsigned char head[RP_HEAD];  /* the gf_inst up to its addresses */
@@ -500,6 +503,7 @@ static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_is
     rl->mov_reg = s->mb_mov ? in->dst[0] : 0;
     rl->mov_imm = s->mb_mov ? in->imm : 0;
     rl->movs = (s->rp_len > 1 ? rl[-1].movs : 0) + (uint32_t)s->mb_mov;
+    rl->mios = (s->rp_len > 1 ? rl[-1].mios : 0) + rl->mio;
     /* (a poll may open a wait loop, which the spin filter must see line by line; a line
      * it held back is not the reader's last text) */
     if (!s->spin.direct || gf_spin_is_poll(&s->spin, in->opcode))
@@ -563,10 +567,12 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
     }
     s->run_hits++;
     /* (a MOV of an immediate in the run: the record ksim_mb_note_inst would have made) */
-    if (rl[m - 1].movs - rl[0].movs + rl[0].mov_set) /* (the run holds one) */
-        for (uint32_t j = 0; j < m; j++)
-            if (rl[j].mov_set)
-                ksim_mb_replay_mov(s, rl[j].mov_reg, rl[j].mov_imm);
+    /* (the run holds movs of them: the search stops at the last) */
+    for (uint32_t j = 0, movs = rl[m - 1].movs - rl[0].movs + rl[0].mov_set; movs; j++)
+        if (rl[j].mov_set) {
+            ksim_mb_replay_mov(s, rl[j].mov_reg, rl[j].mov_imm);
+            movs--;
+        }
     if (!w->shared && w->n + m > w->cap && (*st = ksim_warp_reserve_slow(w, s, m, err)) != GF_OK)
         return 1;
     for (uint32_t j = 0; j < m; j++)
@@ -576,8 +582,7 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
     b->warp_insts += m;
     b->thread_insts += threads;
     if (s->count_mio)
-        for (uint32_t j = 0; j < m; j++)
-            b->mio_wavefronts += rl[j].mio;
+        b->mio_wavefronts += rl[m - 1].mios - rl[0].mios + rl[0].mio;
     s->rp_pos = k + m;
     s->shape_lookups += m; /* repeats, as interning would have found */
     s->shape_hits += m;
