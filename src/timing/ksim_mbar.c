@@ -507,9 +507,15 @@ gf_status ksim_mb_note_inst(sim *s, sblock *b, swarp *w, unsigned wid, const gf_
     }
     if (in->opcode >= GF_OPCODE_MAX)
         return GF_OK;
-    if (d->cls[in->opcode] == MB_UNSEEN)
-        d->cls[in->opcode] = (uint8_t)mb_classify(in->opcode);
     enum mb_class c = (enum mb_class)d->cls[in->opcode];
+    if (c == MB_UNSEEN)
+        d->cls[in->opcode] = (uint8_t)(c = mb_classify(in->opcode));
+    if (c == MB_NONE) { /* (the usual case: below, only the registers it writes) */
+        for (unsigned i = 0; i < in->ndst && i < GF_MAX_DST; i++)
+            if (in->dst[i] < GF_REG_COUNT)
+                d->immstamp[in->dst[i]] = 0;
+        return GF_OK;
+    }
     if (c == MB_MOV && in->ndst == 1 && in->nsrc == 0 && in->dst[0] < GF_REG_COUNT) {
         /* (text runs may take it: they record it too, ksim_mb_replay_mov; kept out of
          * them, the MOV that starts every vecadd warp cost 1.1 % of predict, cachegrind) */
