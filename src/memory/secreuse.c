@@ -238,11 +238,15 @@ static int access_first(const gf_secreuse *t, unsigned smask, const uint32_t byt
     if (partial_write(smask, bytes, op))
         return 0;
     res->line_dist = GF_REUSE_COLD;
-    /* (GF_REUSE_COLD is all ones: a touched sector's is 0 - 1) */
-    res->sdist[0] = UINT64_C(0) - (smask & 1u);
-    res->sdist[1] = UINT64_C(0) - (smask >> 1 & 1u);
-    res->sdist[2] = UINT64_C(0) - (smask >> 2 & 1u);
-    res->sdist[3] = UINT64_C(0) - (smask >> 3 & 1u);
+    /* sdist: GF_REUSE_COLD (all ones) for each sector of smask (< 16), else 0 */
+#define SD_(m, k) (UINT64_C(0) - ((m) >> (k) & 1u))
+#define SD(m) {SD_(m, 0), SD_(m, 1), SD_(m, 2), SD_(m, 3)}
+    static const uint64_t cold[16][4] = {SD(0u),  SD(1u),  SD(2u),  SD(3u),  SD(4u),  SD(5u),
+                                         SD(6u),  SD(7u),  SD(8u),  SD(9u),  SD(10u), SD(11u),
+                                         SD(12u), SD(13u), SD(14u), SD(15u)};
+#undef SD
+#undef SD_
+    memcpy(res->sdist, cold[smask], sizeof res->sdist);
     /* (the tag misses: no capacity exceeds GF_REUSE_COLD; a sector's INF32 is compared
      * as access_tagged does) */
     res->tag_hit = 0;
