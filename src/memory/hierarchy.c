@@ -38,7 +38,8 @@ struct l2part {
     gf_hist l2_far; /* gf_hier_kernel_profile.l2_far_first of this slice */
     int far_used;
     int nomem;
-    unsigned used; /* bit c: histograms of class c may be nonzero */
+    unsigned used; /* bit c: histograms of class c may be nonzero; bit BINNED + c: in a
+                    * bin, not only cold (move_partials moves cold alone otherwise) */
 };
 
 struct gf_hier {
@@ -66,7 +67,8 @@ struct gf_hier {
      * run on different threads; integer sums, merged at the kernel's end in any order. */
     gf_hier_kernel_profile *smp;
     int *sm_nomem;
-    /* Per SM, bit c: the L1 histograms of class c may be nonzero. The partials are
+    /* Per SM, bit c: the L1 histograms of class c may be nonzero (bit BINNED + c: in a
+     * bin, not only cold, as struct l2part's used). The partials are
      * 240 KB per SM (16 histograms of 15 KB) and a kernel usually touches a few
      * classes and a few bins, so they are cleared bin by bin where nonzero rather than
      * memset: no page of an unused histogram is ever written (nor faulted in). */
@@ -286,10 +288,17 @@ gf_status gf_hier_create(const gf_gpu *gpu, gf_hier_mode mode, gf_hier **out, gf
     return GF_OK;
 }
 
-/* dst += src (dst NULL: nothing) and src = 0, writing only src's nonzero bins. */
-static void hist_move(gf_hist *dst, gf_hist *src)
+/* Bits of sm_used and l2part.used: bit BINNED + c says class c's histograms may hold a
+ * count in a bin; without it they hold cold counts only (a streaming kernel's lines are
+ * all first accesses) and their bins need not be read. */
+#define BINNED 16u
+_Static_assert(GF_HIER_NL1 <= BINNED && GF_HIER_NL2 <= BINNED, "class bits overlap");
+
+/* dst += src (dst NULL: nothing) and src = 0, writing only src's nonzero bins; binned 0:
+ * src's bins are known to be zero. */
+static void hist_move(gf_hist *dst, gf_hist *src, int binned)
 {
-    for (size_t i = 0; i < GF_HIST_NBINS; i++) {
+    for (size_t i = 0; binned && i < GF_HIST_NBINS; i++) {
         if (src->counts[i]) {
             if (dst)
                 dst->counts[i] += src->counts[i];
@@ -318,8 +327,9 @@ static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
             q->l1_requests[c] = q->l1_sectors[c] = q->l1_cached_sectors[c] = 0;
             q->dec_l1_hits[c] = q->dec_l1_tag_hits[c] = 0;
             if (h->sm_used[i] >> c & 1u) {
-                hist_move(p ? &p->l1_tag[c] : NULL, &q->l1_tag[c]);
-                hist_move(p ? &p->l1_sector[c] : NULL, &q->l1_sector[c]);
+                int binned = h->sm_used[i] >> (BINNED + c) & 1u;
+                hist_move(p ? &p->l1_tag[c] : NULL, &q->l1_tag[c], binned);
+                hist_move(p ? &p->l1_sector[c] : NULL, &q->l1_sector[c], binned);
             }
         }
         if (p) {
@@ -344,15 +354,16 @@ static void move_partials(gf_hier *h, gf_hier_kernel_profile *p)
             }
             q->l2_sectors[c] = q->dec_l2_hits[c] = 0;
             if (q->used >> c & 1u) {
-                hist_move(p ? &p->l2_tag[c] : NULL, &q->l2_tag[c]);
-                hist_move(p ? &p->l2_sector[c] : NULL, &q->l2_sector[c]);
+                int binned = q->used >> (BINNED + c) & 1u;
+                hist_move(p ? &p->l2_tag[c] : NULL, &q->l2_tag[c], binned);
+                hist_move(p ? &p->l2_sector[c] : NULL, &q->l2_sector[c], binned);
             }
         }
         if (q->wb_used)
-            hist_move(p ? &p->l2_wb : NULL, &q->l2_wb);
+            hist_move(p ? &p->l2_wb : NULL, &q->l2_wb, 1);
         q->wb_used = 0;
         if (q->far_used)
-            hist_move(p ? &p->l2_far_first : NULL, &q->l2_far);
+            hist_move(p ? &p->l2_far_first : NULL, &q->l2_far, 1);
         q->far_used = 0;
         if (p) {
             p->dec_dram_read += q->dec_dram_read;
@@ -529,16 +540,19 @@ static inline void add_sector_dists(gf_hist *h, const gf_secreuse_result *r, uns
 /* Adds a line access's distances to a level's histograms: the tag distance once per
  * touched sector (nsec of them), and each touched sector's own. A line's first access
  * (tag distance cold) has every sector cold too (secreuse.h), the case of every access
- * of a streaming kernel: two additions instead of five. Returns the line distance's bin
- * (0 when cold). */
+ * of a streaming kernel: two additions instead of five. Otherwise bit BINNED + cls of
+ * *used is set (written only when it was not: used may share a cache line with other
+ * threads' words). Returns the line distance's bin (0 when cold). */
 static inline size_t add_dists(gf_hist *tag, gf_hist *sector, const gf_secreuse_result *r,
-                               unsigned smask, unsigned nsec)
+                               unsigned smask, unsigned nsec, unsigned *used, unsigned cls)
 {
     if (r->line_dist == GF_REUSE_COLD) {
         tag->cold += nsec;
         sector->cold += nsec;
         return 0;
     }
+    if (!(*used >> (BINNED + cls) & 1u))
+        *used |= 1u << (BINNED + cls);
     size_t bin = gf_hist_bin(r->line_dist);
     tag->counts[bin] += nsec;
     add_sector_dists(sector, r, smask, bin);
@@ -627,7 +641,7 @@ static unsigned l2_line(gf_hier *h, unsigned sl, uint64_t line, unsigned smask,
         p->used |= 1u << cls;
         prefault_hists(&p->l2_tag[cls], &p->l2_sector[cls]);
     }
-    size_t bin = add_dists(&p->l2_tag[cls], &p->l2_sector[cls], &r, smask, n);
+    size_t bin = add_dists(&p->l2_tag[cls], &p->l2_sector[cls], &r, smask, n, &p->used, cls);
     if (r.dirty_before && r.line_dist != GF_REUSE_COLD) {
         p->l2_wb.counts[bin] += r.dirty_before;
         p->wb_used = 1;
@@ -792,7 +806,7 @@ static inline __attribute__((always_inline)) void access_l1(gf_hier *h, unsigned
                 h->sm_used[sm] |= 1u << cls;       /* write the shared line only once */
                 prefault_hists(&p->l1_tag[cls], &p->l1_sector[cls]);
             }
-            add_dists(&p->l1_tag[cls], &p->l1_sector[cls], &r, smask, nsec);
+            add_dists(&p->l1_tag[cls], &p->l1_sector[cls], &r, smask, nsec, &h->sm_used[sm], cls);
             p->dec_l1_hits[cls] += gf_popcount4(hit);
             p->dec_l1_tag_hits[cls] += tag ? nsec : 0;
             l1_hit = hit;
