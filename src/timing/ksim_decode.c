@@ -575,7 +575,14 @@ static int replay_run(sim *s, sblock *b, swarp *w, gf_status *st, gf_error *err)
         }
     if (!w->shared && w->n + m > w->cap && (*st = ksim_warp_reserve_slow(w, s, m, err)) != GF_OK)
         return 1;
-    for (uint32_t j = 0; j < m; j++)
+    uint32_t j = 0;
+    if (w->shared && w->n + m <= s->ids_len) { /* (warp_put_id's first case, in a loop) */
+        const uint32_t *ids = s->rp_ids + w->n;
+        while (j < m && ids[j] == rl[j].shape)
+            j++;
+        w->n += j;
+    }
+    for (; j < m; j++)
         if ((*st = warp_put_id(s, w, rl[j].shape, err)) != GF_OK)
             return 1;
     w->nslots = rl[m - 1].nslots;
