@@ -74,10 +74,19 @@ int gf_spin_is_poll(gf_spin *f, uint16_t opcode)
     return kind_of(f, opcode) == SK_POLL;
 }
 
+/* gf_spin.busy and .slow from the fields they sum up: at every return to the caller
+ * after those may have changed. */
+static void refresh(gf_spin *f)
+{
+    f->busy = f->capturing || f->refeed_pos < f->nrefeed;
+    f->slow = !f->enabled || f->busy || f->at_end;
+}
+
 void gf_spin_init(gf_spin *f, int on)
 {
     memset(f, 0, sizeof *f);
     f->enabled = on;
+    refresh(f);
 }
 
 void gf_spin_warp(gf_spin *f)
@@ -86,6 +95,7 @@ void gf_spin_warp(gf_spin *f)
     f->capturing = f->cur_dropped = f->at_end = 0;
     f->direct = 1;
     f->have_last = 0;
+    refresh(f);
 }
 
 /* The same lanes polling the same addresses. (Not by addr_pattern: the general and the
@@ -271,21 +281,30 @@ static int drop_twin(gf_spin *f, const gf_inst *out)
     return 0;
 }
 
-gf_status gf_spin_next_slow(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+static gf_status next_slow(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
 {
     for (;;) {
-        gf_status st = f->enabled && gf_spin_idle(f) && !f->at_end ? idle_next(f, r, out, err)
-                                                                   : spin_next(f, r, out, err);
+        gf_status st = f->enabled && !f->capturing && f->refeed_pos >= f->nrefeed && !f->at_end
+                           ? idle_next(f, r, out, err)
+                           : spin_next(f, r, out, err);
         if (st != GF_OK || !drop_twin(f, out))
             return st;
     }
+}
+
+gf_status gf_spin_next_slow(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
+{
+    gf_status st = next_slow(f, r, out, err);
+    refresh(f);
+    return st;
 }
 
 gf_status gf_spin_next_read(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err,
                             gf_status st)
 {
     st = idle_read(f, r, out, err, st);
-    if (st != GF_OK || !drop_twin(f, out))
-        return st;
-    return gf_spin_next_slow(f, r, out, err);
+    if (st == GF_OK && drop_twin(f, out))
+        st = next_slow(f, r, out, err);
+    refresh(f);
+    return st;
 }

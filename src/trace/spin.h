@@ -66,6 +66,10 @@ typedef struct gf_spin {
     void (*seen)(void *ctx, const gf_inst *in);
     void *seen_ctx;
     uint8_t kind[GF_OPCODE_MAX];           /* per opcode: enum gf_spin_kind */
+    /* Kept by spin.c whenever it returns (the fields they sum up change only inside it):
+     * busy = capturing or refeed_pos < nrefeed (not gf_spin_idle), slow = !enabled or
+     * busy or at_end (gf_spin_next's inline part does not apply); one load each. */
+    int busy, slow;
 } gf_spin;
 
 /* What an opcode is to a wait loop (spin.c classify), learned at its first sight. */
@@ -82,7 +86,7 @@ static inline gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf
 /* 1 when nothing is buffered: the reader's next line is the warp's next instruction. */
 static inline int gf_spin_idle(const gf_spin *f)
 {
-    return !f->capturing && f->refeed_pos >= f->nrefeed;
+    return !f->busy;
 }
 
 /* gf_spin_next's parts in spin.c: all of it (slow), and the rest of it after the inline
@@ -96,7 +100,7 @@ gf_status gf_spin_next_read(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *e
  * 0.4 % of predict's instructions (callgrind, vecadd 2M titanv). */
 static inline gf_status gf_spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *err)
 {
-    if (!f->enabled || f->seen || !gf_spin_idle(f) || f->at_end)
+    if (f->slow || f->seen)
         return gf_spin_next_slow(f, r, out, err);
     gf_status st = gf_kreader_next_inst(r, out, err);
     unsigned k = st == GF_OK && out->opcode < GF_OPCODE_MAX ? f->kind[out->opcode]
