@@ -72,6 +72,7 @@ struct shpat_memo {
  * of more than COAL_MEMO_SECTORS sectors are coalesced each time. */
 #define COAL_MEMO 64u
 #define COAL_MEMO_SECTORS 16u
+_Static_assert(COAL_MEMO_SECTORS % 4u == 0, "coalesce_memo copies four entries at a time");
 struct coal_memo {
     pat_key key;                    /* phase: the base & 127 */
     uint16_t nsectors, nlines, wavefronts;
@@ -224,10 +225,13 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
         c->nlines = m->nlines;
         c->requests = 1;
         c->wavefronts = m->wavefronts;
-        for (unsigned i = 0; i < m->nsectors; i++) {
-            c->sector[i] = first + (uint64_t)(int64_t)m->rel[i];
-            c->bytes[i] = m->bytes[i];
-        }
+        /* (four at a time: entries past nsectors, at most COAL_MEMO_SECTORS, are written
+         * too and read by no one) */
+        for (unsigned i = 0; i < m->nsectors; i += 4)
+            for (unsigned j = i; j < i + 4; j++) {
+                c->sector[j] = first + (uint64_t)(int64_t)m->rel[j];
+                c->bytes[j] = m->bytes[j];
+            }
         return 1;
     }
     const uint64_t *addr = inst_addrs(s, in);
