@@ -733,7 +733,7 @@ void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line)
 static inline __attribute__((always_inline)) void access_l1(gf_hier *h, unsigned sm,
                                                             uint64_t warp_uid,
                                                             gf_mem_space space, gf_mem_dir dir,
-                                                            int bypass_l1, int lsu,
+                                                            int bypass_l1, int lsu, int whole,
                                                             const gf_sector_list *c,
                                                             gf_access_outcome *out,
                                                             gf_l2_req *reqs, unsigned *nreqs)
@@ -771,6 +771,11 @@ static inline __attribute__((always_inline)) void access_l1(gf_hier *h, unsigned
         uint64_t line = c->sector[i] >> 2;
         unsigned smask = 0, extra = 0;
         uint32_t bytes[4] = {0, 0, 0, 0};
+        if (whole) { /* (whole_lines) */
+            smask = 0xFu;
+            memcpy(bytes, &c->bytes[i], sizeof bytes);
+            i += 4;
+        }
         for (; i < c->nsectors && (c->sector[i] >> 2) == line; i++) {
             unsigned k = (unsigned)(c->sector[i] & 3u);
             smask |= 1u << k;
@@ -847,14 +852,28 @@ void gf_hier_l2_line(gf_hier *h, unsigned slice, const gf_l2_req *r, unsigned *h
     atom_extra(h, slice, r);
 }
 
+/* Whether c is whole lines only (a coalesced stream's usual case) and no atomic with
+ * passes: then access_l1 takes each line's four sectors at once, as its loop over the
+ * sectors would make them. The sectors are ascending and distinct (gf_coalesced), so n
+ * of them from sector[0] to sector[0] + n - 1, with n and sector[0] multiples of 4,
+ * are n / 4 whole lines. */
+static inline int whole_lines(const gf_sector_list *c, gf_mem_space space, gf_mem_dir dir)
+{
+    return c->nsectors && c->sector[c->nsectors - 1] - c->sector[0] == c->nsectors - 1 &&
+           (c->nsectors | c->sector[0]) % 4u == 0 &&
+           !(c->passes && (dir == GF_DIR_ATOMIC || space == GF_SPACE_ATOMIC));
+}
+
 void gf_hier_access_l1(gf_hier *h, unsigned sm, uint64_t warp_uid, gf_mem_space space,
                        gf_mem_dir dir, int bypass_l1, const gf_sector_list *c,
                        gf_access_outcome *out, gf_l2_req *reqs, unsigned *nreqs)
 {
     if (bypass_l1 == GF_HIER_NOT_LSU)
         gf_hier_access_l1_bulk(h, sm, warp_uid, space, dir, c, out, reqs, nreqs);
+    else if (whole_lines(c, space, dir))
+        access_l1(h, sm, warp_uid, space, dir, bypass_l1, 1, 1, c, out, reqs, nreqs);
     else
-        access_l1(h, sm, warp_uid, space, dir, bypass_l1, 1, c, out, reqs, nreqs);
+        access_l1(h, sm, warp_uid, space, dir, bypass_l1, 1, 0, c, out, reqs, nreqs);
 }
 
 __attribute__((noinline)) void gf_hier_access_l1_bulk(gf_hier *h, unsigned sm,
@@ -863,7 +882,7 @@ __attribute__((noinline)) void gf_hier_access_l1_bulk(gf_hier *h, unsigned sm,
                                                       gf_access_outcome *out, gf_l2_req *reqs,
                                                       unsigned *nreqs)
 {
-    access_l1(h, sm, warp_uid, space, dir, 1, 0, c, out, reqs, nreqs);
+    access_l1(h, sm, warp_uid, space, dir, 1, 0, 0, c, out, reqs, nreqs);
 }
 
 void gf_hier_access_l2(gf_hier *h, const gf_l2_req *reqs, unsigned nreqs, gf_access_outcome *out)
