@@ -154,8 +154,10 @@ static unsigned shmem_wavefronts(sim *s, const gf_inst *in, unsigned width, unsi
     unsigned banks = s->gpu->shmem_banks;
     shpat_memo *pm = NULL;
     pat_key key = {0};
-    if (in->addr_pattern && banks && banks <= 64 && !(banks & (banks - 1)) &&
-        (s->shpat_memo || (s->shpat_memo = calloc(SHPAT_MEMO, sizeof *s->shpat_memo)))) {
+    /* (the memo exists only where the banks allow it: they are the GPU's, fixed) */
+    if (in->addr_pattern &&
+        (s->shpat_memo || (banks && banks <= 64 && !(banks & (banks - 1)) &&
+                           (s->shpat_memo = calloc(SHPAT_MEMO, sizeof *s->shpat_memo))))) {
         key = (pat_key){in->addr_pattern, in->mask, width,
                         (uint32_t)(in->addr[__builtin_ctz(in->mask)] & 255u)};
         pm = &s->shpat_memo[pat_key_hash(&key) >> 56]; /* SHPAT_MEMO = 2^8 */
