@@ -12,6 +12,10 @@
 # usage: bench/refset_h100.sh OLD_GPUFORECAST NEW_GPUFORECAST [N] [SCRATCH_DIR]
 # env:   OLD_MODELS / NEW_MODELS  models directory of each build (GF_MODELS_DIR), when
 #        it is not the one the binary finds by itself (c35edea: /path/to/c35/models)
+#        CASES  a space-separated subset of the case names (default: all)
+#        CALLGRIND=1  instructions (valgrind --tool=callgrind, one run each) instead of
+#        CPU time: on this shared 2-vCPU machine CPU time varies by up to 2x between runs
+#        of one build (c35edea on reduce: 0.55 to 1.02 s), instructions do not
 # Prints one row per case (old s, new s, new/old) and the median ratio. Outputs of the
 # runs go to files in SCRATCH_DIR (never /dev/null: an old build renames its output
 # into place, which as root would replace /dev/null).
@@ -23,24 +27,30 @@ n=${3:-3}
 scratch=${4:-$(mktemp -d)}
 src=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$scratch" || exit 1
-cpu() { # CPU seconds of one run: $1 = models dir (may be empty), the rest the command
+cpu() { # CPU seconds (or M instructions) of one run: $1 = models dir, the rest the command
     local models=$1
     shift
-    local t
-    if [ -n "$models" ]; then
-        t=$( { GF_MODELS_DIR=$models /usr/bin/time -f "%U %S" "$@" >"$scratch/stdout" \
-               2>"$scratch/stderr"; } 2>&1 | tail -1)
-    else
-        t=$( { /usr/bin/time -f "%U %S" "$@" >"$scratch/stdout" 2>"$scratch/stderr"; } 2>&1 |
-             tail -1)
+    if [ "${CALLGRIND:-0}" = 1 ]; then
+        GF_MODELS_DIR=${models:-${GF_MODELS_DIR:-}} valgrind --tool=callgrind \
+            --callgrind-out-file="$scratch/callgrind.out" "$@" >"$scratch/stdout" \
+            2>"$scratch/stderr" || { echo "FAIL: $*: $(tail -n 3 "$scratch/stderr")" >&2; exit 1; }
+        awk '/I +refs:/ { gsub(",", "", $NF); printf "%.1f", $NF / 1e6 }' "$scratch/stderr"
+        return
     fi
-    awk '{ printf "%.2f", $1 + $2 }' <<<"$t"
+    if [ -n "$models" ]; then
+        GF_MODELS_DIR=$models /usr/bin/time -o "$scratch/time" -f "%U %S" "$@" \
+            >"$scratch/stdout" 2>"$scratch/stderr"
+    else
+        /usr/bin/time -o "$scratch/time" -f "%U %S" "$@" >"$scratch/stdout" 2>"$scratch/stderr"
+    fi || { echo "FAIL: $*: $(head -n 3 "$scratch/stderr")" >&2; exit 1; }
+    awk '{ printf "%.2f", $1 + $2 }' "$scratch/time"
 }
-printf '%-22s %8s %8s %7s\n' case old_s new_s ratio
+printf '%-22s %8s %8s %7s\n' case old new ratio
 ratios=()
 for dir in "$src"/data/h100/*/; do
     [ -f "$dir/kernelslist.g" ] || continue
     name=$(basename "$dir")
+    case " ${CASES:-$name} " in *" $name "*) ;; *) continue ;; esac
     v4=$scratch/$name
     if [ ! -d "$v4" ]; then
         mkdir -p "$v4" && cp "$dir/kernelslist.g" "$v4/"
@@ -52,13 +62,15 @@ for dir in "$src"/data/h100/*/; do
         done
     fi
     bo=; bn=
+    [ "${CALLGRIND:-0}" = 1 ] && n=1
     for _ in $(seq "$n"); do
         o=$(cpu "${OLD_MODELS:-}" "$old" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/old.out")
         w=$(cpu "${NEW_MODELS:-}" "$new" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/new.out")
+        [ -n "$o" ] && [ -n "$w" ] || exit 1
         bo=$(awk -v a="${bo:-$o}" -v b="$o" 'BEGIN { print (b < a ? b : a) }')
         bn=$(awk -v a="${bn:-$w}" -v b="$w" 'BEGIN { print (b < a ? b : a) }')
     done
-    r=$(awk -v a="$bo" -v b="$bn" 'BEGIN { printf "%.3f", a > 0 ? b / a : 0 }')
+    r=$(awk -v a="$bo" -v b="$bn" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
     ratios+=("$r")
     printf '%-22s %8s %8s %7s\n' "$name" "$bo" "$bn" "$r"
 done
