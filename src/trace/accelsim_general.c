@@ -147,7 +147,9 @@ static int is_number(const char *t, size_t n)
  * The newest tracers (Accel-Sim 0cee02c, in their version 5 and 6 forms) write it and
  * two immediates: `flag width imm1 imm2`; older ones (the H100 set's dev 73f9fac, the
  * first version 6) only `width imm`. The line says which: four numbers before `Val`,
- * `NoVal` or its end, or two. Skips the flag when there is one. */
+ * `NoVal` or its end, or two; with a memory part (none is written for an MMA today, whose
+ * operands come through descriptors), three or two before its first 0x address. Skips the
+ * flag when there is one. */
 static gf_status gmma_flag(const char **p, const char *path, long ln, gf_error *err)
 {
     const char *q = *p, *t, *first = NULL;
@@ -159,12 +161,15 @@ static gf_status gmma_flag(const char **p, const char *path, long ln, gf_error *
             n0 = n;
         }
     }
+    int addr = n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+    unsigned with_flag = addr ? 3 : 4;
     if (count <= 2)
         return GF_OK;
-    if (count != 4 || n0 != 1 || (first[0] != '0' && first[0] != '1'))
+    if (count != with_flag || n0 != 1 || (first[0] != '0' && first[0] != '1'))
         return TOKERR("a warpgroup MMA's line ends in %u numbers after its sources: "
                       "expected 2 (width, immediate) or 4 (commit-group flag 0 or 1, width, "
-                      "two immediates), the tracer's two forms",
+                      "two immediates; 3 before a memory part's first address), the "
+                      "tracer's two forms",
                       count);
     token(p, &t);
     return GF_OK;

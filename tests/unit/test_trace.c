@@ -628,6 +628,26 @@ static void torture_v6_line_forms(void **state)
         gf_kreader_close(r);
     }
 
+    /* a warpgroup MMA with a memory part (none today): flag, width, mode, then 0x */
+    {
+        char text[1024];
+        int n = snprintf(text, sizeof text, V6_HEAD, 6);
+        snprintf(text + n, sizeof text - (size_t)n,
+                 "0000 0000000f 1 R24 HGMMA.64x64x16.F32 1 R24 1 16 1 0x7f0000001000 16 0 0 "
+                 "NoVal \n#END_TB\n");
+        strstr(text, "insts = 7")[8] = '1';
+        gf_kreader *r = open_text("v6mem.traceg", text);
+        gf_error e;
+        unsigned tb[3], w;
+        uint32_t ni;
+        gf_inst in;
+        assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+        assert_int_equal(gf_kreader_next_warp(r, &w, &ni, &e), GF_OK);
+        assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+        assert_int_equal(in.mem_width, 16);
+        assert_true(in.addr[3] == 0x7f0000001000 + 3 * 16);
+        gf_kreader_close(r);
+    }
     /* what the forms do not allow, each named with its line (9) */
     static const struct { int version; const char *line, *says; } bad[] = {
         {6, "0000 ffffffff 1 R24 HGMMA.64x64x16.F32 1 R24 1 0 0 0 Val 2 0 0 \n",
