@@ -131,6 +131,12 @@ static gf_status general_prefix(const gf_accelsim *r, const char **p, const char
 }
 
 /* PC, mask, the destination registers, the opcode, the source registers and mem_width. */
+/* 1 when t (n bytes) starts as a 0x hex address does (an immediate or count cannot). */
+static int hex_prefixed(const char *t, size_t n)
+{
+    return n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+}
+
 /* 1 when t (n bytes) is a signed decimal: [-+]digits. */
 static int is_number(const char *t, size_t n)
 {
@@ -161,7 +167,7 @@ static gf_status gmma_flag(const char **p, const char *path, long ln, gf_error *
             n0 = n;
         }
     }
-    int addr = n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+    int addr = hex_prefixed(t, n);
     unsigned with_flag = addr ? 3 : 4;
     if (count <= 2)
         return GF_OK;
@@ -347,7 +353,7 @@ static int tma_form(const char *p)
     if (n != 1 || t[0] < '0' || t[0] > '2')
         return TMA_FIELDS;
     size_t m = token(&p, &u);
-    return m > 2 && u[0] == '0' && (u[1] == 'x' || u[1] == 'X') ? TMA_LIST : TMA_FIELDS;
+    return hex_prefixed(u, m) ? TMA_LIST : TMA_FIELDS;
 }
 
 /* 1 when the next token starts with 0x: a TMA line of width 0 still carries 2.0's fields
@@ -357,7 +363,7 @@ static int next_is_0x(const char *p)
 {
     const char *t;
     size_t n = token(&p, &t);
-    return n > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
+    return hex_prefixed(t, n);
 }
 
 /* The 2.0 TMA fields after the width into r->tma, and the first transfer address into
