@@ -217,6 +217,19 @@ static gf_kreader *open_text(const char *name, const char *text)
     return r;
 }
 
+/* open_text, then its first block and that block's first warp (the test fails if any
+ * step does): the reader stands at the warp's first instruction. */
+static gf_kreader *open_first_warp(const char *name, const char *text)
+{
+    gf_kreader *r = open_text(name, text);
+    gf_error e;
+    unsigned tb[3], w;
+    uint32_t n;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &n, &e), GF_OK);
+    return r;
+}
+
 static void torture_address_patterns(void **state)
 {
     (void)state;
@@ -591,13 +604,9 @@ static void torture_v6_line_forms(void **state)
         char text[4096];
         int n = snprintf(text, sizeof text, V6_HEAD, forms[f].version);
         snprintf(text + n, sizeof text - (size_t)n, "%s#END_TB\n", forms[f].body);
-        gf_kreader *r = open_text("v6forms.traceg", text);
+        gf_kreader *r = open_first_warp("v6forms.traceg", text);
         gf_error e;
-        unsigned tb[3], w;
-        uint32_t ni;
         gf_inst in;
-        assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
-        assert_int_equal(gf_kreader_next_warp(r, &w, &ni, &e), GF_OK);
         static const char *const ops[] = {"IMAD.MOV.U32", "LDG.E.128", "STG.E",
                                           "HGMMA.64x64x16.F32", "BAR.SYNC.DEFER_BLOCKING",
                                           "MOV", "EXIT"};
@@ -636,13 +645,9 @@ static void torture_v6_line_forms(void **state)
                  "0000 0000000f 1 R24 HGMMA.64x64x16.F32 1 R24 1 16 1 0x7f0000001000 16 0 0 "
                  "NoVal \n#END_TB\n");
         strstr(text, "insts = 7")[8] = '1';
-        gf_kreader *r = open_text("v6mem.traceg", text);
+        gf_kreader *r = open_first_warp("v6mem.traceg", text);
         gf_error e;
-        unsigned tb[3], w;
-        uint32_t ni;
         gf_inst in;
-        assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
-        assert_int_equal(gf_kreader_next_warp(r, &w, &ni, &e), GF_OK);
         assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
         assert_int_equal(in.mem_width, 16);
         assert_true(in.addr[3] == 0x7f0000001000 + 3 * 16);
