@@ -330,22 +330,33 @@ int ksim_atomic_passes(sim *s, const gf_inst *in, const gf_coalesced *c, uint8_t
     const uint64_t *a = inst_addrs(s, in);
     int any = 0;
     memset(passes, 1, c->nsectors);
-    for (unsigned l = 0; l < GF_WARP_SIZE; l++) {
-        if (!(in->mask >> l & 1u))
+    /* Lanes per address in a 64-slot open-addressed table (32 lanes at most, so a probe
+     * always ends): linear in the lanes, where comparing every lane with every other was
+     * a fifth of predict on hist_global_atomics (1.07 G of 5.85 G instructions). */
+    uint64_t key[64], used = 0;
+    uint8_t count[64];
+    for (uint32_t m = in->mask; m; m &= m - 1) {
+        uint64_t x = a[__builtin_ctz(m)];
+        unsigned h = (unsigned)((x * UINT64_C(0x9e3779b97f4a7c15)) >> 58);
+        while (used >> h & 1u && key[h] != x)
+            h = (h + 1) & 63u;
+        if (used >> h & 1u) {
+            count[h]++;
+        } else {
+            used |= UINT64_C(1) << h;
+            key[h] = x;
+            count[h] = 1;
+        }
+    }
+    for (; used; used &= used - 1) {
+        unsigned h = (unsigned)__builtin_ctzll(used);
+        if (count[h] < 2)
             continue;
-        unsigned same = 0, first = 1;
-        for (unsigned k = 0; k < GF_WARP_SIZE; k++)
-            if (in->mask >> k & 1u && a[k] == a[l]) {
-                same++;
-                first &= k >= l; /* counted at its lowest lane only */
-            }
-        if (!first || same < 2)
-            continue;
-        uint64_t sec = a[l] >> 5;
+        uint64_t sec = key[h] >> 5;
         for (unsigned i = 0; i < c->nsectors; i++)
             if (c->sector[i] == sec) {
-                if (same > passes[i])
-                    passes[i] = (uint8_t)same;
+                if (count[h] > passes[i])
+                    passes[i] = count[h];
                 any = 1;
                 break;
             }

@@ -394,6 +394,29 @@ static void torture_atomic_passes_per_word(void **state)
     assert_true(row.v[GF_C_L2_ATOM_SECTORS] == 1 + 4);
 }
 
+/* The passes of a scattered atomic: 28 lanes on 7 words of one sector (4 lanes each) and
+ * 4 lanes alone in 4 other sectors. The busiest word of the first sector sets its passes
+ * (4); the others need one each: 8 sectors. */
+static void torture_atomic_passes_scattered(void **state)
+{
+    (void)state;
+    static const char text[] =
+        ONE_WARP "insts = 2\n"
+        "0000 ffffffff 0 REDG.E.ADD.STRONG.GPU 2 R4 R7 4 0 0x7f0000000000 0x7f0000000004 "
+        "0x7f0000000008 0x7f000000000c 0x7f0000000010 0x7f0000000014 0x7f0000000018 "
+        "0x7f0000000000 0x7f0000000004 0x7f0000000008 0x7f000000000c 0x7f0000000010 "
+        "0x7f0000000014 0x7f0000000018 0x7f0000000000 0x7f0000000004 0x7f0000000008 "
+        "0x7f000000000c 0x7f0000000010 0x7f0000000014 0x7f0000000018 0x7f0000000000 "
+        "0x7f0000000004 0x7f0000000008 0x7f000000000c 0x7f0000000010 0x7f0000000014 "
+        "0x7f0000000018 0x7f0000000040 0x7f0000000080 0x7f00000000c0 0x7f0000000100 \n"
+        "0010 ffffffff 0 EXIT 0 0 \n#END_TB\n";
+    gf_gpu g = load_gpu("h100");
+    gf_kernel_row row;
+    predict_text("scattered.traceg", text, &g, &row);
+    assert_true(row.v[GF_C_L2_ATOM_SECTORS] == 4 + 4);
+    assert_true(row.v[GF_C_L1_ATOM_SECTORS] == 4 + 4);
+}
+
 /* Shared-memory atomics do not broadcast: 32 lanes on one word take 32 wavefronts (a
  * load of that word takes 1), 32 lanes on 32 banks take 1. */
 static void torture_shared_atomics_serialise(void **state)
@@ -1659,6 +1682,7 @@ int main(void)
         cmocka_unit_test(torture_register_after_predicate_is_written),
         cmocka_unit_test(torture_masked_off_shared_takes_the_pipe),
         cmocka_unit_test(torture_atomic_passes_per_word),
+        cmocka_unit_test(torture_atomic_passes_scattered),
         cmocka_unit_test(torture_shared_atomics_serialise),
         cmocka_unit_test(torture_store_drain_holds_the_slot),
         cmocka_unit_test(torture_stalls_charge_each_cycle_once),
