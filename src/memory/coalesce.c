@@ -15,6 +15,8 @@
 
 #include <string.h>
 
+#include "util/bits.h"
+
 static unsigned clamp_width(unsigned width)
 {
     if (width < 1)
@@ -86,6 +88,76 @@ static int coalesce_run(const uint64_t addr[32], unsigned width, gf_coalesced *o
     return 1;
 }
 
+/* The addresses of the lanes set in lanes (non-zero), as *n consecutive entries: addr
+ * itself from the first set lane when the set lanes are consecutive (a full warp or half
+ * warp, most accesses), else copied into buf; so the scattered paths' loops over them
+ * need no mask. Lane order is kept (not that their results depend on it). */
+static const uint64_t *active_addrs(const uint64_t addr[32], uint32_t lanes, uint64_t buf[32],
+                                    unsigned *n)
+{
+    unsigned l0 = (unsigned)__builtin_ctz(lanes);
+    uint32_t from = lanes >> l0;
+    if ((from & (from + 1)) == 0) {
+        *n = from + 1 == 0 ? 32u : (unsigned)__builtin_ctz(from + 1);
+        return addr + l0;
+    }
+    unsigned k = 0;
+    for (uint32_t m = lanes; m; m &= m - 1)
+        buf[k++] = addr[__builtin_ctz(m)];
+    *n = k;
+    return buf;
+}
+
+/* Lanes scattered within 64 sectors (a histogram's atomics into a small table, a
+ * gather from one tile): each lane's bytes are or-ed into an array indexed by its
+ * sector's distance from the lowest, which is then listed in order (and its lines
+ * counted), instead of inserting every lane into the sorted list (a search and two
+ * memmove calls each time a lane goes below the last sector). The same list as
+ * add_sector's. 0, nothing written, when the lanes' first sectors are 64 or more apart
+ * or one is the top of the address space (a lane there may wrap past 2^64): the per-lane
+ * path handles those. mask is non-zero, width 1..16. */
+static int coalesce_window(const uint64_t addr[32], uint32_t mask, unsigned width,
+                           gf_coalesced *out)
+{
+    uint64_t buf[32], lo = UINT64_MAX, hi = 0;
+    unsigned n;
+    uint64_t first = addr[__builtin_ctz(mask)] >> 5;
+    uint64_t last = addr[31 - __builtin_clz(mask)] >> 5;
+    if ((first < last ? last - first : first - last) > 63)
+        return 0; /* told by its end lanes, a strided access's others are not looked at */
+    const uint64_t *a = active_addrs(addr, mask, buf, &n);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t s0 = a[i] >> 5;
+        lo = s0 < lo ? s0 : lo;
+        hi = s0 > hi ? s0 : hi;
+    }
+    if (hi - lo > 63 || hi == UINT64_MAX >> 5)
+        return 0;
+    /* bytes[k] is sector lo + k's mask; a lane's bytes start at its address's offset in
+     * its sector and may run into the next (at most 47 bits; bytes[64] for the last) */
+    uint32_t bytes[65];
+    uint64_t wmask = (UINT64_C(1) << width) - 1;
+    memset(bytes, 0, sizeof bytes);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t b = wmask << (a[i] & 31u);
+        unsigned k = (unsigned)((a[i] >> 5) - lo);
+        bytes[k] |= (uint32_t)b;
+        bytes[k + 1] |= (uint32_t)(b >> 32);
+    }
+    unsigned ns = 0, nl = 0, end = (unsigned)(hi - lo) + 1;
+    uint64_t line = UINT64_MAX; /* no sector's line: sectors are below 2^59 */
+    for (unsigned k = 0; k <= end; k++)
+        if (bytes[k]) {
+            out->sector[ns] = lo + k;
+            out->bytes[ns++] = bytes[k];
+            nl += (lo + k) >> 2 != line;
+            line = (lo + k) >> 2;
+        }
+    out->nsectors = ns;
+    out->nlines = nl;
+    return 1;
+}
+
 /* Distinct 128 B lines of a sorted sector list. */
 static unsigned count_lines(const gf_coalesced *c)
 {
@@ -106,7 +178,8 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
         return;
     width = clamp_width(width);
     int run = mask == 0xffffffffu && coalesce_run(addr, width, out);
-    for (unsigned l = 0; !run && l < 32; l++) {
+    int window = !run && coalesce_window(addr, mask, width, out); /* (counts the lines) */
+    for (unsigned l = 0; !run && !window && l < 32; l++) {
         if (!(mask >> l & 1u))
             continue;
         uint64_t a = addr[l];
@@ -136,7 +209,7 @@ void gf_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width, gf_coal
                 break;
         }
     }
-    unsigned nl = count_lines(out); /* sectors are sorted, so lines are too */
+    unsigned nl = window ? out->nlines : count_lines(out); /* sorted sectors: sorted lines */
     out->nlines = nl;
 
     if (mode == GF_COALESCE_FERMI) {
@@ -183,6 +256,10 @@ static int pass_run(const uint64_t addr[32], uint32_t mask, unsigned p, unsigned
     uint64_t a = addr[l0];
     int same = 1, unit = 0, halves = 0;
     if ((mask & part) == part) {
+        /* lane p + 1 must repeat lane p's address or follow it for any of the three: a
+         * scattered pass (a histogram's) is told here rather than after every lane */
+        if (addr[p + 1] != a && addr[p + 1] != a + width)
+            return 0;
         /* every lane on: all three tests at once, without a branch per lane and test
          * (differences ORed together; callgrind: ~750 -> ~200 instructions a pass) */
         uint64_t ds = 0, du = 0, dh = 0;
@@ -220,6 +297,83 @@ static inline void count_word(uint64_t w, unsigned banks, unsigned bmask, unsign
     (*nword)++;
 }
 
+/* The most distinct words in one bank, and (*nword) how many distinct words in all, of
+ * the words set in seen[0..top] (bit i is the word i above the pass's lowest, lo), for
+ * banks a power of two (2..64): bit i's bank is (lo + i) mod banks, so each banks-bit
+ * slice of seen adds one to a slice's worth of per-bank counters, kept bit-sliced
+ * (plane[p] holds bit p of every bank's count; one carry-save add a slice) instead of
+ * counted word by word. Counts stay below 128 (at most 80 words a pass). The rotation
+ * by lo only moves the counts between banks, so the maximum is the same. */
+static unsigned bank_worst(const uint64_t seen[33], unsigned top, unsigned banks,
+                           unsigned *nword)
+{
+    uint64_t plane[7] = {0}, slice = banks == 64 ? UINT64_MAX : (UINT64_C(1) << banks) - 1;
+    unsigned nw = 0;
+    for (unsigned k = 0; k <= top; k++) {
+        uint64_t s = seen[k];
+        nw += gf_popcount64(s);
+        for (unsigned c = 0; c < 64; c += banks) {
+            uint64_t x = s >> c & slice;
+            for (unsigned p = 0; x; p++) { /* x + plane, bit-sliced (p < 7: see above) */
+                uint64_t carry = plane[p] & x;
+                plane[p] ^= x;
+                x = carry;
+            }
+        }
+    }
+    unsigned worst = 0;
+    uint64_t cand = slice;
+    for (unsigned p = 7; p-- > 0;)
+        if (cand & plane[p]) {
+            cand &= plane[p];
+            worst |= 1u << p;
+        }
+    *nword = nw;
+    return worst;
+}
+
+/* A pass's distinct words and the most in one bank, when its lanes (a non-empty mask)
+ * reach fewer than 2,048 words from the lowest (counting span words past the highest
+ * first word) and banks is a power of two: each lane's run of words is marked in a
+ * bitmap as one shifted mask, only the bitmap words the lanes reach are cleared and
+ * scanned, and the banks are counted by bank_worst. The same counts as the general
+ * path's; 0 when it does not apply (wider, or at the top of the address space, where a
+ * lane could wrap past 2^64). */
+static int pass_window(const uint64_t addr[32], uint32_t lanes, unsigned width, unsigned banks,
+                       unsigned *worst, unsigned *nword)
+{
+    /* run_of[a & 3]: the words lane address a touches, from a >> 2 on (up to 5) */
+    uint64_t buf[32], run_of[4], lo = UINT64_MAX, hi = 0;
+    for (unsigned o = 0; o < 4; o++)
+        run_of[o] = (UINT64_C(2) << ((o + width - 1) >> 2)) - 1;
+    unsigned n, span = (width + 2) >> 2; /* a lane's last word is at most its first + span */
+    uint64_t first = addr[__builtin_ctz(lanes)] >> 2;
+    uint64_t last = addr[31 - __builtin_clz(lanes)] >> 2;
+    if ((first < last ? last - first : first - last) + span >= 2048)
+        return 0; /* told by its end lanes, as in coalesce_window */
+    const uint64_t *a = active_addrs(addr, lanes, buf, &n);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t f = a[i] >> 2;
+        lo = f < lo ? f : lo;
+        hi = f > hi ? f : hi;
+    }
+    if (hi - lo + span >= 2048 || hi > (UINT64_MAX >> 2) - 4)
+        return 0;
+    uint64_t seen[33]; /* one spare word: the spill of a run at the top of seen[top] */
+    unsigned top = (unsigned)(hi - lo + span) >> 6;
+    for (unsigned k = 0; k <= top + 1; k++)
+        seen[k] = 0;
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t pos = (a[i] >> 2) - lo, run = run_of[a[i] & 3u];
+        unsigned k = (unsigned)(pos >> 6), sh = (unsigned)(pos & 63);
+        seen[k] |= run << sh;
+        if (run > 1) /* more than one word (not an aligned 4-byte lane): the bits past 63 */
+            seen[k + 1] |= run >> 1 >> (63 - sh);
+    }
+    *worst = bank_worst(seen, top, banks, nword);
+    return 1;
+}
+
 void gf_coalesce_merge(gf_coalesced *dst, const gf_coalesced *src)
 {
     for (unsigned i = 0; i < src->nsectors && dst->nsectors < GF_COALESCE_MAX_LISTED; i++)
@@ -254,6 +408,14 @@ unsigned gf_shmem_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned wi
             worst = (nword + banks - 1) / banks;
             total += worst;
             minimum += nword > banks ? worst : 1u;
+            continue;
+        }
+        uint32_t lanes = mask & (lanes_per_part == 32 ? 0xffffffffu : 0xffffu << p);
+        if (!lanes)
+            continue;
+        if (bmask && pass_window(addr, lanes, width, banks, &worst, &nword)) {
+            total += worst;
+            minimum += nword > banks ? (nword + banks - 1) / banks : 1u;
             continue;
         }
         uint64_t first[32], last[32], lo = UINT64_MAX, hi = 0;

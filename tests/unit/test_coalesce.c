@@ -169,15 +169,19 @@ static unsigned ref_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned 
     for (unsigned p = 0; p < 32; p += lanes) {
         uint64_t word[32 * 5];
         unsigned n = 0;
-        for (unsigned l = p; l < p + lanes; l++)
-            if (mask >> l & 1u)
-                for (uint64_t w = addr[l] >> 2; w <= (addr[l] + width - 1) >> 2; w++) {
-                    unsigned i = 0;
-                    while (i < n && word[i] != w)
-                        i++;
-                    if (i == n)
-                        word[n++] = w;
-                }
+        for (unsigned l = p; l < p + lanes; l++) {
+            if (!(mask >> l & 1u))
+                continue;
+            uint64_t e = addr[l] + width - 1; /* wrapping past 2^64: the part below the top */
+            e = e < addr[l] ? UINT64_MAX >> 2 : e >> 2;
+            for (uint64_t w = addr[l] >> 2; w <= e; w++) {
+                unsigned i = 0;
+                while (i < n && word[i] != w)
+                    i++;
+                if (i == n)
+                    word[n++] = w;
+            }
+        }
         if (!n)
             continue;
         unsigned per_bank[64] = {0}, worst = 0;
@@ -258,6 +262,159 @@ static void torture_shmem_matches_reference(void **state)
     }
 }
 
+/* The per-lane coalescer as coalesce.c had it before its scattered-lane shortcut (every
+ * lane inserted into a sorted list, then lines counted and, in Fermi mode, expanded):
+ * the oracle for torture_coalesce_scattered_matches_per_lane. */
+static void ref_add_sector(gf_coalesced *out, uint64_t sector, uint32_t bytes)
+{
+    unsigned n = out->nsectors, i = n;
+    while (i > 0 && out->sector[i - 1] > sector)
+        i--;
+    if (i > 0 && out->sector[i - 1] == sector) {
+        out->bytes[i - 1] |= bytes;
+        return;
+    }
+    memmove(&out->sector[i + 1], &out->sector[i], (n - i) * sizeof out->sector[0]);
+    memmove(&out->bytes[i + 1], &out->bytes[i], (n - i) * sizeof out->bytes[0]);
+    out->sector[i] = sector;
+    out->bytes[i] = bytes;
+    out->nsectors = n + 1;
+}
+
+static void ref_coalesce(const uint64_t addr[32], uint32_t mask, unsigned width,
+                         gf_coalesce_mode mode, gf_coalesced *out)
+{
+    out->nsectors = 0;
+    out->nlines = 0;
+    out->requests = mask ? 1u : 0u;
+    if (!mask)
+        return;
+    width = width < 1 ? 1 : width > 16 ? 16 : width;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(mask >> l & 1u))
+            continue;
+        uint64_t a = addr[l], last = a + width - 1;
+        if (last < a)
+            last = UINT64_MAX;
+        for (uint64_t s = a >> 5;; s++) {
+            unsigned lo = s == a >> 5 ? (unsigned)(a & 31u) : 0u;
+            unsigned hi = s == last >> 5 ? (unsigned)(last & 31u) : 31u;
+            ref_add_sector(out, s, (uint32_t)(((UINT64_C(1) << (hi - lo + 1)) - 1) << lo));
+            if (s == last >> 5)
+                break;
+        }
+    }
+    for (unsigned i = 0; i < out->nsectors; i++)
+        if (i == 0 || (out->sector[i] >> 2) != (out->sector[i - 1] >> 2))
+            out->nlines++;
+    if (mode != GF_COALESCE_FERMI)
+        return;
+    static gf_coalesced f;
+    f.nsectors = 0;
+    f.nlines = out->nlines;
+    f.requests = 1;
+    for (unsigned i = 0; i < out->nsectors; i++) {
+        uint64_t line = out->sector[i] >> 2;
+        if (i > 0 && (out->sector[i - 1] >> 2) == line)
+            continue;
+        for (unsigned k = 0; k < 4; k++) {
+            f.sector[f.nsectors] = line * 4 + k;
+            f.bytes[f.nsectors++] = 0;
+        }
+    }
+    for (unsigned i = 0, j = 0; i < out->nsectors; i++) {
+        while (f.sector[j] != out->sector[i])
+            j++;
+        f.bytes[j] = out->bytes[i];
+    }
+    *out = f;
+}
+
+/* Scattered lanes (any order) against the per-lane oracle: windows of 1..70 sectors,
+ * around the 64-sector shortcut's edge, every width 1..16 at unaligned addresses (lanes
+ * straddling sectors and lines), partial masks, both modes, the top of the address space
+ * (lanes wrapping past 2^64) and addresses spread far apart. */
+static void torture_coalesce_scattered_matches_per_lane(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x853c49e6748fea9bull;
+#define NEXT() (rng = rng * 6364136223846793005ull + 1442695040888963407ull, rng >> 17)
+    static gf_coalesced c, r;
+    for (unsigned iter = 0; iter < 60000; iter++) {
+        unsigned width = 1 + (unsigned)(NEXT() % 16);
+        unsigned span = (unsigned)(iter % 5 == 0 ? 60 + NEXT() % 8 : 1 + NEXT() % 70);
+        uint64_t bytes = (uint64_t)span * 32, base = NEXT() * 32 + NEXT() % 32;
+        switch (iter % 7) {
+        case 0: base = UINT64_MAX - bytes + 1 + NEXT() % 16; break; /* to the top, wrapping */
+        case 1: base = UINT64_MAX - bytes - NEXT() % 64; break;     /* just below it */
+        case 2: base = NEXT() % 64; break;                          /* from address 0 */
+        default: break;
+        }
+        uint32_t mask;
+        switch (iter % 4) {
+        case 0: mask = 0xffffffffu; break;
+        case 1: mask = (uint32_t)NEXT() | (uint32_t)(NEXT() << 16); break;
+        case 2: mask = 1u << (NEXT() % 32) | 1u << (NEXT() % 32); break;
+        default: mask = (uint32_t)(NEXT() & NEXT()); break;
+        }
+        uint64_t a[32];
+        for (unsigned t = 0; t < 32; t++) {
+            a[t] = base + NEXT() % bytes;
+            if (iter % 11 == 0 && t % 8 == 0) /* one lane far away */
+                a[t] = NEXT() << 20;
+            if (iter % 13 == 0) /* the window's two ends only */
+                a[t] = t & 1u ? base + bytes - 1 - NEXT() % 4 : base + NEXT() % 4;
+        }
+        gf_coalesce_mode mode = iter % 9 == 4 ? GF_COALESCE_FERMI : GF_COALESCE_SECTOR;
+        memset(&c, 0xa5, sizeof c);
+        gf_coalesce(a, mask, width, mode, &c);
+        ref_coalesce(a, mask, width, mode, &r);
+        if (c.nsectors != r.nsectors || c.nlines != r.nlines || c.requests != r.requests)
+            fail_msg("iter %u width %u mask %08x base %llx: %u sectors %u lines %u requests, "
+                     "reference %u %u %u", iter, width, mask, (unsigned long long)base,
+                     c.nsectors, c.nlines, c.requests, r.nsectors, r.nlines, r.requests);
+        for (unsigned i = 0; i < r.nsectors; i++)
+            if (c.sector[i] != r.sector[i] || c.bytes[i] != r.bytes[i])
+                fail_msg("iter %u width %u mask %08x: sector %u is %llx/%08x, reference "
+                         "%llx/%08x", iter, width, mask, i, (unsigned long long)c.sector[i],
+                         c.bytes[i], (unsigned long long)r.sector[i], r.bytes[i]);
+    }
+#undef NEXT
+}
+
+/* gf_shmem_wavefronts against the plain reference (ref_wavefronts, with the part below
+ * 2^64 of a wrapping lane) on lanes scattered over windows of 1..2,100 words (the
+ * bitmap path's 2,048-word edge), every width 1..16, power-of-two banks 1..64 and others,
+ * partial masks and the top of the address space. */
+static void torture_shmem_scattered_matches_reference(void **state)
+{
+    (void)state;
+    uint64_t rng = 0xda3e39cb94b95bdbull;
+#define NEXT() (rng = rng * 6364136223846793005ull + 1442695040888963407ull, rng >> 17)
+    static const unsigned banks[10] = {32, 32, 16, 64, 8, 4, 2, 1, 48, 24};
+    for (unsigned iter = 0; iter < 40000; iter++) {
+        unsigned width = 1 + (unsigned)(NEXT() % 16), nb = banks[NEXT() % 10];
+        unsigned words = (unsigned)(iter % 3 == 0 ? 2030 + NEXT() % 30 : 1 + NEXT() % 2100);
+        if (iter % 5 == 1)
+            words = 1 + (unsigned)(NEXT() % 64);
+        uint64_t bytes = (uint64_t)words * 4, base = NEXT() * 4 + NEXT() % 4;
+        if (iter % 7 == 0)
+            base = UINT64_MAX - bytes + 1 + NEXT() % 16; /* lanes wrapping past 2^64 */
+        uint32_t mask = iter % 3 == 1 ? (uint32_t)NEXT() | (uint32_t)(NEXT() << 16)
+                                      : 0xffffffffu;
+        uint64_t a[32];
+        for (unsigned t = 0; t < 32; t++)
+            a[t] = base + NEXT() % bytes;
+        unsigned c1, c2, w1 = gf_shmem_wavefronts(a, mask, width, nb, &c1);
+        unsigned w2 = ref_wavefronts(a, mask, width, nb, &c2);
+        if (w1 != w2 || c1 != c2)
+            fail_msg("iter %u width %u banks %u mask %08x words %u: %u/%u wavefronts/"
+                     "conflicts, reference %u/%u", iter, width, nb, mask, words, w1, c1, w2,
+                     c2);
+    }
+#undef NEXT
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -268,6 +425,8 @@ int main(void)
         cmocka_unit_test(torture_coalesce_fermi_four_per_line),
         cmocka_unit_test(torture_coalesce_straddle),
         cmocka_unit_test(torture_coalesce_widths_and_masks),
+        cmocka_unit_test(torture_coalesce_scattered_matches_per_lane),
+        cmocka_unit_test(torture_shmem_scattered_matches_reference),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
