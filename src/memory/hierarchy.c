@@ -581,7 +581,7 @@ static unsigned fetch_rest(gf_hier *h, unsigned sl, uint64_t key, uint64_t line,
     gf_secreuse_result r;
     unsigned got = 0;
     if (key != UINT64_MAX &&
-        gf_secreuse_access(h->l2_rd[sl], key, group, whole, GF_LRU_READ, &r) == GF_OK) {
+        gf_secreuse_access_again(h->l2_rd[sl], key, group, whole, GF_LRU_READ, &r) == GF_OK) {
         got = r.fetch_mask;
         if (h->mode == GF_HIER_REUSE) /* (0 but for lines the tracker forgot) */
             h->slp[sl].dec_dram_write += r.writebacks;

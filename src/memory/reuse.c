@@ -165,6 +165,42 @@ static size_t count_le(const gf_reuse *r, size_t t)
     return count_le_sw(r, t);
 }
 
+/* Distance of a key last accessed at t (< now): the live times after t. Within
+ * NEAR_TIMES of now they are counted in the bitmap words from t's to now's (no bit at
+ * or past now is set): a reuse a few hundred accesses back (an L2 miss's fetch group,
+ * at distance 0; a warp's next access of its local lines) costs a few popcounts instead
+ * of the tree's walk. */
+#define NEAR_TIMES 256u
+#define DIST_BODY(POPC, COUNT_LE)                                              \
+    if (r->now - t > NEAR_TIMES)                                               \
+        return r->count - COUNT_LE(r, t);                                      \
+    size_t w = t >> 6, wn = (r->now - 1) >> 6;                                 \
+    uint64_t s = (uint64_t)POPC(r->bits[w] & ~((UINT64_C(2) << (t & 63u)) - 1)); \
+    while (w < wn)                                                             \
+        s += (uint64_t)POPC(r->bits[++w]);                                     \
+    return s;
+
+static uint64_t dist_sw(const gf_reuse *r, size_t t)
+{
+    DIST_BODY(popc, count_le_sw)
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target("popcnt"))) static uint64_t dist_hw(const gf_reuse *r, size_t t)
+{
+    DIST_BODY(__builtin_popcountll, count_le_hw)
+}
+#endif
+
+static uint64_t dist_after(const gf_reuse *r, size_t t)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+    if (r->hw_popcnt)
+        return dist_hw(r, t);
+#endif
+    return dist_sw(r, t);
+}
+
 /* The tree holds the counts of closed blocks only: count_le never needs the count of
  * t's own block (it scans that block's words), and t < now, so the open block's
  * insertions and removals touch only bits until the block closes. This saves one of
@@ -560,7 +596,7 @@ uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **pay
     uint32_t *tm = S_TIME(r, i);
     uint64_t dist;
     if (tm[k]) {
-        dist = r->count - count_le(r, tm[k] - 1);
+        dist = dist_after(r, tm[k] - 1);
         time_clear(r, tm[k] - 1);
     } else {
         r->count++;
@@ -581,6 +617,19 @@ uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **pay
     if (payload)
         *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
     return dist;
+}
+
+int gf_reuse_last_t(const gf_reuse *r, uint64_t key, uint16_t **tag, void **payload)
+{
+    size_t i = r->last_slot;
+    unsigned k = (unsigned)(key & (r->tile - 1));
+    if ((key >> r->tshift) + 1 != r->last_tile1 || k != r->last_k)
+        return 0;
+    if (tag)
+        *tag = r->payload ? &S_TAG(r, i)[k] : NULL;
+    if (payload)
+        *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
+    return 1;
 }
 
 void *gf_reuse_materialize(gf_reuse *r)

@@ -57,6 +57,12 @@ uint64_t gf_reuse_access_p(gf_reuse *r, uint64_t key, void **payload);
  * its tile has one yet, else NULL. The tag stays valid until the next call that may
  * insert a key; the payload also until the next gf_reuse_materialize. */
 uint64_t gf_reuse_access_t(gf_reuse *r, uint64_t key, uint16_t **tag, void **payload);
+/* Whether key is the previous access's key, and then its tag and payload as
+ * gf_reuse_access_t gives them. An access of it now would have distance 0 and change
+ * nothing (it is the latest key already; distances count keys, not times), so a caller
+ * that accesses a key twice in a row (the hierarchy's fetch group) may take this
+ * instead of recording the second access. */
+int gf_reuse_last_t(const gf_reuse *r, uint64_t key, uint16_t **tag, void **payload);
 /* The payload of the key of the last access, allocated (zeroed, with its tile's group)
  * if it had none; NULL when out of memory or without payloads. Moves other payloads;
  * tags stay where they are. */

@@ -86,6 +86,12 @@ gf_status gf_secreuse_access(gf_secreuse *t, uint64_t line, unsigned smask, cons
 gf_status gf_secreuse_access_from(gf_secreuse *t, uint64_t line, unsigned smask,
                                   const uint32_t bytes[4], gf_lru_op op, unsigned side,
                                   gf_secreuse_result *res);
+/* gf_secreuse_access for a caller that may access the same line twice in a row (the
+ * hierarchy's fetch group, hierarchy.c fetch_rest): the same results and state, without
+ * the engine's lookup when line was the previous access's (gf_reuse_last_t). */
+gf_status gf_secreuse_access_again(gf_secreuse *t, uint64_t line, unsigned smask,
+                                   const uint32_t bytes[4], gf_lru_op op,
+                                   gf_secreuse_result *res);
 /* A write-through no-allocate write: hit distances without recording an access
  * (sdist = distance since the sector was last valid; the line's LRU position and state
  * are unchanged, as in the oracle). */

@@ -355,6 +355,72 @@ static void torture_memoracle_tags_match_payloads(void **state)
                 tags_match_payloads(kind, caps[ci], wb, 55 + (uint64_t)kind * 3 + ci);
 }
 
+/* gf_secreuse_access_again (the fetch group's second access of a line, on the engine's
+ * state without a lookup) against gf_secreuse_access on a twin tracker: the same results
+ * field by field and the same state (later accesses, resident dirty sectors, flush),
+ * with tags and payloads, whole and partial writes, and an "again" of another line now
+ * and then (the general path). */
+static void torture_memoracle_access_again(void **state)
+{
+    (void)state;
+    static const uint32_t masks[3] = {0xFFFFFFFFu, 0x0000FFFFu, 0xFFFF0000u};
+    for (int kind = 0; kind < 4; kind++)
+        for (int tags = 0; tags < 2; tags++) {
+            size_t n = make_stream(kind, 600, 20000, 91 + (uint64_t)kind);
+            uint64_t cap = kind == 2 ? 4096 : 64;
+            gf_secreuse *a, *b;
+            gf_error e;
+            assert_int_equal(gf_secreuse_create(cap, GF_LRU_WRITE_ALLOCATE, 1, &a, &e), GF_OK);
+            assert_int_equal(gf_secreuse_create(cap, GF_LRU_WRITE_ALLOCATE, 1, &b, &e), GF_OK);
+            gf_secreuse_use_tags(a, tags);
+            gf_secreuse_use_tags(b, tags);
+            uint64_t wba = 0, wbb = 0, agains = 0;
+            for (size_t i = 0; i < n; i++) {
+                const acc *s = &stream[i];
+                uint64_t x = rnd();
+                uint32_t bytes[4];
+                for (unsigned k = 0; k < 4; k++)
+                    bytes[k] = masks[(x >> 9) % 4 ? 0 : (x >> (2 * k)) % 3];
+                gf_secreuse_result ra, rb;
+                memset(&ra, 0, sizeof ra);
+                memset(&rb, 0, sizeof rb);
+                gf_status sa = gf_secreuse_access(a, s->line, s->smask, bytes, s->op, &ra);
+                gf_status sb = gf_secreuse_access(b, s->line, s->smask, bytes, s->op, &rb);
+                assert_true(sa == GF_OK && sb == GF_OK);
+                assert_memory_equal(&ra, &rb, sizeof ra);
+                wba += ra.writebacks;
+                wbb += rb.writebacks;
+                if ((x >> 30) % 3 == 0)
+                    continue;
+                /* the second access: mostly the same line (a fetch group's read of the
+                 * other sectors), sometimes a write or another line */
+                uint64_t line = (x >> 34) % 8 ? s->line : s->line + 1;
+                unsigned sm = (unsigned)(x >> 40) & 0xFu;
+                gf_lru_op op = (x >> 44) % 4 ? GF_LRU_READ : GF_LRU_WRITE;
+                memset(&ra, 0, sizeof ra);
+                memset(&rb, 0, sizeof rb);
+                assert_int_equal(gf_secreuse_access_again(a, line, sm, bytes, op, &ra), GF_OK);
+                assert_int_equal(gf_secreuse_access(b, line, sm, bytes, op, &rb), GF_OK);
+                if (memcmp(&ra, &rb, sizeof ra) != 0)
+                    fail_msg("kind %d tags %d access %zu line %llu: again hit %x fetch %x dist "
+                             "%llu, general hit %x fetch %x dist %llu", kind, tags, i,
+                             (unsigned long long)line, ra.hit_mask, ra.fetch_mask,
+                             (unsigned long long)ra.line_dist, rb.hit_mask, rb.fetch_mask,
+                             (unsigned long long)rb.line_dist);
+                wba += ra.writebacks;
+                wbb += rb.writebacks;
+                agains += line == s->line;
+            }
+            assert_true(agains > n / 3);
+            assert_int_equal(gf_secreuse_dirty_resident(a), gf_secreuse_dirty_resident(b));
+            wba += gf_secreuse_flush_evicted(a);
+            wbb += gf_secreuse_flush_evicted(b);
+            assert_int_equal(wba, wbb);
+            gf_secreuse_free(a);
+            gf_secreuse_free(b);
+        }
+}
+
 /* Far copies (gf_secreuse_access_from) against a direct rule on the fully associative
  * oracle: a line's copies live while the oracle keeps the line; a far read or write
  * leaves a copy of the halves it touched, an atomic, a home write or a host copy drops
@@ -522,6 +588,7 @@ int main(void)
         cmocka_unit_test(torture_memoracle_set_associative_error),
         cmocka_unit_test(torture_memoracle_writeback_assoc),
         cmocka_unit_test(torture_memoracle_writeback_what_if),
+        cmocka_unit_test(torture_memoracle_access_again),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }

@@ -140,6 +140,78 @@ static void torture_reuse_cold_stream_then_reuse(void **state)
     free(ids);
 }
 
+/* Near reuses (distances counted in the bitmap words near now, dist_after) and repeats
+ * of the previous key skipped through gf_reuse_last_t, against the naive scan and an
+ * engine recording every access: the same distances access by access, and at the end
+ * for every key (peek and the near walk), across compactions. */
+static void note_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
+{
+    (void)tag;
+    (void)payload;
+    uint64_t *d = ctx;
+    d[key - 0x7f0000000000ull] = dist;
+}
+
+static void torture_reuse_near_and_again(void **state)
+{
+    (void)state;
+    enum { N = 40000, KEYS = 3000 };
+    static uint64_t da[KEYS], db[KEYS];
+    unsigned *ids = calloc(N, sizeof *ids);
+    assert_non_null(ids);
+    for (unsigned round = 0; round < 3; round++) {
+        gf_reuse *a = gf_reuse_create_payload(8), *b = gf_reuse_create_payload(8);
+        assert_non_null(a);
+        assert_non_null(b);
+        rng_state = 99 + round;
+        size_t skipped = 0, near = 0;
+        for (size_t i = 0; i < N; i++) {
+            uint64_t x = rnd();
+            /* repeats, reuses a few to a few hundred accesses back, and far ones */
+            unsigned id = i && x % 5 == 0 ? ids[i - 1]
+                          : i > 300 && x % 5 == 1 ? ids[i - 1 - (x >> 8) % (round == 0 ? 8 : 300)]
+                                                  : (unsigned)((x >> 20) % KEYS);
+            uint64_t key = id + 0x7f0000000000ull, want = naive(ids, i, id);
+            ids[i] = id;
+            uint16_t *tag = NULL;
+            void *pay = NULL;
+            uint64_t got;
+            int again = gf_reuse_last_t(a, key, &tag, &pay);
+            if (again != (i > 0 && ids[i - 1] == id))
+                fail_msg("access %zu: gf_reuse_last_t says %d", i, again);
+            if (again) {
+                got = 0;
+                skipped++;
+            } else {
+                got = gf_reuse_access_t(a, key, &tag, &pay);
+            }
+            assert_non_null(tag);
+            *tag = (uint16_t)id; /* (the pointer is the key's: read back below) */
+            uint64_t full = gf_reuse_access(b, key);
+            if (got != want || full != want)
+                fail_msg("round %u access %zu key %u: skipping %llu, recording %llu, naive %llu",
+                         round, i, id, (unsigned long long)got, (unsigned long long)full,
+                         (unsigned long long)want);
+            near += want != GF_REUSE_COLD && want < 300;
+        }
+        assert_true(skipped > N / 10 && near > N / 10);
+        for (unsigned id = 0; id < KEYS; id++) {
+            uint16_t tag = 0;
+            uint64_t pa = gf_reuse_peek_t(a, id + 0x7f0000000000ull, &tag, NULL);
+            assert_true(pa == gf_reuse_peek(b, id + 0x7f0000000000ull, NULL));
+            assert_true(pa == GF_REUSE_COLD || tag == id);
+        }
+        for (unsigned k = 0; k < KEYS; k++)
+            da[k] = db[k] = GF_REUSE_COLD;
+        assert_int_equal(gf_reuse_foreach_near(a, 2000, note_near, da), 0);
+        assert_int_equal(gf_reuse_foreach_near(b, 2000, note_near, db), 0);
+        assert_memory_equal(da, db, sizeof da);
+        gf_reuse_free(a);
+        gf_reuse_free(b);
+    }
+    free(ids);
+}
+
 /* Oracle for long streams: Olken's counting with a plain Fenwick tree over access
  * indices (a 1 at each key's last access; the distance of access i to a key last seen
  * at j is the number of ones in (j, i)). O(log n) per access, no renumbering, nothing
@@ -853,6 +925,7 @@ int main(void)
         cmocka_unit_test(torture_reuse_by_hand),
         cmocka_unit_test(torture_reuse_matches_naive),
         cmocka_unit_test(torture_reuse_cold_stream_then_reuse),
+        cmocka_unit_test(torture_reuse_near_and_again),
         cmocka_unit_test(torture_reuse_compaction_with_one_dead_time),
         cmocka_unit_test(torture_reuse_foreach_far),
         cmocka_unit_test(torture_reuse_foreach_split),
