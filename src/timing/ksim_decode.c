@@ -845,7 +845,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         }
         gf_inst in;
         /* (replay_inst compares heads bytewise: no stack garbage in the padding or in
-         * the register lists past ndst and nsrc, which the parser leaves alone) */
+         * the register lists past ndst and nsrc, which the Accel-Sim fast path zeroes and
+         * the general parser leaves alone) */
         memset(&in, 0, RP_HEAD);
         for (;;) {
             /* (runs read lines as text behind the spin filter's back: only when it holds

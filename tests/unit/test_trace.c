@@ -1760,6 +1760,42 @@ static void torture_fast_path_line_cache(void **state)
     }
 }
 
+/* The fast path zeroes the register entries past ndst and nsrc, parsing a line or taking
+ * its template: the decoder's replay compares instruction heads bytewise
+ * (ksim_decode.c replay_inst), so entries left from an earlier line would make warps that
+ * run the same code miss it. */
+static void torture_fast_path_zeroes_unused_registers(void **state)
+{
+    (void)state;
+    static const char text[] =
+        "-kernel name = k\n-grid dim = (1,1,1)\n-block dim = (32,1,1)\n"
+        "-accelsim tracer version = 4\n#BEGIN_TB\nthread block = 0,0,0\nwarp = 0\ninsts = 4\n"
+        "0000 ffffffff 4 R1 R2 R3 R4 HMMA.16816.F32 8 R1 R2 R3 R4 R5 R6 R7 R8 0\n"
+        "0010 ffffffff 1 R9 IMAD 2 R10 R11 0\n"
+        "0000 ffffffff 4 R1 R2 R3 R4 HMMA.16816.F32 8 R1 R2 R3 R4 R5 R6 R7 R8 0\n"
+        "0010 ffffffff 1 R9 IMAD 2 R10 R11 0\n";
+    const char *p = gf_test_write_file("zregs.traceg", text, sizeof text - 1);
+    gf_kreader *r;
+    gf_error e;
+    assert_int_equal(gf_kreader_open(p, &r, &e), GF_OK);
+    unsigned tb[3], w;
+    uint32_t ni;
+    assert_int_equal(gf_kreader_next_block(r, tb, &e), GF_OK);
+    assert_int_equal(gf_kreader_next_warp(r, &w, &ni, &e), GF_OK);
+    for (int k = 0; k < 4; k++) {
+        gf_inst in;
+        memset(&in, 0xa5, sizeof in); /* (the entries an earlier line would have left) */
+        assert_int_equal(gf_kreader_next_inst(r, &in, &e), GF_OK);
+        assert_int_equal(in.ndst, k % 2 ? 1 : 4);
+        assert_int_equal(in.nsrc, k % 2 ? 2 : 8);
+        for (unsigned i = in.ndst; i < GF_MAX_DST; i++)
+            assert_int_equal(in.dst[i], 0);
+        for (unsigned i = in.nsrc; i < GF_MAX_SRC; i++)
+            assert_int_equal(in.src[i], 0);
+    }
+    gf_kreader_close(r);
+}
+
 /* Status, message, warp id, insts and first instruction of a block whose text follows
  * `thread block`; `blank` puts a blank before the warp line (the general code). */
 static void read_warp(const char *body, int blank, gf_status *st, gf_error *e,
@@ -1926,6 +1962,7 @@ int main(void)
         cmocka_unit_test(torture_fast_path_line_cache),
         cmocka_unit_test(torture_fast_path_opcodes),
         cmocka_unit_test(torture_fast_path_warp_header),
+        cmocka_unit_test(torture_fast_path_zeroes_unused_registers),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
