@@ -1536,7 +1536,7 @@ static void expect_same_decode(const char *hdr, const char *line, size_t len)
         return;
     int same = a.pc == b.pc && a.mask == b.mask && a.opcode == b.opcode &&
                a.base_opcode == b.base_opcode && a.ndst == b.ndst && a.nsrc == b.nsrc &&
-               a.mem_width == b.mem_width &&
+               a.mem_width == b.mem_width && a.imm == b.imm &&
                memcmp(a.dst, b.dst, a.ndst * sizeof a.dst[0]) == 0 &&
                memcmp(a.src, b.src, a.nsrc * sizeof a.src[0]) == 0 &&
                memcmp(a.addr, b.addr, sizeof a.addr) == 0;
@@ -1631,6 +1631,18 @@ static const char *const fast_lines[] = {
     "0000 00000001 1 R2 LDG.E 1 R4 4 0 0x8:",
 };
 
+/* Mask 0 with a width (accelsim_fast.c fast_no_lanes: whatever follows the width is
+ * ignored), apart from fast_lines so that its mutations stay those they were. */
+static const char *const no_lane_lines[] = {
+    "0200 00000000 1 R3 LDS 1 R7 4 1 0x0 0 ",
+    "0200 00000000 1 R3 LDS 1 R7 4\t zz \x01 0x",
+    "0200 00000000 1 R3 LDS 1 R7 4x 1 0x0 0",
+    "0200 00000000 1 R3 LDS 1 R7 4\r",
+    "0200 00000000 1 R3 LDS 1 R7 4",
+    "0200 00000000 1 R3 LDS 1 R7 4 ",
+    "0200 00000000 1 R3 LDS 1 R7 16 2 0x400 4 4 4",
+};
+
 /* Replaces, inserts or deletes one byte of line (n bytes, room for one more) with a byte
  * on the edge of what some field accepts; returns the new length. */
 static size_t mutate_line(char *line, size_t n, uint32_t *seed)
@@ -1684,6 +1696,18 @@ static void torture_fast_path_matches_general_parser(void **state)
         for (int m = 0; m < nmut; m++)
             n = mutate_line(line, n, &seed);
         expect_same_decode(fast_headers[h], line, n);
+    }
+    size_t nz = sizeof no_lane_lines / sizeof no_lane_lines[0];
+    for (int iter = 0; iter < 600; iter++) {
+        seed = seed * 1664525u + 1013904223u;
+        int h = (int)(seed >> 8) % NHDR;
+        char line[1024];
+        size_t n = (size_t)snprintf(line, sizeof line, "%s%s%s", fast_prefixes[h],
+                                    no_lane_lines[iter % nz], fast_suffixes[h]);
+        if (iter >= 2 * (int)nz) /* (each as it is first, then mutated) */
+            n = mutate_line(line, n, &seed);
+        if (!memchr(line, '\0', n)) /* (a NUL can make the file a binary format's) */
+            expect_same_decode(fast_headers[h], line, n);
     }
 }
 
@@ -1748,7 +1772,8 @@ static void torture_fast_path_line_cache(void **state)
             assert_int_equal(gf_kreader_next_inst(rb, &b, &eb), GF_OK);
             if (a.pc != b.pc || a.mask != b.mask || a.opcode != b.opcode ||
                 a.base_opcode != b.base_opcode || a.ndst != b.ndst || a.nsrc != b.nsrc ||
-                a.mem_width != b.mem_width || memcmp(a.dst, b.dst, a.ndst * sizeof a.dst[0]) ||
+                a.mem_width != b.mem_width || a.imm != b.imm ||
+                memcmp(a.dst, b.dst, a.ndst * sizeof a.dst[0]) ||
                 memcmp(a.src, b.src, a.nsrc * sizeof a.src[0]) ||
                 memcmp(a.addr, b.addr, sizeof a.addr))
                 fail_msg("header %d, instruction %d (trace line %ld) decodes differently on the "
