@@ -59,6 +59,7 @@ static void sim_free(sim *s)
     free(s->open_row);
     free(s->shmem_memo);
     free(s->coal_memo);
+    free(s->local_memo);
     free(s->shpat_memo);
     free(s->rp);
     free(s->rpl);

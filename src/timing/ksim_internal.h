@@ -525,6 +525,7 @@ typedef struct sim {
     const gf_isa_entry *isa_seen[GF_OPCODE_MAX];
     shmem_memo *shmem_memo; /* SHMEM_MEMO entries, allocated at the first shared access */
     coal_memo *coal_memo;   /* COAL_MEMO entries, allocated at the first patterned access */
+    coal_memo *local_memo;  /* COAL_MEMO entries for local accesses, likewise */
     shpat_memo *shpat_memo; /* SHPAT_MEMO entries, likewise */
     /* The kernel's shape table (see shape): its chunks, the words used in the last one,
      * and a hash index of the ids (open addressing, SHAPE_INLINE = empty). */

@@ -783,6 +783,38 @@ static void torture_wide_local_access_is_a_request_per_word(void **state)
     assert_true(r.v[GF_C_L1_LLD_SECTOR_HITS] == 4.0);
 }
 
+/* Local accesses whose lanes share one offset go through a memo keyed by the mask, width
+ * and place in the 128 B line (ksim_addr.c local_memo): the second STL.128 and STL.U8
+ * below are answered from the first's entry, moved to their own offsets. Loads of what
+ * each store wrote must then hit in L1, and the counts stay one request a word. */
+static void torture_local_memo_moves_with_the_offset(void **state)
+{
+    (void)state;
+    const char *d;
+    FILE *f = hand_trace("localmemo", &d, "localmemo", 1, 32, 0, 32);
+    fputs("#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 11\n"
+          "0000 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000020 0\n"
+          "0010 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000420 0\n"
+          "0020 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000811 0\n"
+          "0030 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000c15 0\n"
+          "0040 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000a12 0\n"
+          "0050 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000028 0\n"
+          "0060 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000428 0\n"
+          "0070 ffffffff 1 R8 LDL.U8 1 R1 1 1 0x7f1000000811 0\n"
+          "0080 ffffffff 1 R8 LDL.U8 1 R1 1 1 0x7f1000000c15 0\n"
+          "0090 00ff0000 1 R8 LDL.U8 1 R1 1 1 0x7f1000000a12 0\n"
+          "00a0 ffffffff 0 EXIT 0 0\n#END_TB\n",
+          f);
+    gf_kernel_row r = predict_h100_file(f, d);
+    /* (0xa12 is another byte of its word than 0x811, a sector further on in its line;
+     * its load, of other lanes, is not answered from the memo) */
+    assert_true(r.v[GF_C_L1_LST_REQUESTS] == 4.0 + 4.0 + 1.0 + 1.0 + 1.0);
+    assert_true(r.v[GF_C_L1_LST_SECTORS] == 16.0 + 16.0 + 1.0 + 1.0 + 1.0);
+    assert_true(r.v[GF_C_L1_LLD_REQUESTS] == 5.0);
+    assert_true(r.v[GF_C_L1_LLD_SECTORS] == 4.0 + 4.0 + 1.0 + 1.0 + 1.0);
+    assert_true(r.v[GF_C_L1_LLD_SECTOR_HITS] == 4.0 + 4.0 + 1.0 + 1.0 + 1.0);
+}
+
 /* One warp: an LDGSTS from DRAM, its group committed (LDGDEPBAR), DEPBAR.LE SB0, wait,
  * then a chain of 100 dependent IADD3s. With wait 0 (cp.async.wait_group 0) the chain
  * starts once the copy's data has arrived; with 1 it need not wait, and runs while the
@@ -1693,6 +1725,7 @@ int main(void)
         cmocka_unit_test(torture_shared_conflicts_through_memo),
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
+        cmocka_unit_test(torture_local_memo_moves_with_the_offset),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
         cmocka_unit_test(torture_bsync_holds_its_warp),
