@@ -12,6 +12,7 @@
  */
 #include "trace/spin.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "sass/opcode.h"
@@ -98,6 +99,20 @@ void gf_spin_warp(gf_spin *f)
     refresh(f);
 }
 
+/* *dst = *src, without the 256 bytes of lane addresses when src accesses no memory
+ * (types.h: addr[] is then unspecified; polls, which buf[0] holds, are always copied
+ * whole): a loop body's instructions are copied two or three times each
+ * (cublas_hgemm1024's consumer warps, callgrind). */
+static inline void inst_copy(gf_inst *dst, const gf_inst *src)
+{
+    if (src->mem_width) {
+        *dst = *src;
+        return;
+    }
+    memcpy(dst, src, offsetof(gf_inst, addr));
+    dst->addr_pattern = src->addr_pattern;
+}
+
 /* The same lanes polling the same addresses. (Not by addr_pattern: the general and the
  * fast line parsers may give the same line different patterns; a lazy stride keeps
  * only the first lane's address, gf_kreader_set_lazy_strides.) */
@@ -114,6 +129,16 @@ static int same_poll(const gf_inst *a, const gf_inst *b)
     if (a->pc != b->pc || a->opcode != b->opcode || a->mask != b->mask ||
         a->mem_width != b->mem_width)
         return 0;
+    if (a->addr_pattern & b->addr_pattern & 1u && a->mask) {
+        /* Both lazy strides: the k-th active lane is at the first one's address + k
+         * strides (gf_inst_fill_stride), so the first address and, past one lane, the
+         * stride decide. Expanding and comparing both lists was 110 M of cublas_hgemm1024's
+         * 1,878 M instructions (its mbarrier polls, callgrind). */
+        unsigned f = (unsigned)__builtin_ctz(a->mask);
+        return a->addr[f] == b->addr[f] &&
+               (!(a->mask & (a->mask - 1)) ||
+                (int64_t)a->addr_pattern >> 2 == (int64_t)b->addr_pattern >> 2);
+    }
     uint64_t ta[GF_WARP_SIZE], tb[GF_WARP_SIZE];
     const uint64_t *x = lane_addrs(a, ta), *y = lane_addrs(b, tb);
     for (unsigned l = 0; l < GF_WARP_SIZE; l++)
@@ -142,9 +167,10 @@ static void give_up(gf_spin *f, const gf_inst *x)
     /* refeed = buf[1, n) + x + what was still queued */
     unsigned queued = f->nrefeed - f->refeed_pos;
     memmove(&f->refeed[keep + more], &f->refeed[f->refeed_pos], queued * sizeof f->refeed[0]);
-    memcpy(&f->refeed[0], &f->buf[1], keep * sizeof f->buf[0]);
+    for (unsigned i = 0; i < keep; i++)
+        inst_copy(&f->refeed[i], &f->buf[1 + i]);
     if (x)
-        f->refeed[keep] = *x;
+        inst_copy(&f->refeed[keep], x);
     f->refeed_pos = 0;
     f->nrefeed = keep + more + queued;
     f->n = 0;
@@ -189,7 +215,7 @@ static gf_status spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *er
         if (!f->capturing) {
             if (kind_of(f, x->opcode) != SK_POLL) {
                 if (x != out)
-                    *out = *x;
+                    inst_copy(out, x);
                 f->direct = direct;
                 return GF_OK;
             }
@@ -209,11 +235,12 @@ static gf_status spin_next(gf_spin *f, gf_kreader *r, gf_inst *out, gf_error *er
             continue;
         }
         if (x->pc != f->buf[0].pc && f->n < GF_SPIN_BODY_MAX) {
-            f->buf[f->n++] = *x;
+            inst_copy(&f->buf[f->n++], x);
             continue;
         }
         *out = f->buf[0];
-        gf_inst tmp = *x; /* (x may point into refeed, which give_up rewrites) */
+        gf_inst tmp; /* (x may point into refeed, which give_up rewrites) */
+        inst_copy(&tmp, x);
         give_up(f, &tmp);
         f->direct = 0;
         return GF_OK;

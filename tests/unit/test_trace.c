@@ -878,6 +878,34 @@ static void torture_spin_what_is_and_is_not_a_wait(void **state)
     assert_int_equal(dropped, 0);
 }
 
+/* Polls whose lanes the reader leaves as lazy strides (base and stride) are the same
+ * poll only when the first lane's address and the stride agree (spin.c same_poll):
+ * the same strided flags polled again are a wait; another stride from the same base,
+ * or another base, is not. */
+static void torture_spin_strided_polls(void **state)
+{
+    (void)state;
+    uint64_t kept[64], dropped;
+    static const char *const second[] = {"4", "8", "4"};
+    static const char *const base2[] = {"0x7f0000001000", "0x7f0000001000", "0x7f0000001080"};
+    static const unsigned want_kept[] = {4, 7, 7};
+    for (unsigned c = 0; c < 3; c++) {
+        char text[2048];
+        snprintf(text, sizeof text,
+                 H "warp = 0\ninsts = 7\n"
+                   "0100 ffffffff 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 0x7f0000001000 4\n"
+                   "0110 ffffffff 0 ISETP.EQ.AND 1 R2 0\n"
+                   "0120 ffffffff 0 BRA 0 0\n"
+                   "0100 ffffffff 1 R2 LDG.E.STRONG.GPU 1 R4 4 1 %s %s\n"
+                   "0110 ffffffff 0 ISETP.EQ.AND 1 R2 0\n"
+                   "0120 00000000 0 BRA 0 0\n"
+                   "0130 ffffffff 0 EXIT 0 0\n",
+                 base2[c], second[c]);
+        assert_int_equal(spin_read("spin7.traceg", text, kept, &dropped), want_kept[c]);
+        assert_int_equal(dropped, 7 - want_kept[c]);
+    }
+}
+
 /* mask 0 (e.g. a predicated-off load) is a warp instruction with no thread and no
  * address, whether or not the tracer printed an address list after the width */
 static void torture_mask_zero_memory_instruction(void **state)
@@ -1984,6 +2012,7 @@ int main(void)
         cmocka_unit_test(torture_h100_traces_read_whole),
         cmocka_unit_test(torture_spin_mbarrier_loop_collapsed),
         cmocka_unit_test(torture_spin_what_is_and_is_not_a_wait),
+        cmocka_unit_test(torture_spin_strided_polls),
         cmocka_unit_test(torture_fast_path_line_cache),
         cmocka_unit_test(torture_fast_path_opcodes),
         cmocka_unit_test(torture_fast_path_warp_header),
