@@ -9,8 +9,8 @@
  * reused only when everything the result depends on matches); the memos belong to the
  * sim and are used only while blocks are decoded, on the calling thread.
  *
- * Touches: sim's memos (shmem_memo, shpat_memo, coal_memo, local_memo, allocated at first use and
- * freed with the sim, kernel_sim.c) and lane_addr; reads the GPU model and the header.
+ * Touches: sim's memos (shmem_memo, shpat_memo, coal_memo, local_memo, allocated at
+ * first use and freed with the sim, kernel_sim.c) and lane_addr; reads the GPU model and the header.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -77,10 +77,50 @@ struct shpat_memo {
 _Static_assert(COAL_MEMO_SECTORS % 4u == 0, "coalesce_memo copies four entries at a time");
 struct coal_memo {
     pat_key key;                    /* phase: the base & 127 */
-    uint16_t nsectors, nlines, wavefronts, requests; /* (requests: local_memo's only) */
+    uint16_t nsectors, nlines, wavefronts, requests;
     int32_t rel[COAL_MEMO_SECTORS]; /* sector minus the first sector of the base's line */
     uint32_t bytes[COAL_MEMO_SECTORS];
 };
+
+/* The entry's result for an access whose base's line starts at sector `first`. */
+static inline void coal_memo_get(const coal_memo *m, uint64_t first, gf_coalesced *c)
+{
+    c->nsectors = m->nsectors;
+    c->nlines = m->nlines;
+    c->requests = m->requests;
+    c->wavefronts = m->wavefronts;
+    /* (four at a time: entries past nsectors, at most COAL_MEMO_SECTORS, are written too
+     * and read by no one) */
+    for (unsigned i = 0; i < m->nsectors; i += 4)
+        for (unsigned j = i; j < i + 4; j++) {
+            c->sector[j] = first + (uint64_t)(int64_t)m->rel[j];
+            c->bytes[j] = m->bytes[j];
+        }
+}
+
+/* Keeps c, the result for a base whose line starts at sector `first`, in m under key;
+ * nothing when it does not fit an entry (checked before the entry is touched). */
+static void coal_memo_put(coal_memo *m, const pat_key *key, uint64_t first,
+                          const gf_coalesced *c)
+{
+    if (c->nsectors > COAL_MEMO_SECTORS || c->wavefronts > UINT16_MAX ||
+        c->requests > UINT16_MAX)
+        return;
+    for (unsigned i = 0; i < c->nsectors; i++) {
+        int64_t d = (int64_t)(c->sector[i] - first);
+        if (d < INT32_MIN || d > INT32_MAX)
+            return;
+    }
+    for (unsigned i = 0; i < c->nsectors; i++) {
+        m->rel[i] = (int32_t)(int64_t)(c->sector[i] - first);
+        m->bytes[i] = c->bytes[i];
+    }
+    m->key = *key;
+    m->nsectors = (uint16_t)c->nsectors;
+    m->nlines = (uint16_t)c->nlines;
+    m->requests = (uint16_t)c->requests;
+    m->wavefronts = (uint16_t)c->wavefronts;
+}
 
 static int in_window(uint64_t a, int has_base, uint64_t base)
 {
@@ -225,37 +265,13 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
     pat_key key = {in->addr_pattern, in->mask, width, (uint32_t)(base & 127u)};
     coal_memo *m = &s->coal_memo[pat_key_hash(&key) >> 56]; /* COAL_MEMO = 2^8 */
     if (pat_key_eq(&m->key, &key)) {
-        c->nsectors = m->nsectors;
-        c->nlines = m->nlines;
-        c->requests = 1;
-        c->wavefronts = m->wavefronts;
-        /* (four at a time: entries past nsectors, at most COAL_MEMO_SECTORS, are written
-         * too and read by no one) */
-        for (unsigned i = 0; i < m->nsectors; i += 4)
-            for (unsigned j = i; j < i + 4; j++) {
-                c->sector[j] = first + (uint64_t)(int64_t)m->rel[j];
-                c->bytes[j] = m->bytes[j];
-            }
+        coal_memo_get(m, first, c);
         return 1;
     }
     const uint64_t *addr = inst_addrs(s, in);
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
     c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
-    if (c->nsectors > COAL_MEMO_SECTORS)
-        return 1;
-    for (unsigned i = 0; i < c->nsectors; i++) {
-        int64_t d = (int64_t)(c->sector[i] - first);
-        if (d < INT32_MIN || d > INT32_MAX)
-            return 1; /* (checked before the entry is touched) */
-    }
-    for (unsigned i = 0; i < c->nsectors; i++) {
-        m->rel[i] = (int32_t)(int64_t)(c->sector[i] - first);
-        m->bytes[i] = c->bytes[i];
-    }
-    m->key = key;
-    m->nsectors = (uint16_t)c->nsectors;
-    m->nlines = (uint16_t)c->nlines;
-    m->wavefronts = (uint16_t)c->wavefronts;
+    coal_memo_put(m, &key, first, c);
     return 1;
 }
 
@@ -315,28 +331,11 @@ static int local_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced *c
     pat_key key = {1, in->mask, width, (uint32_t)(x & 127u)};
     coal_memo *m = &s->local_memo[pat_key_hash(&key) >> 56]; /* COAL_MEMO = 2^8 */
     if (pat_key_eq(&m->key, &key)) {
-        c->nsectors = m->nsectors;
-        c->nlines = m->nlines;
-        c->requests = m->requests;
-        c->wavefronts = m->wavefronts;
-        for (unsigned i = 0; i < m->nsectors; i++) {
-            c->sector[i] = first + (uint64_t)(int64_t)m->rel[i];
-            c->bytes[i] = m->bytes[i];
-        }
+        coal_memo_get(m, first, c);
         return 1;
     }
     local_sectors_of(s, in, width, c);
-    if (c->nsectors > COAL_MEMO_SECTORS || c->wavefronts > UINT16_MAX)
-        return 1;
-    for (unsigned i = 0; i < c->nsectors; i++) {
-        m->rel[i] = (int32_t)(int64_t)(c->sector[i] - first); /* (within 512 B of x) */
-        m->bytes[i] = c->bytes[i];
-    }
-    m->key = key;
-    m->nsectors = (uint16_t)c->nsectors;
-    m->nlines = (uint16_t)c->nlines;
-    m->requests = (uint16_t)c->requests;
-    m->wavefronts = (uint16_t)c->wavefronts;
+    coal_memo_put(m, &key, first, c);
     return 1;
 }
 

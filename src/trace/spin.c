@@ -100,8 +100,8 @@ void gf_spin_warp(gf_spin *f)
 }
 
 /* *dst = *src, without the 256 bytes of lane addresses when src accesses no memory
- * (types.h: addr[] is then unspecified; polls, which buf[0] holds, are always copied
- * whole): a loop body's instructions are copied two or three times each
+ * (types.h: addr[] is then unspecified; buf[0], the open iteration's poll, is always
+ * assigned whole): a loop body's instructions are copied two or three times each
  * (cublas_hgemm1024's consumer warps, callgrind). */
 static inline void inst_copy(gf_inst *dst, const gf_inst *src)
 {
