@@ -73,7 +73,7 @@ struct shpat_memo {
  * wmma_gemm's loads, rows 2 KB apart, missed 117 K times in 524 K at ~4,600 instructions
  * each, now 6 K; 1,024 would save 0.2 % more there). */
 #define COAL_MEMO 256u
-#define COAL_MEMO_SECTORS 16u
+#define COAL_MEMO_SECTORS 32u
 _Static_assert(COAL_MEMO_SECTORS % 4u == 0, "coalesce_memo copies four entries at a time");
 struct coal_memo {
     pat_key key;                    /* phase: the base & 127 */

@@ -815,6 +815,32 @@ static void torture_local_memo_moves_with_the_offset(void **state)
     assert_true(r.v[GF_C_L1_LLD_SECTOR_HITS] == 4.0 + 4.0 + 1.0 + 1.0 + 1.0);
 }
 
+/* A scattered global access (lanes 8 KiB apart: 32 sectors in 32 lines, a column of
+ * transpose_naive) goes through the coalescing memo too (ksim_addr.c coalesce_memo;
+ * entries hold up to 32 sectors): the second load below is answered from the first's
+ * entry moved by 128 B, so it must touch 32 new sectors (all misses), and the third,
+ * back at the first's addresses, hit all 32 in L1. A memo that did not move its entry,
+ * or kept only part of it, would change the hits. */
+static void torture_coalesce_memo_keeps_scattered_accesses(void **state)
+{
+    (void)state;
+    const char *d;
+    FILE *f = hand_trace("scattermemo", &d, "scattermemo", 1, 32, 0, 32);
+    fputs("#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 5\n"
+          "0000 ffffffff 1 R8 LDG.E 1 R2 4 1 0x7f1000000000 8192\n"
+          "0010 ffffffff 1 R9 LDG.E 1 R8 4 1 0x7f1000000080 8192\n"
+          "0020 ffffffff 1 R10 LDG.E 1 R9 4 1 0x7f1000000000 8192\n"
+          "0030 ffffffff 1 R11 LDG.E 1 R10 4 1 0x7f1000000084 8192\n"
+          "0040 ffffffff 0 EXIT 0 0\n#END_TB\n",
+          f);
+    gf_kernel_row r = predict_h100_file(f, d);
+    assert_true(r.v[GF_C_L1_GLD_REQUESTS] == 4.0);
+    assert_true(r.v[GF_C_L1_GLD_SECTORS] == 4.0 * 32.0);
+    /* the third load's 32, and the fourth's (another key: 4 B further on, the second's
+     * sectors) */
+    assert_true(r.v[GF_C_L1_GLD_SECTOR_HITS] == 32.0 + 32.0);
+}
+
 /* One warp: an LDGSTS from DRAM, its group committed (LDGDEPBAR), DEPBAR.LE SB0, wait,
  * then a chain of 100 dependent IADD3s. With wait 0 (cp.async.wait_group 0) the chain
  * starts once the copy's data has arrived; with 1 it need not wait, and runs while the
@@ -1726,6 +1752,7 @@ int main(void)
         cmocka_unit_test(torture_unrepeated_shapes_predict_the_same),
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_local_memo_moves_with_the_offset),
+        cmocka_unit_test(torture_coalesce_memo_keeps_scattered_accesses),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
         cmocka_unit_test(torture_bsync_holds_its_warp),
