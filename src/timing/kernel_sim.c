@@ -261,6 +261,7 @@ gf_status gf_ksim_run(gf_kreader *r, const gf_gpu *gpu, gf_isa *isa, gf_hier *hi
     s->ki = ki;
     s->shape_first = s->shape_prev = SHAPE_INLINE;
     s->rp_runs = 1;
+    s->rp_fork = UINT32_MAX;
     if (!opt->no_share) /* NULL: every warp keeps its own */
         s->rp_ids = malloc(REPLAY_MAX * sizeof *s->rp_ids);
     s->res = out;

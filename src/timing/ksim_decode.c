@@ -44,6 +44,19 @@
  * its numbering is written out from the entries (replay_sync) and the full decode goes
  * on; a warp that runs past the list's end extends it. At most REPLAY_MAX entries. */
 #define RP_HEAD offsetof(gf_inst, addr)
+/* Branches (replay_branch). A kernel's warps often take one of a few paths: stream_copy's
+ * grid-stride loop runs one more time in half of them, which left the list at its 59th
+ * instruction and decoded their other 209 in full (callgrind: 409 M of predict's 3.76 G).
+ * So where a warp that has followed the list leaves it, the rest of its instructions
+ * are recorded as a new segment of the list (after an RP_END entry closing the list's
+ * last one), and the place it left from and the segment's start become a branch; a later
+ * warp that leaves at the same place with the same head goes on along that segment as
+ * it would along the list. Each entry's path from the first is unique (a segment is
+ * entered only through its branch), so its registers' numbering is what that path
+ * gives. A warp past its segment's end meets the RP_END entry and branches from there;
+ * past the list's end it extends the last segment, as before. At most RP_BRANCHES. */
+#define RP_END 0xffu /* replay_ent.kind of an entry closing a segment; its head, all ones,
+                      * matches no line (an opcode is below GF_OPCODE_MAX) */
 /* Runs of replayed lines (replay_run). An entry without a per-warp memory record (all but
  * global accesses, whose addresses differ between warps) also keeps its line's text, and
  * consecutive such entries' texts lie end to end in one buffer (sim.rp_text),
@@ -426,7 +439,7 @@ static void replay_sync(sim *s, uint32_t k)
 {
     for (uint32_t j = s->rp_done; j < k; j++) {
         const replay_ent *re = &s->rp[j];
-        unsigned base = j ? s->rp[j - 1].nslots : 0;
+        unsigned base = re->nslots - re->nnew; /* (its slots before it: no branch in [rp_done, k)) */
         for (unsigned i = 0; i < re->nnew; i++) {
             s->regstamp[re->newreg[i]] = s->stamp;
             s->regslot[re->newreg[i]] = (uint16_t)(base + i);
@@ -438,33 +451,105 @@ static void replay_sync(sim *s, uint32_t k)
 
 /* Appends the instruction the full decode just did (w numbered its registers from
  * `before` slots on) to the replay list. */
-static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_isa_entry *e,
-                          uint32_t id, unsigned kind, unsigned mspace, unsigned before)
+/* Room for one more entry (and its line) at rp_len; 0 when there is none (only costs
+ * speed). */
+static int replay_room(sim *s)
 {
-    if (s->rp_len >= REPLAY_MAX || w->nslots - before > GF_MAX_DST + GF_MAX_SRC + 1) {
-        s->rp_record = 0;
-        return;
-    }
-    {
-        void *p = s->rpl;
-        if (gf_grow(&p, &s->rpl_cap, (size_t)s->rp_len + 1, sizeof *s->rpl) != 0) {
-            s->rp_record = 0; /* only costs speed */
-            return;
-        }
-        s->rpl = p;
-    }
+    void *p = s->rpl;
+    if (s->rp_len >= REPLAY_MAX ||
+        gf_grow(&p, &s->rpl_cap, (size_t)s->rp_len + 1, sizeof *s->rpl) != 0)
+        return 0;
+    s->rpl = p;
     if (s->rp_len == s->rp_cap) {
-        void *p = s->rp;
+        p = s->rp;
         size_t cap = s->rp_cap;
-        if (gf_grow(&p, &cap, (size_t)s->rp_len + 1, sizeof *s->rp) != 0) {
-            s->rp_record = 0; /* only costs speed */
-            return;
-        }
+        if (gf_grow(&p, &cap, (size_t)s->rp_len + 1, sizeof *s->rp) != 0)
+            return 0;
         s->rp = p;
         s->rp_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     }
+    return 1;
+}
+
+/* Where the warp being recorded left the list (s->rp_fork), its first entry's place
+ * becomes a branch: after an RP_END entry closing the list's last segment, unless one
+ * does. 0 when there is no room (the warp then records nothing). */
+static int replay_open_branch(sim *s)
+{
+    uint32_t from = s->rp_fork;
+    s->rp_fork = UINT32_MAX;
+    if (s->rpb_len >= RP_BRANCHES)
+        return 0;
+    if (s->rp_len && s->rp[s->rp_len - 1].kind != RP_END) {
+        if (!replay_room(s))
+            return 0;
+        rp_line *rl = &s->rpl[s->rp_len];
+        replay_ent *re = &s->rp[s->rp_len++];
+        memset(re, 0, sizeof *re);
+        memset(re->head, 0xff, RP_HEAD);
+        re->kind = RP_END;
+        re->shape = SHAPE_INLINE;
+        memset(rl, 0, sizeof *rl); /* tlen 0: no run reaches past it */
+        rl->movs = rl[-1].movs;
+        rl->mios = rl[-1].mios;
+    }
+    if (!replay_room(s)) /* (a branch's start always holds its first entry) */
+        return 0;
+    s->rpb_recording = 1;
+    struct rp_branch *br = &s->rpb[s->rpb_len++];
+    br->from = from;
+    br->start = s->rp_len;
+    br->next = s->rpb_head[from % RP_BUCKETS];
+    s->rpb_head[from % RP_BUCKETS] = s->rpb_len;
+    return 1;
+}
+
+/* The warp no longer follows a branch it took: what it replayed along it counts
+ * (replay_may_fork). */
+static inline void replay_off_branch(sim *s, const swarp *w)
+{
+    if (s->rpb_on) {
+        s->rpb_replayed += w->n - s->rpb_from;
+        s->rpb_on = 0;
+    }
+}
+
+/* Whether a warp that left the list may record a branch: while there is room, and past
+ * RP_BRANCH_ENTRIES_FREE entries recorded on branches only while warps replay at least
+ * as many instructions along branches as were recorded on them (torch_gelu's warps part
+ * ways again soon after taking one: recording 256 branches, 34 K entries, cost it 2.9 %
+ * more than it saved, callgrind; stream_copy records 3.6 K and replays 0.9 M). */
+static int replay_may_fork(const sim *s)
+{
+    return s->rpb_len < RP_BRANCHES &&
+           (s->rpb_recorded < RP_BRANCH_ENTRIES_FREE || s->rpb_replayed >= s->rpb_recorded);
+}
+
+/* The start of the branch from entry k's place whose first entry's head is in's, or
+ * UINT32_MAX. */
+static uint32_t replay_branch(const sim *s, uint32_t k, const gf_inst *in)
+{
+    for (uint32_t i = s->rpb_head[k % RP_BUCKETS]; i; i = s->rpb[i - 1].next) {
+        const struct rp_branch *br = &s->rpb[i - 1];
+        if (br->from == k && br->start < s->rp_len &&
+            memcmp(in, s->rp[br->start].head, RP_HEAD) == 0)
+            return br->start;
+    }
+    return UINT32_MAX;
+}
+
+static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_isa_entry *e,
+                          uint32_t id, unsigned kind, unsigned mspace, unsigned before)
+{
+    if (w->nslots - before > GF_MAX_DST + GF_MAX_SRC + 1 ||
+        (s->rp_fork != UINT32_MAX && !replay_open_branch(s)) || !replay_room(s)) {
+        s->rp_record = 0;
+        s->rp_fork = UINT32_MAX;
+        return;
+    }
     rp_line *rl = &s->rpl[s->rp_len];
     replay_ent *re = &s->rp[s->rp_len++];
+    s->rpb_recorded += (unsigned)s->rpb_recording;
     memcpy(re->head, in, RP_HEAD);
     re->e = e;
     /* a generic access's kind and space depend on its addresses: decoded in full */
@@ -609,10 +694,22 @@ static gf_status replay_inst(sim *s, sblock *b, swarp *w, const gf_inst *in, int
     const replay_ent *re = k < s->rp_len ? &s->rp[k] : NULL;
     *done = 0;
     if (!re || memcmp(in, re->head, RP_HEAD) != 0) {
+        uint32_t start = re ? replay_branch(s, k, in) : UINT32_MAX;
         replay_sync(s, k);
-        s->rp_follow = 0;
-        s->rp_record = !re && s->rp_len < REPLAY_MAX; /* past its end: extend it */
-        return GF_OK;
+        replay_off_branch(s, w);
+        if (start == UINT32_MAX) {
+            s->rp_follow = 0;
+            /* past its end: extend it; else record a branch from here */
+            s->rp_record = !re ? s->rp_len < REPLAY_MAX : replay_may_fork(s);
+            if (re && s->rp_record)
+                s->rp_fork = k;
+            return GF_OK;
+        }
+        /* along the branch: its entries' numbering follows k's place on the list */
+        s->rp_done = s->rp_pos = k = start;
+        s->rpb_on = 1;
+        s->rpb_from = w->n;
+        re = &s->rp[k];
     }
     s->rp_pos = k + 1;
     if (re->shape == SHAPE_INLINE) { /* decoded in full every time */
@@ -833,6 +930,8 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
         s->rp_pos = s->rp_done = 0;
         s->rp_follow = !s->opt->no_replay;
         s->rp_record = 0;
+        s->rp_fork = UINT32_MAX;
+        s->rpb_recording = s->rpb_on = 0;
         s->ag_open = s->ag_waited = 0;
         memset(s->ag_members, 0, sizeof s->ag_members);
         s->wg_open = s->wg_waited = 0;
@@ -891,6 +990,7 @@ gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err)
          * before the next warp's new stamp, and only for a warp with waits) */
         if (s->rp_follow && ksim_mb_warp_waits(s))
             replay_sync(s, s->rp_pos);
+        replay_off_branch(s, w);
         if ((st = ksim_mb_warp_end(s, b, w, err)) != GF_OK)
             return st;
         /* Every register starts ready. */

@@ -408,6 +408,13 @@ typedef struct rp_line rp_line;
 typedef struct replay_ent replay_ent;
 /* Entries of the replay list and ids of the shared id stream (sim.rp_ids), at most. */
 #define REPLAY_MAX 65536u
+/* Branches of the replay list at most (ksim_decode.c replay_branch), and the buckets
+ * (a power of two) their chains hang from. */
+#define RP_BRANCHES 256u
+/* Entries recorded on branches before their use is checked (ksim_decode.c
+ * replay_may_fork). */
+#define RP_BRANCH_ENTRIES_FREE 4096u
+#define RP_BUCKETS 64u
 /* Lines a run of replayed text appends at most (ksim_decode.c replay_run; ksim_block.c
  * ksim_warp_unshare leaves room for one). */
 #define RUN_MAX 64u
@@ -553,6 +560,20 @@ typedef struct sim {
     uint32_t rp_pos, rp_done;
     int rp_follow, rp_record;
     int rp_runs; /* replay_run is worth trying in this kernel */
+    /* Where warps left the list to go on along another recorded path (replay_branch):
+     * from entry `from`'s place to the segment starting at `start`; chained (next: index
+     * + 1, 0 ends) from rpb_head[from % RP_BUCKETS]. rp_fork: the place the warp being
+     * recorded left the list at (UINT32_MAX: none), made a branch at its first entry. */
+    struct rp_branch {
+        uint32_t from, start, next;
+    } rpb[RP_BRANCHES];
+    uint32_t rpb_len, rpb_head[RP_BUCKETS], rp_fork;
+    /* Entries recorded on branches, and instructions replayed by warps that took one
+     * (ksim_decode.c replay_may_fork); whether the warp being decoded records a branch,
+     * or took one. */
+    uint64_t rpb_recorded, rpb_replayed;
+    int rpb_recording, rpb_on;
+    uint32_t rpb_from; /* the warp's instructions when it took the branch */
     /* Beside rp: each entry's line (rp_line) and the texts; replay_run's tries and
      * successes in this kernel. */
     rp_line *rpl;

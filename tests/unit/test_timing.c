@@ -1688,6 +1688,55 @@ static void torture_replayed_decoding_predicts_the_same(void **state)
     assert_true(replayed.v[GF_C_SHMEM_BANK_CONFLICTS] > 0);
 }
 
+/* Warps that leave the replay list where an earlier warp left it, the same way, go on
+ * along the segment that warp recorded (ksim_decode.c replay_branch) instead of decoding
+ * the rest in full. Here warps take one of four paths that part at instruction 8 (a
+ * load into a register only its path names), one of them longer than the rest (past
+ * its segment's end), and in later blocks one warp leaves its branch again at 12 with
+ * an instruction that reads that load's register, still in flight: the numbering the
+ * branch gave it must be the one the full decode gives. Replayed and not, held and
+ * spilled. */
+static void torture_replay_branches_predict_the_same(void **state)
+{
+    (void)state;
+    const char *d;
+    FILE *f = hand_trace("branches", &d, "branches", 4, 256, 0, 64);
+    enum { BODY = 36 };
+    for (unsigned b = 0; b < 4; b++) {
+        fprintf(f, "#BEGIN_TB\n\nthread block = %u,0,0\n\n", b);
+        for (unsigned w = 0; w < 8; w++) {
+            unsigned path = w % 4, n = BODY + (path == 3 ? 6 : 0);
+            int leaves = path == 1 && w == 5 && b >= 1;
+            unsigned long long base = 0x7f0000000000ull + (b * 8 + w) * 65536ull;
+            fprintf(f, "warp = %u\ninsts = %u\n", w, n + 1);
+            for (unsigned i = 0; i < n; i++) {
+                unsigned pc = 0x10 * i, r = 2 + i % 7;
+                if (path && i == 8)
+                    fprintf(f, "%04x ffffffff 1 R%u LDG.E 1 R%u 4 1 0x%llx 4\n", pc, 40 + path,
+                            r, base + 32768ull * path);
+                else if (leaves && i == 12)
+                    fprintf(f, "%04x ffffffff 1 R%u FMUL 2 R41 R%u 0\n", pc, r, r + 1);
+                else if (path == 1 && i == 14)
+                    fprintf(f, "%04x ffffffff 1 R%u IADD3 2 R41 R%u 0\n", pc, 45, r);
+                else if (i % 4 == 1)
+                    fprintf(f, "%04x ffffffff 1 R%u LDG.E 1 R%u 4 1 0x%llx 4\n", pc, r, r + 1,
+                            base + 128ull * i);
+                else if (i % 4 == 3)
+                    fprintf(f, "%04x ffffffff 1 R%u FFMA 3 R%u R%u R%u 0\n", pc, r, r, r + 1,
+                            r + 2);
+                else
+                    fprintf(f, "%04x ffffffff 1 R%u IADD3 2 R%u R%u 0\n", pc, r, r + 1, r + 2);
+            }
+            fprintf(f, "%04x ffffffff 0 EXIT 0 0\n", 0x10 * n);
+        }
+        fputs("#END_TB\n\n", f);
+    }
+    assert_int_equal(fclose(f), 0);
+    gf_gpu g = load_gpu("titanv");
+    gf_kernel_row replayed = assert_replay_changes_nothing(d, &g);
+    assert_true(replayed.v[GF_C_INST_EXECUTED] == 4.0 * (8 * (BODY + 1) + 2 * 6));
+}
+
 /* Quick scans (ksim_issue.c scan_subcore: warps gated by a busy LSU or by the unit just
  * issued to are not visited, warps whose operands are far off are parked) change no
  * decision: the same counters as scans that visit every candidate, under both warp
@@ -1753,6 +1802,7 @@ int main(void)
         cmocka_unit_test(torture_wide_local_access_is_a_request_per_word),
         cmocka_unit_test(torture_local_memo_moves_with_the_offset),
         cmocka_unit_test(torture_coalesce_memo_keeps_scattered_accesses),
+        cmocka_unit_test(torture_replay_branches_predict_the_same),
         cmocka_unit_test(torture_depbar_waits_for_async_copies),
         cmocka_unit_test(torture_branches_wait_for_predicates_and_redirect),
         cmocka_unit_test(torture_bsync_holds_its_warp),
