@@ -724,6 +724,17 @@ static gf_kernel_row predict_h100_file(FILE *f, const char *d)
     return r;
 }
 
+/* Predicts on the shipped H100 model a one-block, one-warp hand trace (kernel and
+ * directory named tag) of `insts` instruction lines. */
+static gf_kernel_row predict_one_warp_h100(const char *tag, unsigned insts, const char *lines)
+{
+    const char *d;
+    FILE *f = hand_trace(tag, &d, tag, 1, 32, 0, 32);
+    fprintf(f, "#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = %u\n%s#END_TB\n", insts,
+            lines);
+    return predict_h100_file(f, d);
+}
+
 /* Decoded instructions are interned as shapes (ksim_decode.c); a kernel whose shapes
  * hardly repeat stops interning after SHAPE_GIVE_UP instructions and stores the rest
  * inline in each warp's pool, between its memory records. Such a trace (random
@@ -767,15 +778,12 @@ static void torture_unrepeated_shapes_predict_the_same(void **state)
 static void torture_wide_local_access_is_a_request_per_word(void **state)
 {
     (void)state;
-    const char *d;
-    FILE *f = hand_trace("local128", &d, "local128", 1, 32, 0, 32);
-    fputs("#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 4\n"
-          "0000 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000020 0\n"
-          "0010 ffffffff 0 STL.64 2 R1 R4 8 1 0x7f1000000040 0\n"
-          "0020 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000028 0\n"
-          "0030 ffffffff 0 EXIT 0 0\n#END_TB\n",
-          f);
-    gf_kernel_row r = predict_h100_file(f, d);
+    gf_kernel_row r = predict_one_warp_h100(
+        "local128", 4,
+        "0000 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000020 0\n"
+        "0010 ffffffff 0 STL.64 2 R1 R4 8 1 0x7f1000000040 0\n"
+        "0020 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000028 0\n"
+        "0030 ffffffff 0 EXIT 0 0\n");
     assert_true(r.v[GF_C_L1_LST_REQUESTS] == 4.0 + 2.0);
     assert_true(r.v[GF_C_L1_LST_SECTORS] == 16.0 + 8.0);
     assert_true(r.v[GF_C_L1_LLD_REQUESTS] == 1.0);
@@ -790,22 +798,19 @@ static void torture_wide_local_access_is_a_request_per_word(void **state)
 static void torture_local_memo_moves_with_the_offset(void **state)
 {
     (void)state;
-    const char *d;
-    FILE *f = hand_trace("localmemo", &d, "localmemo", 1, 32, 0, 32);
-    fputs("#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 11\n"
-          "0000 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000020 0\n"
-          "0010 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000420 0\n"
-          "0020 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000811 0\n"
-          "0030 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000c15 0\n"
-          "0040 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000a12 0\n"
-          "0050 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000028 0\n"
-          "0060 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000428 0\n"
-          "0070 ffffffff 1 R8 LDL.U8 1 R1 1 1 0x7f1000000811 0\n"
-          "0080 ffffffff 1 R8 LDL.U8 1 R1 1 1 0x7f1000000c15 0\n"
-          "0090 00ff0000 1 R8 LDL.U8 1 R1 1 1 0x7f1000000a12 0\n"
-          "00a0 ffffffff 0 EXIT 0 0\n#END_TB\n",
-          f);
-    gf_kernel_row r = predict_h100_file(f, d);
+    gf_kernel_row r = predict_one_warp_h100(
+        "localmemo", 11,
+        "0000 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000020 0\n"
+        "0010 ffffffff 0 STL.128 2 R1 R4 16 1 0x7f1000000420 0\n"
+        "0020 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000811 0\n"
+        "0030 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000c15 0\n"
+        "0040 ffffffff 0 STL.U8 2 R1 R4 1 1 0x7f1000000a12 0\n"
+        "0050 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000028 0\n"
+        "0060 ffffffff 1 R8 LDL 1 R1 4 1 0x7f1000000428 0\n"
+        "0070 ffffffff 1 R8 LDL.U8 1 R1 1 1 0x7f1000000811 0\n"
+        "0080 ffffffff 1 R8 LDL.U8 1 R1 1 1 0x7f1000000c15 0\n"
+        "0090 00ff0000 1 R8 LDL.U8 1 R1 1 1 0x7f1000000a12 0\n"
+        "00a0 ffffffff 0 EXIT 0 0\n");
     /* (0xa12 is another byte of its word than 0x811, a sector further on in its line;
      * its load, of other lanes, is not answered from the memo) */
     assert_true(r.v[GF_C_L1_LST_REQUESTS] == 4.0 + 4.0 + 1.0 + 1.0 + 1.0);
@@ -824,16 +829,13 @@ static void torture_local_memo_moves_with_the_offset(void **state)
 static void torture_coalesce_memo_keeps_scattered_accesses(void **state)
 {
     (void)state;
-    const char *d;
-    FILE *f = hand_trace("scattermemo", &d, "scattermemo", 1, 32, 0, 32);
-    fputs("#BEGIN_TB\n\nthread block = 0,0,0\n\nwarp = 0\ninsts = 5\n"
-          "0000 ffffffff 1 R8 LDG.E 1 R2 4 1 0x7f1000000000 8192\n"
-          "0010 ffffffff 1 R9 LDG.E 1 R8 4 1 0x7f1000000080 8192\n"
-          "0020 ffffffff 1 R10 LDG.E 1 R9 4 1 0x7f1000000000 8192\n"
-          "0030 ffffffff 1 R11 LDG.E 1 R10 4 1 0x7f1000000084 8192\n"
-          "0040 ffffffff 0 EXIT 0 0\n#END_TB\n",
-          f);
-    gf_kernel_row r = predict_h100_file(f, d);
+    gf_kernel_row r = predict_one_warp_h100(
+        "scattermemo", 5,
+        "0000 ffffffff 1 R8 LDG.E 1 R2 4 1 0x7f1000000000 8192\n"
+        "0010 ffffffff 1 R9 LDG.E 1 R8 4 1 0x7f1000000080 8192\n"
+        "0020 ffffffff 1 R10 LDG.E 1 R9 4 1 0x7f1000000000 8192\n"
+        "0030 ffffffff 1 R11 LDG.E 1 R10 4 1 0x7f1000000084 8192\n"
+        "0040 ffffffff 0 EXIT 0 0\n");
     assert_true(r.v[GF_C_L1_GLD_REQUESTS] == 4.0);
     assert_true(r.v[GF_C_L1_GLD_SECTORS] == 4.0 * 32.0);
     /* the third load's 32, and the fourth's (another key: 4 B further on, the second's
