@@ -476,6 +476,24 @@ unsigned gf_shmem_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned wi
     return total;
 }
 
+unsigned gf_coalesced_wavefronts(const gf_coalesced *c, unsigned banks)
+{
+    uint16_t per[64] = {0}; /* (at most 256 sectors x 8 words) */
+    unsigned worst = 0, bmask = banks - 1;
+    for (unsigned i = 0; i < c->nsectors; i++) {
+        uint32_t m = c->bytes[i];
+        /* bit 4j: word j of the sector has a touched byte */
+        uint32_t touched = (m | m >> 1 | m >> 2 | m >> 3) & UINT32_C(0x11111111);
+        uint64_t w0 = c->sector[i] * 8u; /* (sectors are below 2^59) */
+        for (; touched; touched &= touched - 1) {
+            unsigned b = (unsigned)((w0 + ((unsigned)__builtin_ctz(touched) >> 2)) & bmask);
+            if (++per[b] > worst)
+                worst = per[b];
+        }
+    }
+    return worst;
+}
+
 unsigned gf_shmem_atomic_wavefronts(const uint64_t addr[32], uint32_t mask, unsigned width,
                                     unsigned banks, unsigned *bank_conflicts)
 {

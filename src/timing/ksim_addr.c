@@ -244,12 +244,16 @@ uint32_t ksim_shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsig
  * transpose_naive's scattered stores 32, stream_copy's LDG.128 4; the rule gives 8, 2,
  * 16, 32, 32, 4. 0 when l1.data_banks is 0 (then sectors alone set the stage). Depends
  * only on the lanes' offsets and the base's place in its 128 B line, like the sectors. */
-static unsigned l1_wavefronts(const sim *s, const uint64_t *addr, uint32_t mask, unsigned width)
+static unsigned l1_wavefronts(const sim *s, const uint64_t *addr, uint32_t mask, unsigned width,
+                              const gf_coalesced *c)
 {
     unsigned banks = s->gpu->l1_data_banks;
     if (!banks || !mask)
         return 0;
-    unsigned wf = gf_shmem_wavefronts(addr, mask, width, banks, NULL);
+    /* (up to 4 B a lane, the same count from the coalesced bytes: gf_coalesced_wavefronts) */
+    unsigned wf = width <= 4 && (banks & (banks - 1)) == 0
+                      ? gf_coalesced_wavefronts(c, banks)
+                      : gf_shmem_wavefronts(addr, mask, width, banks, NULL);
     return wf > 255 ? 255 : wf;
 }
 
@@ -270,7 +274,7 @@ static int coalesce_memo(sim *s, const gf_inst *in, unsigned width, gf_coalesced
     }
     const uint64_t *addr = inst_addrs(s, in);
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
-    c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
+    c->wavefronts = l1_wavefronts(s, addr, in->mask, width, c);
     coal_memo_put(m, &key, first, c);
     return 1;
 }
@@ -352,7 +356,7 @@ static void local_sectors_of(sim *s, const gf_inst *in, unsigned width, gf_coale
         gf_coalesced part, *dst = k ? &part : c;
         local_word_addrs(s, in, w, k, addr);
         gf_coalesce(addr, in->mask, w, s->gpu->coalescer, dst);
-        dst->wavefronts = l1_wavefronts(s, addr, in->mask, w);
+        dst->wavefronts = l1_wavefronts(s, addr, in->mask, w, dst);
         if (k)
             gf_coalesce_merge(c, &part);
     }
@@ -380,7 +384,7 @@ void ksim_mem_sectors(sim *s, const gf_inst *in, gf_mem_space space, unsigned wi
         return;
     const uint64_t *addr = inst_addrs(s, in);
     gf_coalesce(addr, in->mask, width, s->gpu->coalescer, c);
-    c->wavefronts = l1_wavefronts(s, addr, in->mask, width);
+    c->wavefronts = l1_wavefronts(s, addr, in->mask, width, c);
 }
 
 /* The passes an atomic's sectors need at the L2 atomic unit: per sector, the most active

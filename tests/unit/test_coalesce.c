@@ -415,6 +415,41 @@ static void torture_shmem_scattered_matches_reference(void **state)
 #undef NEXT
 }
 
+/* gf_coalesced_wavefronts (from the coalesced byte masks) against gf_shmem_wavefronts
+ * (from the lanes) on the same accesses: widths 1..4 (one pass), power-of-two banks
+ * 1..64, both coalescing modes, lanes packed, scattered over 1..2,100 words, unaligned,
+ * repeated, under partial masks, and wrapping past 2^64 at the top. */
+static void torture_coalesced_wavefronts_match_the_lanes(void **state)
+{
+    (void)state;
+    uint64_t rng = 0x6a09e667f3bcc909ull;
+#define NEXT() (rng = rng * 6364136223846793005ull + 1442695040888963407ull, rng >> 17)
+    static const unsigned banks[7] = {32, 32, 16, 64, 8, 2, 1};
+    for (unsigned iter = 0; iter < 40000; iter++) {
+        unsigned width = 1 + (unsigned)(NEXT() % 4), nb = banks[NEXT() % 7];
+        unsigned words = (unsigned)(iter % 4 == 0 ? 1 + NEXT() % 8 : 1 + NEXT() % 2100);
+        uint64_t bytes = (uint64_t)words * 4, base = NEXT() * 4 + NEXT() % 4;
+        if (iter % 7 == 0)
+            base = UINT64_MAX - bytes + 1 + NEXT() % 16; /* lanes wrapping past 2^64 */
+        uint32_t mask = iter % 3 == 1 ? (uint32_t)NEXT() | (uint32_t)(NEXT() << 16)
+                                      : 0xffffffffu;
+        if (!mask)
+            mask = 1;
+        uint64_t a[32];
+        for (unsigned t = 0; t < 32; t++)
+            a[t] = iter % 5 == 2 ? base + t * (uint64_t)width : base + NEXT() % bytes;
+        gf_coalesce_mode mode = iter % 6 == 3 ? GF_COALESCE_FERMI : GF_COALESCE_SECTOR;
+        gf_coalesced c;
+        gf_coalesce(a, mask, width, mode, &c);
+        unsigned w1 = gf_coalesced_wavefronts(&c, nb);
+        unsigned w2 = gf_shmem_wavefronts(a, mask, width, nb, NULL);
+        if (w1 != w2)
+            fail_msg("iter %u width %u banks %u mask %08x words %u mode %d: %u wavefronts, "
+                     "from the lanes %u", iter, width, nb, mask, words, (int)mode, w1, w2);
+    }
+#undef NEXT
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -427,6 +462,7 @@ int main(void)
         cmocka_unit_test(torture_coalesce_widths_and_masks),
         cmocka_unit_test(torture_coalesce_scattered_matches_per_lane),
         cmocka_unit_test(torture_shmem_scattered_matches_reference),
+        cmocka_unit_test(torture_coalesced_wavefronts_match_the_lanes),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
