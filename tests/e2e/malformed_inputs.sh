@@ -229,6 +229,17 @@ insts = 6
 EOF_TMA
 run "address in the TMA copies' space (2^58 up)" "tmahigh.traceg:27: LDG.E accesses address" \
     -- predict tmahigh.traceg --gpu h100
+# the same load with its 32 lanes' addresses listed (mode 0, no pattern: ksim_mbar.c
+# reaches_copy_space ORs them), lane 17's the high one, which the message names
+addrs=""
+for l in $(seq 0 31); do
+    if [ "$l" = 17 ]; then addrs="$addrs 0x400000000000040"
+    else addrs="$addrs 0x7f0000000$(printf %03x $((l * 4)))"; fi
+done
+sed "27s/.*/0008 ffffffff 1 R10 LDG.E 1 R2 4 0$addrs 0/" tmahigh.traceg >tmahigh0.traceg
+run "address in the TMA copies' space, lanes listed" \
+    "tmahigh0.traceg:27: LDG.E accesses address 0x400000000000040" \
+    -- predict tmahigh0.traceg --gpu h100
 # (issue #34) a misspelt header key is named at its line
 sed 's/^-block dim/-blok dim/' "$k" >misspelt.traceg
 run "misspelt header key" "misspelt.traceg:4: unknown header key '-blok dim'" -- predict misspelt.traceg --gpu v100
