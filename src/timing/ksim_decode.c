@@ -439,7 +439,9 @@ static void replay_sync(sim *s, uint32_t k)
 {
     for (uint32_t j = s->rp_done; j < k; j++) {
         const replay_ent *re = &s->rp[j];
-        unsigned base = re->nslots - re->nnew; /* (its slots before it: no branch in [rp_done, k)) */
+        /* (its slots before it, which the entry before it in the array does not give
+         * where a branch starts; [rp_done, k) holds no branch's start) */
+        unsigned base = re->nslots - re->nnew;
         for (unsigned i = 0; i < re->nnew; i++) {
             s->regstamp[re->newreg[i]] = s->stamp;
             s->regslot[re->newreg[i]] = (uint16_t)(base + i);
@@ -449,8 +451,6 @@ static void replay_sync(sim *s, uint32_t k)
         s->rp_done = k;
 }
 
-/* Appends the instruction the full decode just did (w numbered its registers from
- * `before` slots on) to the replay list. */
 /* Room for one more entry (and its line) at rp_len; 0 when there is none (only costs
  * speed). */
 static int replay_room(sim *s)
@@ -538,6 +538,9 @@ static uint32_t replay_branch(const sim *s, uint32_t k, const gf_inst *in)
     return UINT32_MAX;
 }
 
+/* Appends the instruction the full decode just did (w numbered its registers from
+ * `before` slots on) to the replay list: as the first entry of a branch when the warp
+ * left the list at s->rp_fork. */
 static void replay_record(sim *s, const swarp *w, const gf_inst *in, const gf_isa_entry *e,
                           uint32_t id, unsigned kind, unsigned mspace, unsigned before)
 {
