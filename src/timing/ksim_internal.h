@@ -411,10 +411,10 @@ typedef struct replay_ent replay_ent;
 /* Branches of the replay list at most (ksim_decode.c replay_branch), and the buckets
  * (a power of two) their chains hang from. */
 #define RP_BRANCHES 256u
+#define RP_BUCKETS 64u
 /* Entries recorded on branches before their use is checked (ksim_decode.c
  * replay_may_fork). */
 #define RP_BRANCH_ENTRIES_FREE 4096u
-#define RP_BUCKETS 64u
 /* Lines a run of replayed text appends at most (ksim_decode.c replay_run; ksim_block.c
  * ksim_warp_unshare leaves room for one). */
 #define RUN_MAX 64u
