@@ -100,7 +100,7 @@ enum inst_kind { K_ALU = 0, K_MEM, K_SHARED, K_BAR, K_EXIT };
 
 /* A decoded instruction without what differs between warps running the same code: its
  * "shape". Warps hold a stream of 32-bit shape ids (swarp.ids) into the kernel's shape
- * table (sim.shape_chunk), where equal shapes are stored once (shape_intern): warps of
+ * table (sim.shape_chunk), where equal shapes are stored once (ksim_shape.c): warps of
  * one kernel mostly run the same instructions with the same register slots (slots are
  * numbered by first use), so the table stays small and hot in cache while each warp's
  * own stream is 4 bytes an instruction. What does differ per warp (K_MEM's sectors)
@@ -601,6 +601,13 @@ static inline const shape *shape_at(uint32_t *const *chunks, uint32_t id)
     return (const shape *)(chunks[id >> SHAPE_CHUNK_BITS] + (id & (SHAPE_CHUNK_WORDS - 1)));
 }
 
+/* Writes shape (hd, regs) to dst (bytes of SHAPE_WORDS / SHAPE_POOL_BYTES). */
+static inline void shape_put(void *dst, const shape *hd, const uint16_t *regs)
+{
+    memcpy(dst, hd, sizeof(shape));
+    memcpy((uint8_t *)dst + sizeof(shape), regs, 2u * ((size_t)hd->ndst + hd->nsrc));
+}
+
 /* Bytes of w's pool data for an instruction of shape sh at p (its inline shape, if any,
  * already skipped): its memory record, if any. */
 static inline size_t pool_rec_bytes(const shape *sh, const uint8_t *p)
@@ -626,6 +633,8 @@ static inline void wake_lower(ssm *sm, const swarp *w)
 /* ksim_decode.c */
 gf_status ksim_produce_block(sim *s, sblock *b, gf_error *err);
 gf_status ksim_read_block(sim *s, sblock **out, gf_error *err);
+/* ksim_shape.c: the shape table. */
+uint32_t ksim_shape_intern(sim *s, const shape *hd, const uint16_t *regs);
 /* ksim_addr.c: a memory instruction's addresses, through decoding's memos. */
 gf_mem_space ksim_resolve_generic(const sim *s, uint64_t a);
 uint32_t ksim_shared_aux(sim *s, const gf_isa_entry *e, const gf_inst *in, unsigned width);
