@@ -65,14 +65,15 @@
 /* A quick scan parks a warp whose operands are ready more than PARK_FAR cycles on: a
  * load's value, once its L2 outcome is known, which every scan visited again until it
  * came (on the vector add 72 % of the visits to warps waiting for an operand were 64
- * cycles or more early). Parked warps return to the candidates, all together, when
- * the earliest of them is PARK_NEAR cycles away (0: at the scan of that cycle, which
- * unparks them before it visits any), and those still far are parked again at their
- * next visit. (Neither changes a decision. Predict's instructions, callgrind, against
- * 48 and 8: -0.8 % on the H100 global-atomics histogram, -0.6 % on its vector add,
- * -1.7 % on stride1, -0.6 % on vecadd 2M titanv, matmul 256 titanv unchanged; 16 and
- * 0 took less off the vector add, 32 and 0 less off the histogram, a PARK_NEAR of 4
- * or 8 less everywhere.) */
+ * cycles or more early). Parked warps return to the candidates when their operands are
+ * PARK_NEAR cycles away, at the first quick scan once the earliest of them is
+ * (0: at the scan of that cycle, which unparks them before it visits any); the others
+ * stay parked (ksim_issue.c unpark_due; until session 37 all returned together and
+ * those still far were parked again at their next visit). (Neither changes a
+ * decision. Predict's instructions, callgrind, against 48 and 8: -0.8 % on the H100
+ * global-atomics histogram, -0.6 % on its vector add, -1.7 % on stride1, -0.6 % on
+ * vecadd 2M titanv, matmul 256 titanv unchanged; 16 and 0 took less off the vector
+ * add, 32 and 0 less off the histogram, a PARK_NEAR of 4 or 8 less everywhere.) */
 #define PARK_FAR 24u
 #define PARK_NEAR 0u
 

@@ -6,10 +6,10 @@
  * ksim_run_sm), with the prefetches of the next SMs' warps (ksim_prefetch_sm).
  *
  * This is the hot loop: step, scan_subcore, issue and warp_prepare_inline are inlined
- * into ksim_run_sm (always_inline), issue_mem is kept out of line on purpose; they must
- * stay in this one file so the compiler inlines them as before (bench/README.md). The
- * stall bookkeeping issue calls (charge_stalls) is static inline in ksim_stalls.h, which
- * only this file includes, for the same reason.
+ * into the run_sm_* functions ksim_run_sm picks (always_inline), issue_mem is kept out
+ * of line on purpose; they must stay in this one file so the compiler inlines them as
+ * before (bench/README.md). The stall bookkeeping issue calls (charge_stalls) is static
+ * inline in ksim_stalls.h, which only this file includes, for the same reason.
  *
  * Invariants: see ksim_internal.h (the swarp / scan_ent / cand mirror and the wake
  * bounds, described at step). Touches: during an epoch's SM phase, SM smi's state
@@ -588,6 +588,36 @@ static __attribute__((noinline)) void scan_parked(ssm *sm, unsigned sc, uint64_t
     }
 }
 
+/* Sub-core sc's parked warps whose operands are ready by t + PARK_NEAR back to the
+ * candidates (*cand and bits' word 0); the others stay parked, with park_min and
+ * CAND_PMIN made exact over them, in one pass over their opready. Returns the parked
+ * warps left. (Unparking all of them, and parking again at their next visit those still
+ * far, visited 2.4 M warps on the H100 vector add, each 24 cycles or more early.) */
+static __attribute__((noinline)) uint64_t unpark_due(ssm *sm, unsigned sc, uint64_t *bits,
+                                                     const scan_ent *ents, uint64_t t,
+                                                     uint64_t *cand)
+{
+    uint64_t pk = bits[CAND_PARKED], due = 0, pm = 0, least = UINT64_MAX;
+    for (uint64_t word = pk; word; word &= word - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(word);
+        uint64_t r = ents[i].opready;
+        if (r <= t + PARK_NEAR) {
+            due |= 1ull << i;
+        } else if (r < least) {
+            least = r;
+            pm = 1ull << i;
+        } else if (r == least) {
+            pm |= 1ull << i;
+        }
+    }
+    *cand |= due; /* (none can issue yet: see PARK_FAR) */
+    bits[0] = *cand;
+    bits[CAND_PARKED] = pk & ~due;
+    bits[CAND_PMIN] = pm;
+    sm->park_min[sc] = least;
+    return pk & ~due;
+}
+
 /* What scan_subcore found on one sub-core. */
 typedef struct scan_out {
     uint64_t next;              /* the least earliest cycle of the warps it visited */
@@ -619,18 +649,21 @@ static scan_tune scan_tune_of(const sim *s)
  * nothing can issue.
  *
  * SCAN_QUICK does not visit candidates that need the LSU while it is busy past t, nor
- * those that need the unit the sub-core issued to last while that is: they cannot
- * issue before it frees up, the scheduler's usual wait (on SGEMM most visits were
- * LSU-bound warps, on the vector add a third waited for a unit: bench/README,
- * 2026-11-25 eleventh session). The pick is the same. When nothing can issue and a
- * skipped warp may be the minimum, it returns -2 and o->gate is only a lower bound;
- * SCAN_REST (at the same t, nothing issued since) then visits just the skipped ones
- * and makes o exact. (Rows of more than 64 warps are always scanned in full.) */
+ * those that need the unit the sub-core issued to last while that is, nor (adu: the
+ * GPU models the ADU) those that need the sub-core's ADU share while that is: they
+ * cannot issue before it frees up, the scheduler's usual wait (on SGEMM most visits
+ * were LSU-bound warps, on the vector add a third waited for a unit: bench/README,
+ * 2026-11-25 eleventh session; on the H100 vector add 3.6 M of 11.5 M visits that
+ * did not issue waited for the ADU, their S2Rs: session 37). The pick is the same.
+ * When nothing can issue and a skipped warp may be the minimum, it returns -2 and
+ * o->gate is only a lower bound; SCAN_REST (at the same t, nothing issued since) then
+ * visits just the skipped ones and makes o exact. (Rows of more than 64 warps are
+ * always scanned in full.) */
 /* Inlined into step: it runs once per sub-core per step and usually visits one or two
  * warps, so a call's prologue and epilogue cost as much as the visits (callgrind). */
 static inline __attribute__((always_inline)) int
 scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const int mode,
-             const scan_tune *q)
+             const scan_tune *q, const int adu)
 {
     const struct sc_view *v = &sm->view[sc];
     const scan_ent *ents = v->ents, *first_min = NULL;
@@ -643,12 +676,8 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
         /* The usual row of at most 64 warps: walk the set bits of one word, from start
          * to the end, then from 0 to start. */
         uint64_t cand = bits[0], pk = mode == SCAN_REST ? 0 : bits[CAND_PARKED];
-        if (pk && sm->park_min[sc] <= t + PARK_NEAR) {
-            cand |= pk; /* (none can issue yet: see PARK_FAR) */
-            bits[0] = cand;
-            bits[CAND_PARKED] = bits[CAND_PMIN] = pk = 0;
-            sm->park_min[sc] = UINT64_MAX;
-        }
+        if (pk && sm->park_min[sc] <= t + PARK_NEAR)
+            pk = unpark_due(sm, sc, bits, ents, t, &cand);
         /* (the exact scans find the parked warps' minimum through park_min afterwards,
          * scan_parked: none of them can issue at t) */
         uint64_t exact_parked = 0;
@@ -666,6 +695,12 @@ scan_subcore(const sim *s, ssm *sm, unsigned sc, uint64_t t, scan_out *o, const 
             if (unit_free[u] > t && (cand & bits[2 + u] & q->skip)) {
                 skip |= cand & bits[2 + u];
                 gate = unit_free[u] < gate ? unit_free[u] : gate;
+            }
+            const unsigned a = KSIM_UNIT_ADU;
+            /* (a == u: no change) */
+            if (adu && unit_free[a] > t && (cand & bits[2 + a] & q->skip)) {
+                skip |= cand & bits[2 + a];
+                gate = unit_free[a] < gate ? unit_free[a] : gate;
             }
             cand &= ~skip;
             if (pk) {
@@ -764,7 +799,8 @@ static inline int scan_mem(const ssm *sm, unsigned sc, const scan_out *o)
  * exact next cycles are recomputed (and become their wake bounds). A quick scan
  * (scan_subcore) that leaves only a lower bound is treated the same way. */
 static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uint64_t end,
-                                                       const int lrr, const scan_tune *q)
+                                                       const int lrr, const int adu,
+                                                       const scan_tune *q)
 {
     ssm *sm = &s->sms[smi];
     uint64_t t = sm->now;
@@ -793,7 +829,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
                 pick = li;
         }
         if (pick < 0)
-            pick = scan_subcore(s, sm, sc, t, &so[sc], SCAN_QUICK, q);
+            pick = scan_subcore(s, sm, sc, t, &so[sc], SCAN_QUICK, q, adu);
         if (pick >= 0) {
             swarp *w = list[pick];
             issue(s, smi, sm, w, t, lrr);
@@ -844,7 +880,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
             so[sc].first_min = NULL;
         } else {
             /* a quick scan's rest, or a full scan of a sub-core skipped for its bound */
-            (void)scan_subcore(s, sm, sc, t, &so[sc], rest ? SCAN_REST : SCAN_FULL, q);
+            (void)scan_subcore(s, sm, sc, t, &so[sc], rest ? SCAN_REST : SCAN_FULL, q, adu);
             wake[sc] = so[sc].next;
         }
         skipped &= ~(1u << sc);
@@ -935,17 +971,36 @@ void ksim_prefetch_sm(const sim *s, unsigned smi, int deep, uint64_t end)
             gf_hier_prefetch_l1(s->hier, smi, sm->pf[k]);
 }
 
-/* (step is compiled once per scheduler, so that neither tests which one per sub-core;
- * and once with the POPCNT instruction, for charge_stalls' history counts: util/bits.h) */
-GF_POPCNT_CLONES void ksim_run_sm(sim *s, unsigned smi, uint64_t end)
+/* (step is compiled once per scheduler and per ADU use (lrr, adu), so that neither is
+ * tested per sub-core, each in a function of its own that the compiler optimises apart
+ * (one function holding all four loops cost the H100 vector add 0.7 % more
+ * instructions, callgrind); and each once with the POPCNT instruction, for
+ * charge_stalls' history counts: util/bits.h) */
+#define RUN_SM_AS(name, lrr, adu)                                                               \
+    static GF_POPCNT_CLONES __attribute__((noinline)) void name(sim *s, unsigned smi,          \
+                                                               uint64_t end)                   \
+    {                                                                                          \
+        ssm *sm = &s->sms[smi];                                                                \
+        const scan_tune q = scan_tune_of(s);                                                   \
+        while (sm->resident && sm->now < end)                                                  \
+            step(s, smi, end, lrr, adu, &q);                                                   \
+    }
+RUN_SM_AS(run_sm_lrr_adu, 1, 1)
+RUN_SM_AS(run_sm_lrr, 1, 0)
+RUN_SM_AS(run_sm_gto_adu, 0, 1)
+RUN_SM_AS(run_sm_gto, 0, 0)
+#undef RUN_SM_AS
+
+void ksim_run_sm(sim *s, unsigned smi, uint64_t end)
 {
     ssm *sm = &s->sms[smi];
-    const scan_tune q = scan_tune_of(s);
     sm->npf = 0; /* (ksim_prefetch_sm has fetched them, or will not: the first SM of a thread) */
-    if (s->lrr)
-        while (sm->resident && sm->now < end)
-            step(s, smi, end, 1, &q);
+    /* (an SM with nothing to do in this epoch returns before the call: a one-warp pointer
+     * chase runs one SM of 132, 566,676 calls on pchase_l1) */
+    if (!sm->resident || sm->now >= end)
+        return;
+    if (s->gpu->adu_interval)
+        (s->lrr ? run_sm_lrr_adu : run_sm_gto_adu)(s, smi, end);
     else
-        while (sm->resident && sm->now < end)
-            step(s, smi, end, 0, &q);
+        (s->lrr ? run_sm_lrr : run_sm_gto)(s, smi, end);
 }
