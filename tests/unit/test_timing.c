@@ -1739,11 +1739,13 @@ static void torture_replay_branches_predict_the_same(void **state)
     assert_true(replayed.v[GF_C_INST_EXECUTED] == 4.0 * (8 * (BODY + 1) + 2 * 6));
 }
 
-/* Quick scans (ksim_issue.c scan_subcore: warps gated by a busy LSU or by the unit just
- * issued to are not visited, warps whose operands are far off are parked) change no
- * decision: the same counters as scans that visit every candidate, under both warp
- * schedulers, on kernels that park (the vector add's loads), skip LSU-bound warps (the
- * tiled SGEMM's shared accesses), meet barriers (the reduction) or use local memory. */
+/* Quick scans (ksim_issue.c scan_subcore: warps gated by a busy LSU, by the unit just
+ * issued to or, on a GPU that models the ADU, by the ADU are not visited; warps whose
+ * operands are far off are parked, and unparked when due) change no decision: the same
+ * counters as scans that visit every candidate, under both warp schedulers, on TITAN V
+ * and on the H100 (adu_interval 8: the warps' S2Rs wait for the ADU), on kernels that
+ * park (the vector add's loads), skip LSU-bound warps (the tiled SGEMM's shared
+ * accesses), meet barriers (the reduction) or use local memory. */
 static void torture_quick_scans_predict_the_same(void **state)
 {
     (void)state;
@@ -1761,8 +1763,10 @@ static void torture_quick_scans_predict_the_same(void **state)
         p.sm = 70;
         p.n = k[i].n;
         const char *d = gen(&p, k[i].tag);
-        for (int lrr = 0; lrr < 2; lrr++) {
-            gf_gpu g = load_gpu("titanv");
+        for (int v = 0; v < 4; v++) {
+            int lrr = v & 1;
+            gf_gpu g = load_gpu(v < 2 ? "titanv" : "h100");
+            assert_true(v < 2 ? g.adu_interval == 0 : g.adu_interval > 0);
             g.warp_scheduler = lrr ? GF_WARP_SCHED_LRR : GF_WARP_SCHED_GTO;
             gf_kernel_row full, quick;
             predict_no_quick = 1;
