@@ -611,7 +611,7 @@ static uint64_t unpark_due(ssm *sm, unsigned sc, uint64_t *bits, const scan_ent 
             pm |= 1ull << i;
         }
     }
-    *cand |= due; /* (none can issue yet: see PARK_FAR) */
+    *cand |= due; /* (this scan visits them) */
     bits[0] = *cand;
     bits[CAND_PARKED] = pk & ~due;
     bits[CAND_PMIN] = pm;
