@@ -535,6 +535,33 @@ static inline void visit_set(const ssm *sm, const uint64_t *unit_free, const sca
     }
 }
 
+/* One pass over sub-core sc's parked warps (its CAND_PARKED word): with `unpark`, those
+ * whose operands are ready by `by` leave the word and are returned; park_min and
+ * CAND_PMIN become exact over the ones that stay (UINT64_MAX and empty: none). Inlined
+ * into both callers, so scan_parked (unpark 0) keeps no test of its own. */
+static inline __attribute__((always_inline)) uint64_t
+park_split(ssm *sm, unsigned sc, uint64_t *bits, const scan_ent *ents, const int unpark,
+           uint64_t by)
+{
+    uint64_t pk = bits[CAND_PARKED], due = 0, pm = 0, least = UINT64_MAX;
+    for (uint64_t word = pk; word; word &= word - 1) {
+        unsigned i = (unsigned)__builtin_ctzll(word);
+        uint64_t r = ents[i].opready;
+        if (unpark && r <= by) {
+            due |= 1ull << i;
+        } else if (r < least) {
+            least = r;
+            pm = 1ull << i;
+        } else if (r == least) {
+            pm |= 1ull << i;
+        }
+    }
+    bits[CAND_PARKED] = pk & ~due;
+    bits[CAND_PMIN] = pm;
+    sm->park_min[sc] = least;
+    return due;
+}
+
 /* The parked warps of sub-core sc (a row of one word) met by an exact scan at t (none of
  * them can issue at t: their operands come after t + PARK_NEAR): lowers *next to their
  * least earliest cycle, and *first_min to the first of them in scan order (from `start`
@@ -555,19 +582,8 @@ static __attribute__((noinline)) void scan_parked(ssm *sm, unsigned sc, uint64_t
 {
     uint64_t pk = bits[CAND_PARKED], pm = bits[CAND_PMIN];
     if (!pm) {
-        uint64_t least = UINT64_MAX;
-        for (uint64_t word = pk; word; word &= word - 1) {
-            unsigned i = (unsigned)__builtin_ctzll(word);
-            uint64_t r = ents[i].opready;
-            if (r < least) {
-                least = r;
-                pm = 0;
-            }
-            if (r == least)
-                pm |= 1ull << i;
-        }
-        sm->park_min[sc] = least;
-        bits[CAND_PMIN] = pm;
+        (void)park_split(sm, sc, bits, ents, 0, 0);
+        pm = bits[CAND_PMIN];
     }
     uint64_t m = sm->park_min[sc];
     if (m > *next)
@@ -598,25 +614,9 @@ static __attribute__((noinline)) void scan_parked(ssm *sm, unsigned sc, uint64_t
 static uint64_t unpark_due(ssm *sm, unsigned sc, uint64_t *bits, const scan_ent *ents,
                            uint64_t t, uint64_t *cand)
 {
-    uint64_t pk = bits[CAND_PARKED], due = 0, pm = 0, least = UINT64_MAX;
-    for (uint64_t word = pk; word; word &= word - 1) {
-        unsigned i = (unsigned)__builtin_ctzll(word);
-        uint64_t r = ents[i].opready;
-        if (r <= t + PARK_NEAR) {
-            due |= 1ull << i;
-        } else if (r < least) {
-            least = r;
-            pm = 1ull << i;
-        } else if (r == least) {
-            pm |= 1ull << i;
-        }
-    }
-    *cand |= due; /* (this scan visits them) */
+    *cand |= park_split(sm, sc, bits, ents, 1, t + PARK_NEAR); /* (this scan visits them) */
     bits[0] = *cand;
-    bits[CAND_PARKED] = pk & ~due;
-    bits[CAND_PMIN] = pm;
-    sm->park_min[sc] = least;
-    return pk & ~due;
+    return bits[CAND_PARKED];
 }
 
 /* What scan_subcore found on one sub-core. */
