@@ -59,7 +59,8 @@ typedef struct gf_ksim_options {
      * while they agree (ksim_decode.c warp_put_id): for tests, as no_replay. */
     int no_share;
     /* Visit every candidate warp at every scan, parking none (ksim_issue.c scan_subcore's
-     * SCAN_QUICK): for tests, as no_replay. */
+     * SCAN_QUICK), in the issue loop not specialised for 4 sub-cores (run_sm_any): for
+     * tests, as no_replay. */
     int no_quick;
     /* Replay wait loops as traced instead of collapsing them (trace/spin.h): to see
      * what the collapse changes, and for tests. */

@@ -1745,7 +1745,9 @@ static void torture_replay_branches_predict_the_same(void **state)
  * counters as scans that visit every candidate, under both warp schedulers, on TITAN V
  * and on the H100 (adu_interval 8: the warps' S2Rs wait for the ADU), on kernels that
  * park (the vector add's loads), skip LSU-bound warps (the tiled SGEMM's shared
- * accesses), meet barriers (the reduction) or use local memory. */
+ * accesses), meet barriers (the reduction) or use local memory. The full scans run in
+ * the issue loop not specialised for 4 sub-cores (run_sm_any), so this also holds the
+ * four specialised ones to it (mutation: run_sm_lrr_adu compiled as GTO fails here). */
 static void torture_quick_scans_predict_the_same(void **state)
 {
     (void)state;
