@@ -875,56 +875,6 @@ int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
     return 0;
 }
 
-/* The far keys of a split walk, called after the near ones. */
-struct far_list {
-    struct near_item *v;
-    size_t n, cap;
-};
-
-static int far_push(struct far_list *f, uint64_t key, uint16_t *tag, void *payload)
-{
-    if (f->n == f->cap) {
-        size_t ncap = f->cap ? 2 * f->cap : 256;
-        struct near_item *p = realloc(f->v, ncap * sizeof *f->v);
-        if (!p)
-            return -1;
-        f->v = p;
-        f->cap = ncap;
-    }
-    f->v[f->n++] = (struct near_item){key, tag, payload};
-    return 0;
-}
-
-/* A split walk that could not allocate: frees its lists, having called nothing. */
-static int split_failed(struct far_list *f, struct near_walk *a, uint64_t d)
-{
-    free(f->v);
-    if (d != 0) {
-        free(a->items);
-        free(a->mark);
-        free(a->at);
-    }
-    return -1;
-}
-
-/* A split walk's calls once its keys are collected: the near ones latest first, then
- * the far ones; frees its lists. */
-static int split_emit(gf_reuse *r, struct near_walk *a, size_t range, uint64_t d,
-                      struct far_list *f,
-                      void (*near_fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                      void *payload),
-                      void (*far_fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
-                                     void *payload),
-                      void *ctx)
-{
-    if (d != 0)
-        near_emit(r, a, range, near_fn, ctx);
-    for (size_t i = 0; i < f->n; i++)
-        far_fn(ctx, f->v[i].key, 1, f->v[i].tag, f->v[i].payload);
-    free(f->v);
-    return 0;
-}
-
 int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
                               int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
                               void (*near_fn)(void *ctx, uint64_t key, uint64_t dist,
@@ -941,7 +891,8 @@ int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
     if (d != 0 && near_start(r, d, keep, ctx, &a, &range) != 0)
         return -1;
     size_t before = d == 0 ? SIZE_MAX : a.before;
-    struct far_list far = {0};
+    struct near_item *far = NULL;
+    size_t nfar = 0, farcap = 0;
     /* (the engine's fields in locals: the lists' stores could alias them, so the
      * compiler would load them again for every key) */
     const size_t cap = r->cap, sstride = r->sstride, gstride = r->gstride,
@@ -972,52 +923,30 @@ int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
             }
             if (keep && !keep(ctx, tag, payload))
                 continue;
-            if (far_push(&far, key, tag, payload) != 0)
-                return split_failed(&far, &a, d);
+            if (nfar == farcap) {
+                size_t ncap = farcap ? 2 * farcap : 256;
+                struct near_item *p = realloc(far, ncap * sizeof *far);
+                if (!p) {
+                    free(far);
+                    if (d != 0) {
+                        free(a.items);
+                        free(a.mark);
+                        free(a.at);
+                    }
+                    return -1;
+                }
+                far = p;
+                farcap = ncap;
+            }
+            far[nfar++] = (struct near_item){key, tag, payload};
         }
     }
-    return split_emit(r, &a, range, d, &far, near_fn, far_fn, ctx);
-}
-
-int gf_reuse_split_keys_if(gf_reuse *r, uint64_t d, const uint64_t *keys, size_t nkeys,
-                           int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
-                           void (*near_fn)(void *ctx, uint64_t key, uint64_t dist,
-                                           uint16_t *tag, void *payload),
-                           void (*far_fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
-                                          void *payload),
-                           void *ctx)
-{
-    if (r->count == 0 && d != 0)
-        return 0;
-    struct near_walk a = {0};
-    size_t range = 0;
-    if (d != 0 && near_start(r, d, keep, ctx, &a, &range) != 0)
-        return -1;
-    size_t before = d == 0 ? SIZE_MAX : a.before;
-    struct far_list far = {0};
-    for (size_t j = 0; j < nkeys; j++) {
-        uint64_t key = keys[j];
-        size_t i = find_slot(r, (key >> r->tshift) + 1);
-        if (!S_TILE(r, i))
-            continue; /* (not held: forgotten, or never) */
-        unsigned k = (unsigned)(key & (r->tile - 1));
-        uint32_t time1 = S_TIME(r, i)[k];
-        if (!time1)
-            continue;
-        uint16_t *tag = r->payload ? S_TAG(r, i) + k : NULL;
-        void *payload = r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL;
-        if (time1 > before) {
-            size_t rel = time1 - 1 - before;
-            if (!(a.mark[rel >> 6] >> (rel & 63u) & 1u)) /* (a key listed twice: once) */
-                visit_near(r, &a, key, time1, tag, payload);
-            continue;
-        }
-        if (keep && !keep(ctx, tag, payload))
-            continue;
-        if (far_push(&far, key, tag, payload) != 0)
-            return split_failed(&far, &a, d);
-    }
-    return split_emit(r, &a, range, d, &far, near_fn, far_fn, ctx);
+    if (d != 0)
+        near_emit(r, &a, range, near_fn, ctx);
+    for (size_t i = 0; i < nfar; i++)
+        far_fn(ctx, far[i].key, 1, far[i].tag, far[i].payload);
+    free(far);
+    return 0;
 }
 
 void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,

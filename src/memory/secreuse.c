@@ -87,17 +87,6 @@ struct gf_secreuse {
     int tags; /* keep states in tags where they fit (0: always a payload, for tests) */
     uint64_t window;     /* gf_secreuse_set_window (0 = none) */
     uint64_t forgot_wb;  /* dirty sectors of forgotten lines not yet reported */
-    /* The lines that may be dirty, so that the kernel-end walk costs what they cost,
-     * not the tracker's size (issue #36: stride32's walk visited 921 K lines for 32 K
-     * dirty ones): every line made dirty since the last walk, which leaves the ones
-     * still dirty. A superset (a line cleaned since, forgotten, or listed twice is
-     * skipped there). Past half the tracked lines (8 B each, against the engine's
-     * ~3-5 B a line) or without memory, it is dropped until the next walk
-     * (dkeys_off), which then visits every line. */
-    uint64_t *dkeys;
-    size_t ndkeys, dkeys_cap;
-    int dkeys_off;
-    int dkeys_never; /* gf_secreuse_list_dirty(t, 0) */
 };
 
 gf_status gf_secreuse_create(uint64_t capacity, gf_lru_write write, int write_back,
@@ -134,47 +123,12 @@ void gf_secreuse_free(gf_secreuse *t)
     if (!t)
         return;
     gf_reuse_free(t->r);
-    free(t->dkeys);
     free(t);
-}
-
-/* Lists a line that became dirty (t->dkeys). */
-static void list_dirty(gf_secreuse *t, uint64_t line)
-{
-    if (t->dkeys_off || t->dkeys_never)
-        return;
-    if (t->ndkeys == t->dkeys_cap) {
-        size_t ncap = t->dkeys_cap ? 2 * t->dkeys_cap : 1024;
-        uint64_t *p = ncap > gf_reuse_distinct(t->r) / 2 + 1024
-                          ? NULL
-                          : realloc(t->dkeys, ncap * sizeof *p);
-        if (!p) { /* (the walk visits every line instead) */
-            t->dkeys_off = 1;
-            return;
-        }
-        t->dkeys = p;
-        t->dkeys_cap = ncap;
-    }
-    t->dkeys[t->ndkeys++] = line;
-}
-
-/* After an access of line: lists it when the access made it dirty (it was clean, or its
- * dirty sectors were written back as it came in). */
-static inline void note_access(gf_secreuse *t, uint64_t line, gf_lru_op op,
-                               const gf_secreuse_result *res)
-{
-    if (t->write_back && op != GF_LRU_READ && (!res->dirty_before || !res->tag_hit))
-        list_dirty(t, line);
 }
 
 void gf_secreuse_use_tags(gf_secreuse *t, int on)
 {
     t->tags = on != 0;
-}
-
-void gf_secreuse_list_dirty(gf_secreuse *t, int on)
-{
-    t->dkeys_never = on == 0;
 }
 
 static uint32_t sat32(uint64_t d)
@@ -376,8 +330,6 @@ gf_status gf_secreuse_access_from(gf_secreuse *t, uint64_t line, unsigned smask,
                                   gf_secreuse_result *res)
 {
     gf_status st = access_line(t, line, smask, bytes, op, side, res);
-    if (st == GF_OK)
-        note_access(t, line, op, res);
     report_forgotten(t, res);
     return st;
 }
@@ -396,8 +348,6 @@ gf_status gf_secreuse_access_again(gf_secreuse *t, uint64_t line, unsigned smask
         st = access_line(t, line, smask, bytes, op, 0, res);
     else
         st = access_state(t, 0, tag, pv, smask & 0xFu, bytes, op, 0, res);
-    if (st == GF_OK)
-        note_access(t, line, op, res);
     report_forgotten(t, res);
     return st;
 }
@@ -687,20 +637,21 @@ static void clean_line(uint16_t *tag, void *payload)
 
 static void ages_near(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload)
 {
+    (void)key;
     ages_ctx *a = ctx;
     unsigned dirty = line_dirty(tag, payload);
     if (!dirty)
         return;
     if (a->h)
         gf_hist_add(a->h, dist, gf_popcount4(dirty));
-    if (a->ways)
+    if (a->ways) {
         a->n += gf_popcount4(dirty) * (1.0 - hit_prob_memo(a->memo, dist, a->lines, a->ways));
-    else if (dist >= a->lines)
+        if (dist >= a->lines) /* the state: lines past the capacity are clean */
+            clean_line(tag, payload);
+    } else if (dist >= a->lines) {
         a->n += gf_popcount4(dirty);
-    if (dist >= a->lines) /* the state: lines past the capacity are clean */
         clean_line(tag, payload);
-    else
-        list_dirty(a->t, key); /* (still dirty: the next walk's list) */
+    }
 }
 
 static void ages_far(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload)
@@ -727,22 +678,8 @@ static int dirty_line(void *ctx, const uint16_t *tag, const void *payload)
  * clean ones). */
 static int walk_ages(gf_secreuse *t, uint64_t upto, ages_ctx *a)
 {
-    /* the lines listed dirty (all of them when the list was dropped); the walk lists
-     * again those it leaves dirty (ages_near) */
-    uint64_t *keys = t->dkeys;
-    size_t nkeys = t->ndkeys;
-    int all = t->dkeys_off || t->dkeys_never || !t->write_back;
-    t->dkeys = NULL;
-    t->ndkeys = t->dkeys_cap = 0;
-    t->dkeys_off = 0;
-    int rc = all ? gf_reuse_foreach_split_if(t->r, upto, dirty_line, ages_near, ages_far, a)
-                 : gf_reuse_split_keys_if(t->r, upto, keys, nkeys, dirty_line, ages_near,
-                                          ages_far, a);
-    free(keys);
-    if (rc != 0) {
-        t->dkeys_off = 1; /* (nothing was called: which lines are dirty is unknown) */
+    if (gf_reuse_foreach_split_if(t->r, upto, dirty_line, ages_near, ages_far, a) != 0)
         return -1;
-    }
     if (t->forgot_wb) {
         if (a->h)
             gf_hist_add(a->h, GF_REUSE_COLD, t->forgot_wb);
