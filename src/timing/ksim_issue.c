@@ -921,6 +921,8 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
  * charge_stalls' history counts: util/bits.h. Each for 4 sub-cores, a constant the
  * compiler unrolls the sub-core loops over: -0.5 % instructions on `gen vecadd -n
  * 2097152` titanv, -1.1 % on `gen matmul -n 256` titanv, -1.0 % on H100 stride4.) */
+#define SUBCORES_FIXED 4 /* the count the run_sm_* loops are compiled for */
+_Static_assert(SUBCORES_FIXED <= GF_MAX_SUBCORES, "step's scan_out array holds them");
 #define RUN_SM_AS(name, lrr, adu)                                                               \
     static GF_POPCNT_CLONES __attribute__((noinline)) void name(sim *s, unsigned smi,          \
                                                                uint64_t end)                   \
@@ -928,7 +930,7 @@ static inline __attribute__((always_inline)) void step(sim *s, unsigned smi, uin
         ssm *sm = &s->sms[smi];                                                                \
         const scan_tune q = scan_tune_of(s);                                                   \
         while (sm->resident && sm->now < end)                                                  \
-            step(s, smi, end, lrr, adu, 4, &q);                                                \
+            step(s, smi, end, lrr, adu, SUBCORES_FIXED, &q);                                   \
     }
 RUN_SM_AS(run_sm_lrr_adu, 1, 1)
 RUN_SM_AS(run_sm_lrr, 1, 0)
@@ -956,7 +958,7 @@ void ksim_run_sm(sim *s, unsigned smi, uint64_t end)
      * chase runs one SM of 132, 566,676 calls on pchase_l1) */
     if (!sm->resident || sm->now >= end)
         return;
-    if (s->nsub != 4 || !s->quick)
+    if (s->nsub != SUBCORES_FIXED || !s->quick)
         run_sm_any(s, smi, end);
     else if (s->gpu->adu_interval)
         (s->lrr ? run_sm_lrr_adu : run_sm_gto_adu)(s, smi, end);
