@@ -12,104 +12,13 @@
  * 8x the distinct keys (renumbered when full), so O(distinct keys) whatever the trace
  * length.
  */
-#include "memory/reuse.h"
+#include "memory/reuse_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/alloc.h"
 #include "util/bigmem.h"
-
-/* Keys are grouped in tiles of 16 (or, chosen at creation, 2^tile_shift) consecutive
- * values (16 consecutive 128 B lines: what a coalesced GPU stream touches together).
- * The hash maps a tile to a slot holding the tile number, the keys' last times
- * (0 = absent), their tags and the index of the tile's payload group, so a streaming
- * trace does one hash probe per tile and the table stays small.
- *
- * Payload groups live in a separate array in the order their tiles first asked for
- * one (gf_reuse_materialize; a tile whose keys' state fits their tags never does).
- * They used to be part of the open-addressing slots: a slot was then ~1 KB
- * (16 sector-tracker line states), the table at most 70 % full (so ~1.9x the payloads'
- * bytes on average, each doubling rewriting all of them), and the per-SM L1 engines of
- * an 80-SM GPU started at 248 KB each. Now slots are 72-112 B (times, tags), growth
- * rehashes only them, and the payload array grows by realloc (large blocks are
- * remapped, not copied) and holds no empty groups. An access touches its slot (tile,
- * time) and, with a payload, its payload: no more cache misses than before. (A table
- * of (tile, group) pairs with the times in the groups saved ~10 % more memory but cost
- * a third dependent miss per random access: bench_reuse mixed/random 40-50 % slower.) */
-#define TILE_SHIFT 4u   /* default */
-#define MAX_TILE_SHIFT GF_REUSE_MAX_TILE_SHIFT
-#define MAX_LEVELS 12u  /* 8^12 blocks of 256 times: far beyond 2^32 timestamps */
-#define FANOUT_SHIFT 3u
-#define FANOUT (1u << FANOUT_SHIFT)
-
-struct gf_reuse {
-    unsigned char *tab;    /* cap slots of sstride bytes: u64 tile+1 (0 = empty),
-                            * u32 time+1 [tile] (0 = absent), u16 tag [tile] and u32
-                            * payload group + 1 (0 = none yet), both if payloads */
-    size_t cap, shift;     /* cap a power of two, shift = 64 - log2(cap) */
-    size_t sstride, nslots;
-    unsigned char *groups; /* ngroups (gcap allocated) payload groups of gstride bytes:
-                            * payload [tile] */
-    size_t gstride, payload, pstride;
-    unsigned tshift, tile; /* keys per tile: tile = 2^tshift */
-    size_t ngroups, gcap;
-    size_t count;          /* distinct keys */
-    uint64_t *bits;        /* bit t set: some key's last access is at time t */
-    uint32_t *lv[MAX_LEVELS]; /* count tree over blocks: lv[0][b] live times of closed block
-                               * b, lv[l][i] = sum of lv[l-1][16i .. 16i+15] */
-    size_t lvn[MAX_LEVELS];
-    unsigned nlevels;
-    int hw_popcnt;         /* the CPU has POPCNT (x86-64) */
-    size_t tsize;          /* timestamps available, a multiple of BLOCK_BITS */
-    size_t nblocks;
-    size_t now;            /* next timestamp to hand out */
-    size_t open_block;     /* block containing now: not yet added to the tree */
-    size_t last_slot;      /* slot of the previous access (streams repeat tiles) */
-    uint64_t last_tile1;   /* its tile + 1, 0 = none */
-    unsigned last_k;       /* the previous access's key within its tile */
-    uint64_t window;       /* gf_reuse_set_window: 0 = remember every key */
-    gf_reuse_forget_fn forget;
-    void *forget_ctx;
-    uint64_t forgotten;    /* keys forgotten so far */
-};
-
-/* Times are grouped in blocks of 256 (4 words of bits); an 8-ary count tree over the
- * blocks (256x smaller than the time axis, so it stays in cache) gives the live times
- * before a block with at most 7 contiguous adds per level, and an update touches one
- * counter per level (log8 of the blocks: ~7 levels for 10 M lines; a binary Fenwick
- * tree needed ~18 dependent read-modify-writes per update and was the bottleneck in
- * bench_reuse). The position inside a block is resolved with popcounts. */
-#define BLOCK_SHIFT 8u
-#define BLOCK_BITS (1u << BLOCK_SHIFT)
-#define WORDS_PER_BLOCK (BLOCK_BITS / 64u)
-
-#define S(r, i) ((r)->tab + (i) * (r)->sstride)
-#define S_TILE(r, i) (*(uint64_t *)(void *)S(r, i))
-#define S_TIME(r, i) ((uint32_t *)(void *)(S(r, i) + 8))
-#define S_TAG(r, i) ((uint16_t *)(void *)(S(r, i) + 8 + 4 * (r)->tile))
-#define S_GROUP(r, i) (*(uint32_t *)(void *)(S(r, i) + 8 + 6 * (r)->tile))
-#define S_PAYLOAD(r, i, k) ((void *)((r)->groups + (S_GROUP(r, i) - 1) * (r)->gstride + \
-                                     (k) * (r)->pstride))
-
-/* Fibonacci hashing (the top log2(cap) bits of tile * 2^64/phi): tile numbers are
- * strided and clustered, and a multiplicative hash read from the top bits spreads
- * arithmetic progressions evenly (linear probing degrades badly on clustered hashes,
- * which a low-bits mask of a weak hash would give). One multiply per lookup. */
-static size_t slot_of(const gf_reuse *r, uint64_t tile1)
-{
-    return (size_t)((tile1 * UINT64_C(0x9e3779b97f4a7c15)) >> r->shift);
-}
-
-/* Without a hardware popcount instruction in the baseline ISA, GCC calls a table-driven
- * helper; this SWAR version is faster and portable. */
-static unsigned popc(uint64_t x)
-{
-    x = x - ((x >> 1) & UINT64_C(0x5555555555555555));
-    x = (x & UINT64_C(0x3333333333333333)) + ((x >> 2) & UINT64_C(0x3333333333333333));
-    x = (x + (x >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
-    return (unsigned)((x * UINT64_C(0x0101010101010101)) >> 56);
-}
 
 /* Live times in closed blocks before block b. */
 static size_t count_blocks_before(const gf_reuse *r, size_t b)
@@ -333,18 +242,6 @@ size_t gf_reuse_bytes(const gf_reuse *r)
            r->nblocks * 17 / 15 * sizeof(uint32_t);
 }
 
-/* The slot holding tile1, or the empty slot where it would go. */
-static size_t find_slot(const gf_reuse *r, uint64_t tile1)
-{
-    size_t mask = r->cap - 1, i = slot_of(r, tile1);
-    for (;;) {
-        uint64_t t = S_TILE(r, i);
-        if (t == tile1 || t == 0)
-            return i;
-        i = (i + 1) & mask;
-    }
-}
-
 static int grow_table(gf_reuse *r)
 {
     gf_reuse n = *r;
@@ -475,7 +372,6 @@ static int compact(gf_reuse *r)
     return 0;
 }
 
-static size_t kth_latest_time(const gf_reuse *r, uint64_t d);
 
 void gf_reuse_set_window(gf_reuse *r, uint64_t w, gf_reuse_forget_fn fn, void *ctx)
 {
@@ -497,7 +393,7 @@ uint64_t gf_reuse_forgotten(const gf_reuse *r)
  * time is older than theirs. -1, having changed nothing, when out of memory. */
 static int forget_far(gf_reuse *r)
 {
-    size_t before = kth_latest_time(r, r->window); /* forget: time < before */
+    size_t before = reuse_kth_latest_time(r, r->window); /* forget: time < before */
     unsigned char *tab = gf_big_calloc(r->cap, r->sstride);
     uint32_t *gmap = r->ngroups ? gf_calloc(r->ngroups + 1, sizeof *gmap) : NULL;
     if (!tab || (r->ngroups && !gmap)) {
@@ -689,25 +585,6 @@ uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
     return gf_reuse_peek_t(r, key, NULL, payload);
 }
 
-/* Calls visit for every key with its last time + 1 (the walk both foreach forms share). */
-static void walk_keys(gf_reuse *r,
-                      void (*visit)(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1,
-                                    uint16_t *tag, void *payload),
-                      void *arg)
-{
-    for (size_t i = 0; i < r->cap; i++) {
-        uint64_t tile1 = S_TILE(r, i);
-        if (!tile1)
-            continue;
-        uint32_t *tm = S_TIME(r, i);
-        for (unsigned k = 0; k < r->tile; k++)
-            if (tm[k])
-                visit(r, arg, ((tile1 - 1) << r->tshift) | k, tm[k],
-                      r->payload ? &S_TAG(r, i)[k] : NULL,
-                      r->payload && S_GROUP(r, i) ? S_PAYLOAD(r, i, k) : NULL);
-    }
-}
-
 struct dist_walk {
     void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload);
     void *ctx;
@@ -726,235 +603,5 @@ void gf_reuse_foreach(gf_reuse *r,
                       void *ctx)
 {
     struct dist_walk a = {fn, ctx};
-    walk_keys(r, visit_dist, &a);
-}
-
-/* The d-th latest live time (d >= 1, at most count): a key whose last time is earlier
- * has distance >= d (the live times after it include this one and the d - 1 after
- * it), and one whose last time is this or later has distance < d. */
-static size_t kth_latest_time(const gf_reuse *r, uint64_t d)
-{
-    for (size_t w = r->now ? (r->now - 1) >> 6 : 0;; w--) {
-        uint64_t x = r->bits[w];
-        unsigned c = popc(x);
-        if (d > c) {
-            d -= c;
-            if (w == 0)
-                return 0; /* (not reached: count >= d live times) */
-            continue;
-        }
-        for (;;) {
-            unsigned b = 63u - (unsigned)__builtin_clzll(x);
-            if (--d == 0)
-                return w * 64u + b;
-            x &= ~(UINT64_C(1) << b);
-        }
-    }
-}
-
-struct far_walk {
-    void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag, void *payload);
-    void *ctx;
-    size_t before; /* far: last time + 1 <= before */
-};
-
-static void visit_far(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
-                      void *payload)
-{
-    (void)r;
-    struct far_walk *a = arg;
-    a->fn(a->ctx, key, time1 <= a->before, tag, payload);
-}
-
-struct near_item {
-    uint64_t key;
-    uint16_t *tag;
-    void *payload;
-};
-
-/* The near keys (last time + 1 > before) that keep accepts, and their times: bit
- * time - before of mark is set, and at[time - before] is the key's index in items. The
- * times are distinct, so reading mark from the top down gives the keys latest first
- * without sorting; at[] is read only where mark is set, so it is never cleared. */
-struct near_walk {
-    size_t before;
-    int (*keep)(void *ctx, const uint16_t *tag, const void *payload);
-    void *ctx;
-    struct near_item *items;
-    size_t n;
-    uint64_t *mark;
-    uint32_t *at;
-};
-
-static void visit_near(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
-                       void *payload)
-{
-    (void)r;
-    struct near_walk *a = arg;
-    if (time1 > a->before && (!a->keep || a->keep(a->ctx, tag, payload))) {
-        size_t rel = time1 - 1 - a->before;
-        a->items[a->n] = (struct near_item){key, tag, payload};
-        a->at[rel] = (uint32_t)a->n++;
-        a->mark[rel >> 6] |= UINT64_C(1) << (rel & 63u);
-    }
-}
-
-int gf_reuse_foreach_near(gf_reuse *r, uint64_t d,
-                          void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                     void *payload),
-                          void *ctx)
-{
-    return gf_reuse_foreach_near_if(r, d, NULL, fn, ctx);
-}
-
-/* The near keys' visit (latest first, with their distances) once walk_keys has filled
- * a; frees a's lists. */
-static void near_emit(gf_reuse *r, struct near_walk *a, size_t range,
-                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                 void *payload),
-                      void *ctx)
-{
-    /* distance = live times after the key's own (time1 - 1), as visit_dist */
-    size_t before = a->before;
-    size_t wcur = r->now ? ((r->now - 1) >> 6) + 1 : 0;
-    uint64_t above = 0; /* live times in words [wcur, top) */
-    for (size_t mw = (range >> 6) + 1; mw-- > 0;) {
-        for (uint64_t x = a->mark[mw]; x;) {
-            unsigned b = 63u - (unsigned)__builtin_clzll(x);
-            x &= ~(UINT64_C(1) << b);
-            size_t rel = mw * 64u + b, t0 = before + rel, w = t0 >> 6;
-            while (wcur > w + 1)
-                above += popc(r->bits[--wcur]);
-            uint64_t part = popc(r->bits[w] & ~((UINT64_C(2) << (t0 & 63u)) - 1));
-            const struct near_item *it = &a->items[a->at[rel]];
-            fn(ctx, it->key, above + part, it->tag, it->payload);
-        }
-    }
-    free(a->items);
-    free(a->mark);
-    free(a->at);
-}
-
-/* near_walk's lists for the near keys at d (d >= 1, count >= 1): -1 when it cannot
- * allocate them. */
-static int near_start(const gf_reuse *r, uint64_t d,
-                      int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
-                      void *ctx, struct near_walk *a, size_t *range)
-{
-    size_t n = d > r->count ? r->count : (size_t)d;
-    size_t before = d > r->count ? 0 : kth_latest_time(r, d);
-    *range = r->now > before ? r->now - before : 0; /* times [before, now) */
-    if (n > UINT32_MAX)
-        return -1;
-    *a = (struct near_walk){before, keep, ctx, malloc(n * sizeof *a->items), 0,
-                            calloc((*range >> 6) + 1, sizeof *a->mark),
-                            malloc((*range ? *range : 1) * sizeof *a->at)};
-    if (!a->items || !a->mark || !a->at) {
-        free(a->items);
-        free(a->mark);
-        free(a->at);
-        return -1;
-    }
-    return 0;
-}
-
-int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
-                             int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
-                             void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                        void *payload),
-                             void *ctx)
-{
-    if (d == 0 || r->count == 0)
-        return 0;
-    struct near_walk a;
-    size_t range;
-    if (near_start(r, d, keep, ctx, &a, &range) != 0)
-        return -1;
-    walk_keys(r, visit_near, &a);
-    near_emit(r, &a, range, fn, ctx);
-    return 0;
-}
-
-int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
-                              int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
-                              void (*near_fn)(void *ctx, uint64_t key, uint64_t dist,
-                                              uint16_t *tag, void *payload),
-                              void (*far_fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
-                                             void *payload),
-                              void *ctx)
-{
-    if (r->count == 0 && d != 0)
-        return 0; /* (no live time: nothing near, nothing far) */
-    struct near_walk a = {0};
-    size_t range = 0;
-    /* (d = 0: every key is far, as gf_reuse_foreach_far) */
-    if (d != 0 && near_start(r, d, keep, ctx, &a, &range) != 0)
-        return -1;
-    size_t before = d == 0 ? SIZE_MAX : a.before;
-    struct near_item *far = NULL;
-    size_t nfar = 0, farcap = 0;
-    /* (the engine's fields in locals: the lists' stores could alias them, so the
-     * compiler would load them again for every key) */
-    const size_t cap = r->cap, sstride = r->sstride, gstride = r->gstride,
-                 pstride = r->pstride;
-    const unsigned tile = r->tile, tshift = r->tshift;
-    const int payloads = r->payload != 0;
-    unsigned char *const tab = r->tab, *const groups = r->groups;
-    for (size_t i = 0; i < cap; i++) {
-        unsigned char *slot = tab + i * sstride;
-        uint64_t tile1 = *(uint64_t *)(void *)slot;
-        if (!tile1)
-            continue;
-        const uint32_t *tm = (const uint32_t *)(void *)(slot + 8);
-        uint16_t *tags = payloads ? (uint16_t *)(void *)(slot + 8 + 4 * tile) : NULL;
-        uint32_t group1 = payloads ? *(uint32_t *)(void *)(slot + 8 + 6 * tile) : 0;
-        unsigned char *pay = group1 ? groups + (group1 - 1) * gstride : NULL;
-        uint64_t key0 = (tile1 - 1) << tshift;
-        for (unsigned k = 0; k < tile; k++) {
-            uint32_t time1 = tm[k];
-            if (!time1)
-                continue;
-            uint64_t key = key0 | k;
-            uint16_t *tag = tags ? tags + k : NULL;
-            void *payload = pay ? pay + k * pstride : NULL;
-            if (time1 > before) {
-                visit_near(r, &a, key, time1, tag, payload);
-                continue;
-            }
-            if (keep && !keep(ctx, tag, payload))
-                continue;
-            if (nfar == farcap) {
-                size_t ncap = farcap ? 2 * farcap : 256;
-                struct near_item *p = realloc(far, ncap * sizeof *far);
-                if (!p) {
-                    free(far);
-                    if (d != 0) {
-                        free(a.items);
-                        free(a.mark);
-                        free(a.at);
-                    }
-                    return -1;
-                }
-                far = p;
-                farcap = ncap;
-            }
-            far[nfar++] = (struct near_item){key, tag, payload};
-        }
-    }
-    if (d != 0)
-        near_emit(r, &a, range, near_fn, ctx);
-    for (size_t i = 0; i < nfar; i++)
-        far_fn(ctx, far[i].key, 1, far[i].tag, far[i].payload);
-    free(far);
-    return 0;
-}
-
-void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
-                          void (*fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
-                                     void *payload),
-                          void *ctx)
-{
-    /* (d = 0: every key is far; more than the distinct keys: none) */
-    struct far_walk a = {fn, ctx, d == 0 ? SIZE_MAX : d > r->count ? 0 : kth_latest_time(r, d)};
-    walk_keys(r, visit_far, &a);
+    reuse_walk_keys(r, visit_dist, &a);
 }

@@ -122,6 +122,17 @@ int gf_reuse_foreach_split_if(gf_reuse *r, uint64_t d,
                               void (*far_fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
                                              void *payload),
                               void *ctx);
+/* gf_reuse_foreach_split_if over the listed keys only (the others as if keep refused
+ * them): the cost is the list's, not the engine's. Keys not held are skipped; a key
+ * listed twice is passed to near_fn once, to far_fn as often as it is listed (far_fn
+ * must make a repeat a no-op), and the far keys come in the list's order. */
+int gf_reuse_split_keys_if(gf_reuse *r, uint64_t d, const uint64_t *keys, size_t nkeys,
+                           int (*keep)(void *ctx, const uint16_t *tag, const void *payload),
+                           void (*near_fn)(void *ctx, uint64_t key, uint64_t dist,
+                                           uint16_t *tag, void *payload),
+                           void (*far_fn)(void *ctx, uint64_t key, int far, uint16_t *tag,
+                                          void *payload),
+                           void *ctx);
 /* A window (issue #22): with w > 0, the engine forgets the keys whose distance has
  * reached w, so that it holds at most 2w keys (plus their tiles' slots and a time axis
  * of O(w)) whatever the number of distinct keys: when a new key makes it 2w, every key

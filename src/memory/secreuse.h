@@ -144,5 +144,10 @@ int gf_secreuse_flush_evicted_assoc_ages(gf_secreuse *t, unsigned ways, uint64_t
  * take a payload (0). Results are the same; tests compare the two. Call before the
  * first access. */
 void gf_secreuse_use_tags(gf_secreuse *t, int on);
+/* Whether the kernel-end walks (gf_secreuse_flush_evicted_ages, _assoc_ages) visit only
+ * the lines made dirty since the last one (the default, 1) or every line the engine
+ * holds (0). Results are the same; tests compare the two. Call before the first
+ * access. */
+void gf_secreuse_list_dirty(gf_secreuse *t, int on);
 
 #endif

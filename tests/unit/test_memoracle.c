@@ -421,6 +421,88 @@ static void torture_memoracle_access_again(void **state)
         }
 }
 
+/* The kernel-end walks over the lines listed dirty (gf_secreuse_list_dirty, the
+ * default) against walks over every line, on twin trackers: the same write-backs and
+ * the same ages, kernel after kernel (what one walk leaves dirty is the next one's), for
+ * fully associative and set-associative walks, with accesses again, far and host sides,
+ * partial writes and a window that forgets lines; results compared access by access. */
+static void torture_memoracle_dirty_list_walks(void **state)
+{
+    (void)state;
+    static const uint32_t masks[3] = {0xFFFFFFFFu, 0x0000FFFFu, 0xFFFF0000u};
+    static const uint64_t caps[3] = {16, 256, 4096};
+    static gf_hist ha, hb;
+    for (int kind = 0; kind < 4; kind++)
+        for (unsigned ci = 0; ci < 3; ci++)
+            for (int win = 0; win < 2; win++) {
+                size_t n = make_stream(kind, 3000, 24000, 17 + (uint64_t)kind * 5 + ci);
+                gf_secreuse *a, *b;
+                gf_error e;
+                assert_int_equal(gf_secreuse_create(caps[ci], GF_LRU_WRITE_ALLOCATE, 1, &a, &e),
+                                 GF_OK);
+                assert_int_equal(gf_secreuse_create(caps[ci], GF_LRU_WRITE_ALLOCATE, 1, &b, &e),
+                                 GF_OK);
+                gf_secreuse_list_dirty(b, 0);
+                if (win) {
+                    gf_secreuse_set_window(a, 2 * caps[ci]);
+                    gf_secreuse_set_window(b, 2 * caps[ci]);
+                }
+                for (size_t i = 0; i < n; i++) {
+                    const acc *s = &stream[i];
+                    uint64_t x = rnd();
+                    uint32_t bytes[4];
+                    for (unsigned k = 0; k < 4; k++)
+                        bytes[k] = masks[(x >> 9) % 4 ? 0 : (x >> (2 * k)) % 3];
+                    unsigned side = (unsigned)(x >> 40) % 4;
+                    gf_secreuse_result ra, rb;
+                    memset(&ra, 0, sizeof ra);
+                    memset(&rb, 0, sizeof rb);
+                    if ((x >> 50) % 5 == 0) {
+                        assert_int_equal(gf_secreuse_access_again(a, s->line, s->smask, bytes,
+                                                                  s->op, &ra), GF_OK);
+                        assert_int_equal(gf_secreuse_access_again(b, s->line, s->smask, bytes,
+                                                                  s->op, &rb), GF_OK);
+                    } else {
+                        assert_int_equal(gf_secreuse_access_from(a, s->line, s->smask, bytes,
+                                                                 s->op, side, &ra), GF_OK);
+                        assert_int_equal(gf_secreuse_access_from(b, s->line, s->smask, bytes,
+                                                                 s->op, side, &rb), GF_OK);
+                    }
+                    assert_memory_equal(&ra, &rb, sizeof ra);
+                    if ((i + 1) % (n / 4))
+                        continue;
+                    /* a kernel's end: one walk of each kind in turn */
+                    gf_hist_clear(&ha);
+                    gf_hist_clear(&hb);
+                    double wa, wb;
+                    if ((i + 1) / (n / 4) % 2) {
+                        uint64_t ua, ub;
+                        assert_int_equal(gf_secreuse_flush_evicted_ages(a, 4 * caps[ci] + 1,
+                                                                        &ha, &ua), 0);
+                        assert_int_equal(gf_secreuse_flush_evicted_ages(b, 4 * caps[ci] + 1,
+                                                                        &hb, &ub), 0);
+                        wa = (double)ua;
+                        wb = (double)ub;
+                    } else {
+                        assert_int_equal(gf_secreuse_flush_evicted_assoc_ages(
+                                             a, 8, 4 * caps[ci] + 1, &ha, &wa), 0);
+                        assert_int_equal(gf_secreuse_flush_evicted_assoc_ages(
+                                             b, 8, 4 * caps[ci] + 1, &hb, &wb), 0);
+                    }
+                    if (wa != wb || memcmp(&ha, &hb, sizeof ha) != 0)
+                        fail_msg("kind %d cap %llu window %d access %zu: listed walk %.3f "
+                                 "write-backs (%llu aged), full walk %.3f (%llu)", kind,
+                                 (unsigned long long)caps[ci], win, i, wa,
+                                 (unsigned long long)gf_hist_total(&ha), wb,
+                                 (unsigned long long)gf_hist_total(&hb));
+                    assert_int_equal(gf_secreuse_dirty_resident(a),
+                                     gf_secreuse_dirty_resident(b));
+                }
+                gf_secreuse_free(a);
+                gf_secreuse_free(b);
+            }
+}
+
 /* Far copies (gf_secreuse_access_from) against a direct rule on the fully associative
  * oracle: a line's copies live while the oracle keeps the line; a far read or write
  * leaves a copy of the halves it touched, an atomic, a home write or a host copy drops
@@ -589,6 +671,7 @@ int main(void)
         cmocka_unit_test(torture_memoracle_writeback_assoc),
         cmocka_unit_test(torture_memoracle_writeback_what_if),
         cmocka_unit_test(torture_memoracle_access_again),
+        cmocka_unit_test(torture_memoracle_dirty_list_walks),
     };
     return gf_test_exit(cmocka_run_group_tests(tests, NULL, NULL));
 }
