@@ -585,23 +585,30 @@ uint64_t gf_reuse_peek(const gf_reuse *r, uint64_t key, void **payload)
     return gf_reuse_peek_t(r, key, NULL, payload);
 }
 
-struct dist_walk {
-    void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload);
-    void *ctx;
-};
-
-static void visit_dist(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
-                       void *payload)
+/* The d-th latest live time (d >= 1, at most count): a key whose last time is earlier
+ * has distance >= d (the live times after it include this one and the d - 1 after
+ * it), and one whose last time is this or later has distance < d. */
+size_t reuse_kth_latest_time(const gf_reuse *r, uint64_t d)
 {
-    struct dist_walk *a = arg;
-    a->fn(a->ctx, key, r->count - count_le(r, time1 - 1), tag, payload);
+    for (size_t w = r->now ? (r->now - 1) >> 6 : 0;; w--) {
+        uint64_t x = r->bits[w];
+        unsigned c = popc(x);
+        if (d > c) {
+            d -= c;
+            if (w == 0)
+                return 0; /* (not reached: count >= d live times) */
+            continue;
+        }
+        for (;;) {
+            unsigned b = 63u - (unsigned)__builtin_clzll(x);
+            if (--d == 0)
+                return w * 64u + b;
+            x &= ~(UINT64_C(1) << b);
+        }
+    }
 }
 
-void gf_reuse_foreach(gf_reuse *r,
-                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
-                                 void *payload),
-                      void *ctx)
+size_t reuse_count_le(const gf_reuse *r, size_t t)
 {
-    struct dist_walk a = {fn, ctx};
-    reuse_walk_keys(r, visit_dist, &a);
+    return count_le(r, t);
 }

@@ -123,7 +123,10 @@ void reuse_walk_keys(gf_reuse *r,
                      void (*visit)(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1,
                                    uint16_t *tag, void *payload),
                      void *arg);
-/* reuse_walk.c: the d-th latest live time (1 <= d <= count). */
+/* reuse.c (which forgets by it; the walks split by it): the d-th latest live time
+ * (1 <= d <= count). */
 size_t reuse_kth_latest_time(const gf_reuse *r, uint64_t d);
+/* reuse.c: the live times <= t (a key last accessed at t has distance count - this). */
+size_t reuse_count_le(const gf_reuse *r, size_t t);
 
 #endif

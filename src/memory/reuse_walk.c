@@ -1,10 +1,10 @@
 /*
  * Reuse-distance engine, kernel-end walks: every held key with its distance
- * (gf_reuse_foreach, in reuse.c), or split at a distance d into the near keys (distance
- * < d, latest first, with their distances) and the far ones; over every key, or over a
- * list of keys (gf_reuse_split_keys_if: what a write-back walk of the dirty lines costs).
- * The walks read the engine and never change it; the callbacks may change the tags and
- * payloads they are handed, nothing else.
+ * (gf_reuse_foreach), or split at a distance d into the near keys (distance < d, latest
+ * first, with their distances) and the far ones; over every key, or over a list of keys
+ * (gf_reuse_split_keys_if: what a write-back walk of the dirty lines costs). The walks
+ * read the engine and never change it; the callbacks may change the tags and payloads
+ * they are handed, nothing else. Uses reuse.c (the engine's counts), never the reverse.
  */
 #include "memory/reuse_internal.h"
 
@@ -29,27 +29,25 @@ void reuse_walk_keys(gf_reuse *r,
     }
 }
 
-/* The d-th latest live time (d >= 1, at most count): a key whose last time is earlier
- * has distance >= d (the live times after it include this one and the d - 1 after
- * it), and one whose last time is this or later has distance < d. */
-size_t reuse_kth_latest_time(const gf_reuse *r, uint64_t d)
+struct dist_walk {
+    void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag, void *payload);
+    void *ctx;
+};
+
+static void visit_dist(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1, uint16_t *tag,
+                       void *payload)
 {
-    for (size_t w = r->now ? (r->now - 1) >> 6 : 0;; w--) {
-        uint64_t x = r->bits[w];
-        unsigned c = popc(x);
-        if (d > c) {
-            d -= c;
-            if (w == 0)
-                return 0; /* (not reached: count >= d live times) */
-            continue;
-        }
-        for (;;) {
-            unsigned b = 63u - (unsigned)__builtin_clzll(x);
-            if (--d == 0)
-                return w * 64u + b;
-            x &= ~(UINT64_C(1) << b);
-        }
-    }
+    struct dist_walk *a = arg;
+    a->fn(a->ctx, key, r->count - reuse_count_le(r, time1 - 1), tag, payload);
+}
+
+void gf_reuse_foreach(gf_reuse *r,
+                      void (*fn)(void *ctx, uint64_t key, uint64_t dist, uint16_t *tag,
+                                 void *payload),
+                      void *ctx)
+{
+    struct dist_walk a = {fn, ctx};
+    reuse_walk_keys(r, visit_dist, &a);
 }
 
 struct far_walk {
