@@ -1,7 +1,7 @@
 /*
  * Reuse-distance engine, private layout: what reuse.c (accesses, growth, the window)
- * and reuse_walk.c (the kernel-end walks over every key) share. Nothing outside those
- * two files includes this; the public interface is reuse.h.
+ * and reuse_walk.c (the kernel-end walks, over every key or a list) share. Nothing outside
+ * those two files includes this; the public interface is reuse.h.
  *
  * Invariant: a key is held iff its tile has a slot and its time (+1) there is non-zero;
  * bit t of bits is set iff some held key's last access is at time t, and count is the

@@ -344,6 +344,7 @@ void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
                           void *ctx)
 {
     /* (d = 0: every key is far; more than the distinct keys: none) */
-    struct far_walk a = {fn, ctx, d == 0 ? SIZE_MAX : d > r->count ? 0 : reuse_kth_latest_time(r, d)};
+    struct far_walk a = {fn, ctx,
+                         d == 0 ? SIZE_MAX : d > r->count ? 0 : reuse_kth_latest_time(r, d)};
     reuse_walk_keys(r, visit_far, &a);
 }
