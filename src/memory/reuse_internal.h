@@ -118,11 +118,6 @@ static inline size_t find_slot(const gf_reuse *r, uint64_t tile1)
     }
 }
 
-/* reuse_walk.c: calls visit for every held key with its last time + 1. */
-void reuse_walk_keys(gf_reuse *r,
-                     void (*visit)(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1,
-                                   uint16_t *tag, void *payload),
-                     void *arg);
 /* reuse.c (which forgets by it; the walks split by it): the d-th latest live time
  * (1 <= d <= count). */
 size_t reuse_kth_latest_time(const gf_reuse *r, uint64_t d);

@@ -10,11 +10,11 @@
 
 #include <stdlib.h>
 
-/* Calls visit for every key with its last time + 1 (the walk both foreach forms share). */
-void reuse_walk_keys(gf_reuse *r,
-                     void (*visit)(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1,
-                                   uint16_t *tag, void *payload),
-                     void *arg)
+/* Calls visit for every key with its last time + 1 (the walk the foreach forms share). */
+static void walk_keys(gf_reuse *r,
+                      void (*visit)(const gf_reuse *r, void *arg, uint64_t key, uint32_t time1,
+                                    uint16_t *tag, void *payload),
+                      void *arg)
 {
     for (size_t i = 0; i < r->cap; i++) {
         uint64_t tile1 = S_TILE(r, i);
@@ -47,7 +47,7 @@ void gf_reuse_foreach(gf_reuse *r,
                       void *ctx)
 {
     struct dist_walk a = {fn, ctx};
-    reuse_walk_keys(r, visit_dist, &a);
+    walk_keys(r, visit_dist, &a);
 }
 
 struct far_walk {
@@ -171,7 +171,7 @@ int gf_reuse_foreach_near_if(gf_reuse *r, uint64_t d,
     size_t range;
     if (near_start(r, d, keep, ctx, &a, &range) != 0)
         return -1;
-    reuse_walk_keys(r, visit_near, &a);
+    walk_keys(r, visit_near, &a);
     near_emit(r, &a, range, fn, ctx);
     return 0;
 }
@@ -346,5 +346,5 @@ void gf_reuse_foreach_far(gf_reuse *r, uint64_t d,
     /* (d = 0: every key is far; more than the distinct keys: none) */
     struct far_walk a = {fn, ctx,
                          d == 0 ? SIZE_MAX : d > r->count ? 0 : reuse_kth_latest_time(r, d)};
-    reuse_walk_keys(r, visit_far, &a);
+    walk_keys(r, visit_far, &a);
 }
