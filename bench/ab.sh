@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Is build B faster than build A on one trace? Runs `predict TRACE -j 1` with each binary in
 # N pairs, alternating which goes first (ABBA), and prints the median of the per-pair CPU
-# time ratios B/A with both builds' minimum and median CPU seconds (user + system).
+# time ratios B/A with both builds' minimum and median CPU seconds (user + system, to the
+# microsecond: bench/cputime.py).
 #
 # Why pairs in alternating order: this shared machine switches between a fast and a slow
 # state (the same run takes 0.6 or 1.2 s), often for a few seconds at a time, so single
@@ -18,13 +19,14 @@ for bin in "$a" "$b"; do
   [ -x "$bin" ] || { echo "$0: $bin is not an executable" >&2; exit 2; }
 done
 [ -e "$trace" ] || { echo "$0: $trace: no such trace" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp)
 out=$(mktemp)
 trap 'rm -f "$tmp" "$out"' EXIT
 cpu() { # CPU seconds of one predict
   # (-o a scratch file, not /dev/null: an old build's -o, c35edea's among them, renamed its
   # temporary file over the target, which as root replaced /dev/null with a regular file)
-  /usr/bin/time -f '%U %S' -o "$tmp" "$1" predict "$trace" --gpu "$gpu" -j 1 -q -o "$out"
+  python3 "$here/cputime.py" "$tmp" "$1" predict "$trace" --gpu "$gpu" -j 1 -q -o "$out"
   awk '{ print $1 + $2 }' "$tmp"
 }
 for i in $(seq "$pairs"); do
@@ -36,5 +38,5 @@ p = [tuple(map(float, l.split())) for l in sys.stdin]
 a = [x for x, _ in p]
 b = [y for _, y in p]
 r = [y / x for x, y in p if x > 0]
-print("pairs %d  median B/A %.3f  A min %.2f median %.2f s  B min %.2f median %.2f s"
+print("pairs %d  median B/A %.3f  A min %.3f median %.3f s  B min %.3f median %.3f s"
       % (len(p), statistics.median(r), min(a), statistics.median(a), min(b), statistics.median(b)))'

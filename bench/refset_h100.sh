@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two builds side by side on the H100 reference set (data/h100, issue #36's "every case
-# of the reference set"): CPU time (user + system) of `predict CASE --gpu h100 -q -j 1`,
-# best of N runs, the two builds interleaved run by run so that the machine's drift falls
-# on both. Builds older than the tracer-5 reader (c35edea stops at the trailing
+# of the reference set"): CPU time (user + system, to the microsecond: bench/cputime.py)
+# of `predict CASE --gpu h100 -q -j 1`, best of N runs, the two builds interleaved run by
+# run so that the machine's drift falls on both. Builds older than the tracer-5 reader (c35edea stops at the trailing
 # immediate) cannot read the bundled traces, so every case is first rewritten as a
 # tracer-4 trace (each instruction line's last number, the immediate, dropped; header
 # version 4) and both builds read that copy. Both then predict the same instructions;
@@ -38,12 +38,12 @@ cpu() { # CPU seconds (or M instructions) of one run: $1 = models dir, the rest 
         return
     fi
     if [ -n "$models" ]; then
-        GF_MODELS_DIR=$models /usr/bin/time -o "$scratch/time" -f "%U %S" "$@" \
+        GF_MODELS_DIR=$models python3 "$src/bench/cputime.py" "$scratch/time" "$@" \
             >"$scratch/stdout" 2>"$scratch/stderr"
     else
-        /usr/bin/time -o "$scratch/time" -f "%U %S" "$@" >"$scratch/stdout" 2>"$scratch/stderr"
+        python3 "$src/bench/cputime.py" "$scratch/time" "$@" >"$scratch/stdout" 2>"$scratch/stderr"
     fi || { echo "FAIL: $*: $(head -n 3 "$scratch/stderr")" >&2; exit 1; }
-    awk '{ printf "%.2f", $1 + $2 }' "$scratch/time"
+    awk '{ printf "%.4f", $1 + $2 }' "$scratch/time"
 }
 printf '%-22s %8s %8s %7s\n' case old new ratio
 ratios=()
