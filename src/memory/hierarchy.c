@@ -726,6 +726,17 @@ void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line)
         gf_secreuse_prefetch(h->l1_rd[sm], line);
 }
 
+void gf_hier_prefetch_l2(gf_hier *h, unsigned slice, uint64_t line, int state)
+{
+    /* (the dense key needs no lookup; the id map's would be a probe of its own) */
+    if (slice >= h->nslices || !h->key_m || !h->l2_rd[slice])
+        return;
+    if (state)
+        gf_secreuse_prefetch_state(h->l2_rd[slice], l2_key(h, slice, line));
+    else
+        gf_secreuse_prefetch(h->l2_rd[slice], l2_key(h, slice, line));
+}
+
 /* gf_hier_access_l1's body; lsu 0: an access the LSU does not carry (GF_HIER_NOT_LSU: in no
  * L1 counter, no L1 lookup). A constant at both callers, so the LSU's path is compiled as
  * it was before TMA copies had their own (a run-time flag cost the vector add +0.5 % of

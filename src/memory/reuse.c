@@ -552,6 +552,32 @@ uint64_t gf_reuse_access(gf_reuse *r, uint64_t key)
     return gf_reuse_access_t(r, key, NULL, NULL);
 }
 
+void gf_reuse_prefetch_state(const gf_reuse *r, uint64_t key)
+{
+#if defined(__GNUC__)
+    /* (a few probes at most: an absent tile or a long run is left to the access) */
+    uint64_t tile1 = (key >> r->tshift) + 1;
+    unsigned k = (unsigned)(key & (r->tile - 1));
+    size_t mask = r->cap - 1, i = slot_of(r, tile1);
+    for (unsigned n = 0; n < 4; n++, i = (i + 1) & mask) {
+        uint64_t t = S_TILE(r, i);
+        if (t == 0)
+            return;
+        if (t != tile1)
+            continue;
+        uint32_t tm = S_TIME(r, i)[k];
+        if (tm && tm - 1 < r->tsize)
+            __builtin_prefetch(&r->bits[(tm - 1) >> 6]);
+        if (r->payload && S_GROUP(r, i))
+            __builtin_prefetch(S_PAYLOAD(r, i, k));
+        return;
+    }
+#else
+    (void)r;
+    (void)key;
+#endif
+}
+
 void gf_reuse_prefetch(const gf_reuse *r, uint64_t key)
 {
 #if defined(__GNUC__)

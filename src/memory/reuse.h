@@ -76,6 +76,9 @@ uint64_t gf_reuse_peek_t(const gf_reuse *r, uint64_t key, uint16_t *tag, void **
 /* Starts fetching the memory an access to key would probe first (its tile's hash
  * slot), changing nothing: for callers that know an access well ahead. */
 void gf_reuse_prefetch(const gf_reuse *r, uint64_t key);
+/* The second step, after gf_reuse_prefetch's line has arrived: starts fetching key's
+ * payload and its last time's bitmap word (reads the slot; changes nothing). */
+void gf_reuse_prefetch_state(const gf_reuse *r, uint64_t key);
 /* Distinct keys seen so far. */
 size_t gf_reuse_distinct(const gf_reuse *r);
 /* Calls fn for every key: its current distance (as gf_reuse_peek), tag (NULL without

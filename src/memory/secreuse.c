@@ -507,6 +507,11 @@ void gf_secreuse_prefetch(const gf_secreuse *t, uint64_t line)
     gf_reuse_prefetch(t->r, line);
 }
 
+void gf_secreuse_prefetch_state(const gf_secreuse *t, uint64_t line)
+{
+    gf_reuse_prefetch_state(t->r, line);
+}
+
 void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
                             gf_secreuse_result *res)
 {

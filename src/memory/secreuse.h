@@ -99,6 +99,8 @@ void gf_secreuse_peek_write(const gf_secreuse *t, uint64_t line, unsigned smask,
                             gf_secreuse_result *res);
 /* Starts fetching what an access to line would probe first (gf_reuse_prefetch). */
 void gf_secreuse_prefetch(const gf_secreuse *t, uint64_t line);
+/* Then its line state (gf_reuse_prefetch_state). */
+void gf_secreuse_prefetch_state(const gf_secreuse *t, uint64_t line);
 /* Dirty sectors of lines that a fully associative cache of the configured capacity has
  * evicted by now: counted as written back, and cleared. Kernel-end accounting. */
 uint64_t gf_secreuse_flush_evicted(gf_secreuse *t);

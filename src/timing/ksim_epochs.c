@@ -409,6 +409,9 @@ typedef struct worker_arg {
     unsigned k;
 } worker_arg;
 
+/* Requests ahead in a slice's list whose tracker probes run_share starts fetching. */
+#define L2_AHEAD 8
+
 static void run_share(pool *p, unsigned k)
 {
     sim *s = p->s;
@@ -425,9 +428,15 @@ static void run_share(pool *p, unsigned k)
             ksim_run_sm(s, i, p->end);
             continue;
         }
-        for (size_t j = p->first[i]; j < p->first[i + 1]; j++)
+        size_t end = p->first[i + 1];
+        for (size_t j = p->first[i]; j < end; j++) {
+            if (j + 2 * L2_AHEAD < end)
+                gf_hier_prefetch_l2(s->hier, i, p->items[j + 2 * L2_AHEAD].req->line, 0);
+            if (j + L2_AHEAD < end)
+                gf_hier_prefetch_l2(s->hier, i, p->items[j + L2_AHEAD].req->line, 1);
             gf_hier_l2_line(s->hier, i, p->items[j].req, &p->items[j].hits, &p->items[j].dram,
                             &p->items[j].far);
+        }
     }
 }
 

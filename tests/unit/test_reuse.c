@@ -652,6 +652,53 @@ static void torture_reuse_tags_and_lazy_payloads(void **state)
     gf_reuse_free(r);
 }
 
+/* The prefetches (gf_reuse_prefetch, then gf_reuse_prefetch_state: read the slot, fetch the
+ * payload and the bitmap word) change nothing: an engine given them for keys ahead, present
+ * and absent, through table growth, payload groups and timestamp compaction, reports the
+ * same distances, tags and payloads as one without. (ASan checks their reads.) */
+static void torture_reuse_prefetch_changes_nothing(void **state)
+{
+    (void)state;
+    gf_reuse *a = gf_reuse_create_tiled(8, 3), *b = gf_reuse_create_tiled(8, 3);
+    assert_non_null(a);
+    assert_non_null(b);
+    enum { N = 300000, AHEAD = 8 };
+    uint64_t *keys = malloc(N * sizeof *keys), x = 88172645463325252ull;
+    assert_non_null(keys);
+    for (size_t i = 0; i < N; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        /* mostly a working set of 40,000 keys, sometimes a key never seen again */
+        keys[i] = x % 16 == 0 ? (1ull << 40) + i : x % 40000;
+    }
+    for (size_t i = 0; i < N; i++) {
+        if (i + 2 * AHEAD < N)
+            gf_reuse_prefetch(b, keys[i + 2 * AHEAD]);
+        if (i + AHEAD < N)
+            gf_reuse_prefetch_state(b, keys[i + AHEAD]);
+        gf_reuse_prefetch_state(b, (1ull << 50) + i); /* absent */
+        uint16_t *ta, *tb;
+        void *pa, *pb;
+        uint64_t da = gf_reuse_access_t(a, keys[i], &ta, &pa);
+        uint64_t db = gf_reuse_access_t(b, keys[i], &tb, &pb);
+        assert_true(da == db);
+        assert_int_equal(*ta, *tb);
+        assert_true((pa == NULL) == (pb == NULL));
+        if (pa)
+            assert_int_equal(*(uint64_t *)pa, *(uint64_t *)pb);
+        *ta = *tb = (uint16_t)(i + 1);
+        if (keys[i] % 97 == 0) {
+            uint64_t *qa = gf_reuse_materialize(a), *qb = gf_reuse_materialize(b);
+            assert_non_null(qa);
+            assert_non_null(qb);
+            *qa = *qb = i;
+        }
+    }
+    assert_int_equal(gf_reuse_distinct(a), gf_reuse_distinct(b));
+    free(keys);
+    gf_reuse_free(a);
+    gf_reuse_free(b);
+}
+
 /* Bounded memory (issue #22): an engine with a window W holds at most 2W keys however
  * many distinct keys stream through, and every distance below W is the windowless
  * engine's (which remembers every key: the reference here). Fails on an engine without
@@ -932,6 +979,7 @@ int main(void)
         cmocka_unit_test(torture_reuse_tiles),
         cmocka_unit_test(torture_reuse_payload_survives_growth),
         cmocka_unit_test(torture_reuse_tags_and_lazy_payloads),
+        cmocka_unit_test(torture_reuse_prefetch_changes_nothing),
         cmocka_unit_test(torture_hist_bins),
         cmocka_unit_test(torture_reuse_window_bounded),
         cmocka_unit_test(torture_secreuse_window_vs_oracle),
