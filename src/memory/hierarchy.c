@@ -737,6 +737,9 @@ void gf_hier_prefetch_l2(gf_hier *h, unsigned slice, uint64_t line, int state)
         gf_secreuse_prefetch(h->l2_rd[slice], l2_key(h, slice, line));
 }
 
+/* Sectors ahead whose L1 tracker probe and line state access_l1 fetches. */
+#define L1_AHEAD 4
+
 /* gf_hier_access_l1's body; lsu 0: an access the LSU does not carry (GF_HIER_NOT_LSU: in no
  * L1 counter, no L1 lookup). A constant at both callers, so the LSU's path is compiled as
  * it was before TMA copies had their own (a run-time flag cost the vector add +0.5 % of
@@ -781,6 +784,14 @@ static inline __attribute__((always_inline)) void access_l1(gf_hier *h, unsigned
     for (unsigned i = 0; i < c->nsectors;) {
         uint64_t line = c->sector[i] >> 2;
         unsigned smask = 0, extra = 0;
+        if (!whole && use_l1 && !local && i + L1_AHEAD < c->nsectors) {
+            /* scattered sectors (a line each: transposed stores, gathers) probe a new
+             * tile each; fetch the probe and the line state of those ahead (the sector
+             * 2 x L1_AHEAD on may be the same line: a wasted prefetch, no harm) */
+            if (i + 2 * L1_AHEAD < c->nsectors)
+                gf_secreuse_prefetch(h->l1_rd[sm], c->sector[i + 2 * L1_AHEAD] >> 2);
+            gf_secreuse_prefetch_state(h->l1_rd[sm], c->sector[i + L1_AHEAD] >> 2);
+        }
         uint32_t bytes[4] = {0, 0, 0, 0};
         if (whole) { /* (whole_lines) */
             smask = 0xFu;
