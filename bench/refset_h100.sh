@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # Two builds side by side on the H100 reference set (data/h100, issue #36's "every case
 # of the reference set"): CPU time (user + system, to the microsecond: bench/cputime.py)
-# of `predict CASE --gpu h100 -q -j 1`, best of N runs, the two builds interleaved run by
-# run so that the machine's drift falls on both. Builds older than the tracer-5 reader (c35edea stops at the trailing
-# immediate) cannot read the bundled traces, so every case is first rewritten as a
-# tracer-4 trace (each instruction line's last number, the immediate, dropped; header
-# version 4) and both builds read that copy. Both then predict the same instructions;
-# what each does with them is its own model (the newer build also times the stalls,
-# two L2 partitions and the intervals), which is what the ratio measures.
+# of `predict CASE --gpu h100 -q -j 1`, N runs of each, the two builds interleaved run by
+# run in ABBA order so that the machine's drift falls on both. Builds older than the
+# tracer-5 reader (c35edea stops at the trailing immediate) cannot read the bundled
+# traces, so every case is first rewritten as a tracer-4 trace (each instruction line's
+# last number, the immediate, dropped; header version 4) and both builds read that copy.
+# Both then predict the same instructions; what each does with them is its own model
+# (the newer build also times the stalls, two L2 partitions and the intervals), which
+# is what the ratio measures.
 #
 # usage: bench/refset_h100.sh OLD_GPUFORECAST NEW_GPUFORECAST [N] [SCRATCH_DIR]
 # env:   OLD_MODELS / NEW_MODELS  models directory of each build (GF_MODELS_DIR), when
 #        it is not the one the binary finds by itself (c35edea: /path/to/c35/models)
 #        CASES  a space-separated subset of the case names (default: all)
 #        CALLGRIND=1  instructions (valgrind --tool=callgrind, one run each) instead of
-#        CPU time: on this shared 2-vCPU machine CPU time varies by up to 2x between runs
-#        of one build (c35edea on reduce: 0.55 to 1.02 s), instructions do not
-# Prints one row per case (old s, new s, new/old) and the median ratio. Outputs of the
-# runs go to files in SCRATCH_DIR (never /dev/null: an old build renames its output
-# into place, which as root would replace /dev/null).
+#        CPU time. Steady where CPU time is not (this shared 2-vCPU machine drifts by up
+#        to 2x between runs of one build), but not CPU time: c35edea runs reduce's 6.6 G
+#        instructions in 0.54 s, 81ed49e its 4.3 G in 0.80 s (bench/README, session 40)
+# Prints one row per case: each build's best, the ratio of the bests (new/old) and the
+# median of the runs' pair ratios (the steadier figure when the machine drifts between a
+# fast and a slow state), then the median over the cases of each. Outputs of the runs
+# go to files in SCRATCH_DIR (never /dev/null: an old build renames its output into
+# place, which as root would replace /dev/null).
 set -u
-[ $# -ge 2 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,25p' "$0"; exit 2; }
 old=$1
 new=$2
 n=${3:-3}
@@ -45,8 +49,9 @@ cpu() { # CPU seconds (or M instructions) of one run: $1 = models dir, the rest 
     fi || { echo "FAIL: $*: $(head -n 3 "$scratch/stderr")" >&2; exit 1; }
     awk '{ printf "%.4f", $1 + $2 }' "$scratch/time"
 }
-printf '%-22s %8s %8s %7s\n' case old new ratio
+printf '%-22s %8s %8s %7s %7s\n' case old new ratio pairs
 ratios=()
+pmeds=()
 for dir in "$src"/data/h100/*/; do
     [ -f "$dir/kernelslist.g" ] || continue
     name=$(basename "$dir")
@@ -61,19 +66,36 @@ for dir in "$src"/data/h100/*/; do
                 >"$v4/$(basename "$k" .xz)" || exit 1
         done
     fi
-    bo=; bn=
+    bo=; bn=; pairs=()
     [ "${CALLGRIND:-0}" = 1 ] && n=1
-    for _ in $(seq "$n"); do
-        o=$(cpu "${OLD_MODELS:-}" "$old" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/old.out")
-        w=$(cpu "${NEW_MODELS:-}" "$new" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/new.out")
+    for i in $(seq "$n"); do
+        # (ABBA: the build that runs first alternates, so a drift within a pair falls on
+        # both builds alike over the runs)
+        if [ $((i % 2)) = 1 ]; then
+            o=$(cpu "${OLD_MODELS:-}" "$old" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/old.out")
+            w=$(cpu "${NEW_MODELS:-}" "$new" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/new.out")
+        else
+            w=$(cpu "${NEW_MODELS:-}" "$new" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/new.out")
+            o=$(cpu "${OLD_MODELS:-}" "$old" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/old.out")
+        fi
         [ -n "$o" ] && [ -n "$w" ] || exit 1
         bo=$(awk -v a="${bo:-$o}" -v b="$o" 'BEGIN { print (b < a ? b : a) }')
         bn=$(awk -v a="${bn:-$w}" -v b="$w" 'BEGIN { print (b < a ? b : a) }')
+        pairs+=("$(awk -v a="$o" -v b="$w" 'BEGIN { printf "%.4f", (a > 0 ? b / a : 0) }')")
     done
     r=$(awk -v a="$bo" -v b="$bn" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
+    pm=$(printf '%s\n' "${pairs[@]}" | sort -n |
+        awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
     ratios+=("$r")
-    printf '%-22s %8s %8s %7s\n' "$name" "$bo" "$bn" "$r"
+    pmeds+=("$pm")
+    printf '%-22s %8s %8s %7s %7s\n' "$name" "$bo" "$bn" "$r" "$pm"
 done
-printf '%s\n' "${ratios[@]}" | sort -n |
-    awk '{ v[NR] = $1 } END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-                             printf "median ratio %.3f over %d cases (min %.3f, max %.3f)\n", m, NR, v[1], v[NR] }'
+for col in ratios pmeds; do
+    [ "$col" = ratios ] && set -- "${ratios[@]}" || set -- "${pmeds[@]}"
+    printf '%s\n' "$@" | sort -n |
+        awk -v what="$col" '{ v[NR] = $1 }
+            END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+                  printf "%s: median %.3f over %d cases (min %.3f, max %.3f)\n",
+                         what == "ratios" ? "ratio of the bests" : "median pair ratio", m, NR,
+                         v[1], v[NR] }'
+done
