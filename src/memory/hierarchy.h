@@ -217,9 +217,10 @@ unsigned gf_hier_partition_of(const gf_hier *h, unsigned sm);
  * caches, ~5 % of a vector add's prediction (perf). */
 void gf_hier_prefetch_l1(const gf_hier *h, unsigned sm, uint64_t line);
 /* The same for slice `slice`'s L2 tracker and line `line` (the slice's own, as
- * gf_hier_l2_line is given): its L2 accesses probe a table of a few MB, each probe a
- * cache miss (perf: secreuse.c and reuse.c's probes were 49 % of transpose_naive's
- * predict time). */
+ * gf_hier_l2_line is given): with `state` 0 the hash probe, with 1 (once that has
+ * arrived) the line state and its last time's bitmap word. Trackers keyed through an
+ * id map (no dense key) are left alone. The L2 phase's tracker accesses were 36 % of
+ * transpose_naive's predict time, mostly those two cache misses (perf, session 40). */
 void gf_hier_prefetch_l2(gf_hier *h, unsigned slice, uint64_t line, int state);
 /* The per-SM L1 trackers key lines in tiles of 2^GF_HIER_L1_TILE_SHIFT (a thread block's
  * share of an array is often 8 lines: 256 threads x 4 B); callers that fetch ahead need
