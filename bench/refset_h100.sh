@@ -49,6 +49,14 @@ cpu() { # CPU seconds (or M instructions) of one run: $1 = models dir, the rest 
     fi || { echo "FAIL: $*: $(head -n 3 "$scratch/stderr")" >&2; exit 1; }
     awk '{ printf "%.4f", $1 + $2 }' "$scratch/time"
 }
+run_old() { cpu "${OLD_MODELS:-}" "$old" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/old.out"; }
+run_new() { cpu "${NEW_MODELS:-}" "$new" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/new.out"; }
+median() { # of the numbers in the arguments: "median min max count"
+    printf '%s\n' "$@" | sort -n |
+        awk '{ v[NR] = $1 }
+             END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+                   printf "%.3f %.3f %.3f %d", m, v[1], v[NR], NR }'
+}
 printf '%-22s %8s %8s %7s %7s\n' case old new ratio pairs
 ratios=()
 pmeds=()
@@ -72,11 +80,9 @@ for dir in "$src"/data/h100/*/; do
         # (ABBA: the build that runs first alternates, so a drift within a pair falls on
         # both builds alike over the runs)
         if [ $((i % 2)) = 1 ]; then
-            o=$(cpu "${OLD_MODELS:-}" "$old" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/old.out")
-            w=$(cpu "${NEW_MODELS:-}" "$new" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/new.out")
+            o=$(run_old); w=$(run_new)
         else
-            w=$(cpu "${NEW_MODELS:-}" "$new" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/new.out")
-            o=$(cpu "${OLD_MODELS:-}" "$old" predict "$v4" --gpu h100 -q -j 1 -o "$scratch/old.out")
+            w=$(run_new); o=$(run_old)
         fi
         [ -n "$o" ] && [ -n "$w" ] || exit 1
         bo=$(awk -v a="${bo:-$o}" -v b="$o" 'BEGIN { print (b < a ? b : a) }')
@@ -84,18 +90,12 @@ for dir in "$src"/data/h100/*/; do
         pairs+=("$(awk -v a="$o" -v b="$w" 'BEGIN { printf "%.4f", (a > 0 ? b / a : 0) }')")
     done
     r=$(awk -v a="$bo" -v b="$bn" 'BEGIN { printf "%.3f", (a > 0 ? b / a : 0) }')
-    pm=$(printf '%s\n' "${pairs[@]}" | sort -n |
-        awk '{ v[NR] = $1 } END { printf "%.3f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+    pm=$(median "${pairs[@]}" | cut -d' ' -f1)
     ratios+=("$r")
     pmeds+=("$pm")
     printf '%-22s %8s %8s %7s %7s\n' "$name" "$bo" "$bn" "$r" "$pm"
 done
-for col in ratios pmeds; do
-    [ "$col" = ratios ] && set -- "${ratios[@]}" || set -- "${pmeds[@]}"
-    printf '%s\n' "$@" | sort -n |
-        awk -v what="$col" '{ v[NR] = $1 }
-            END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-                  printf "%s: median %.3f over %d cases (min %.3f, max %.3f)\n",
-                         what == "ratios" ? "ratio of the bests" : "median pair ratio", m, NR,
-                         v[1], v[NR] }'
-done
+read -r m lo hi k <<<"$(median "${ratios[@]}")"
+echo "ratio of the bests: median $m over $k cases (min $lo, max $hi)"
+read -r m lo hi k <<<"$(median "${pmeds[@]}")"
+echo "median pair ratio: median $m over $k cases (min $lo, max $hi)"
