@@ -22,21 +22,27 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp)
 out=$(mktemp)
-trap 'rm -f "$tmp" "$out"' EXIT
+err=$(mktemp)
+times=$(mktemp)
+trap 'rm -f "$tmp" "$out" "$err" "$times"' EXIT
 cpu() { # CPU seconds of one predict
   # (-o a scratch file, not /dev/null: an old build's -o, c35edea's among them, renamed its
   # temporary file over the target, which as root replaced /dev/null with a regular file)
-  python3 "$here/cputime.py" "$tmp" "$1" predict "$trace" --gpu "$gpu" -j 1 -q -o "$out"
+  # A failed run stops the script: the time of a predict that failed at once (a build
+  # that cannot find its models, say) would otherwise enter the ratio as a fast run.
+  python3 "$here/cputime.py" "$tmp" "$1" predict "$trace" --gpu "$gpu" -j 1 -q -o "$out" \
+    2>"$err" || { echo "$0: $1 predict $trace failed: $(head -n 3 "$err")" >&2; return 1; }
   awk '{ print $1 + $2 }' "$tmp"
 }
 for i in $(seq "$pairs"); do
   if [ $((i % 2)) = 1 ]; then ta=$(cpu "$a"); tb=$(cpu "$b"); else tb=$(cpu "$b"); ta=$(cpu "$a"); fi
-  echo "$ta $tb"
-done | python3 -c '
+  echo "$ta $tb" >>"$times"
+done
+python3 -c '
 import statistics, sys
 p = [tuple(map(float, l.split())) for l in sys.stdin]
 a = [x for x, _ in p]
 b = [y for _, y in p]
 r = [y / x for x, y in p if x > 0]
 print("pairs %d  median B/A %.3f  A min %.3f median %.3f s  B min %.3f median %.3f s"
-      % (len(p), statistics.median(r), min(a), statistics.median(a), min(b), statistics.median(b)))'
+      % (len(p), statistics.median(r), min(a), statistics.median(a), min(b), statistics.median(b)))' <"$times"
