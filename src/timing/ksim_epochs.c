@@ -359,7 +359,11 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
 {
     const gf_gpu *g = s->gpu;
     size_t n = 0;
-    for (unsigned i = 0; i < g->num_sms; i++)
+    for (unsigned i = 0; i < g->num_sms; i++) {
+        /* (an SM without blocks has nothing to retire: a pointer chase's one warp made
+         * this loop read all 132 x 32 slots every epoch, 2/3 of pchase_dram's time) */
+        if (!s->sms[i].resident)
+            continue;
         for (unsigned k = 0; k < s->bps; k++) {
             sblock *b = s->sms[i].slots[k];
             if (!(b && b->live == 0 && b->pending == 0))
@@ -371,6 +375,7 @@ static gf_status retire_and_refill(sim *s, uint64_t end, retire_ev **evs, size_t
             *evs = p;
             (*evs)[n++] = (retire_ev){b->done, i, k};
         }
+    }
     if (n)
         qsort(*evs, n, sizeof **evs, retire_cmp);
     for (size_t j = 0; j < n; j++) {
